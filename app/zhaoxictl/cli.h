@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QStringList>
+
+#include <optional>
+#include <QTextStream>
+
+namespace Zhaoxi::Cli {
+
+// What a command gets: its arguments (after the command name) and its two streams.
+// A command returns the process exit code: 0 ok, 1 a negative answer (e.g. layout invalid),
+// 2 a usage or input error (the message names what is wrong).
+struct Io
+{
+    QTextStream &out;
+    QTextStream &err;
+};
+
+// Minimal option parsing shared by commands: "--name value", "--name=value" and flags.
+class Args
+{
+public:
+    explicit Args(const QStringList &args);
+    bool flag(const QString &name);                 // consumes --name
+    std::optional<QString> value(const QString &name); // consumes --name V / --name=V
+    QStringList positional() const;                 // what is left that does not start with --
+    QStringList unknownOptions() const;             // leftover --options (call after consuming)
+    QString missingValueFor() const { return m_missingValue; } // an option given without value
+
+private:
+    QStringList m_args;
+    QString m_missingValue;
+};
+
+} // namespace Zhaoxi::Cli

@@ -1,0 +1,10 @@
+# zhaoxi_add_test(NAME tst_x SOURCES tst_x.cpp LIBS zhaoxi_sched [GUI])
+# One Qt Test executable per unit; GUI tests run on the offscreen platform.
+function(zhaoxi_add_test)
+    cmake_parse_arguments(T "GUI" "NAME" "SOURCES;LIBS" ${ARGN})
+    add_executable(${T_NAME} ${T_SOURCES})
+    target_link_libraries(${T_NAME} PRIVATE Qt6::Test ${T_LIBS})
+    add_test(NAME ${T_NAME} COMMAND ${T_NAME})
+    set(_env "QT_QPA_PLATFORM=offscreen;ZHAOXI_SOURCE_DIR=${CMAKE_SOURCE_DIR}")
+    set_tests_properties(${T_NAME} PROPERTIES ENVIRONMENT "${_env}" TIMEOUT 900)
+endfunction()

@@ -1,0 +1,1 @@
+// replaced by the openb trace reader (issue 3)
