@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <QByteArray>
 #include <QJsonObject>
 #include <QList>
 #include <QString>
@@ -16,9 +17,43 @@ enum class PreemptionTolerance { Never, AtCheckpoint, Restart };
 // share is acceptable too.
 enum class IsolationRequirement { HardOnly, SoftAllowed };
 
+// The JSON spellings: "training" | "inference" | "batch"; "never" | "checkpoint" | "restart";
+// "hard" | "soft". The fromString helpers accept exactly these (case-sensitive) and leave the
+// output untouched when they return false.
 QString toString(WorkloadKind kind);
 QString toString(PreemptionTolerance tolerance);
 QString toString(IsolationRequirement requirement);
+bool workloadKindFromString(const QString &text, WorkloadKind *kind);
+bool preemptionToleranceFromString(const QString &text, PreemptionTolerance *tolerance);
+bool isolationRequirementFromString(const QString &text, IsolationRequirement *requirement);
+
+// Durations as a spec writes them: one or more <number><unit> terms, units d, h, m, s in that
+// order, each at most once, numbers may have decimals: "90m", "1h30m", "1.5h", "2d12h", "0.5s".
+// Returns milliseconds (rounded to the nearest; saturating at the qint64 maximum), or nullopt when
+// the text is malformed. Range checks are the caller's.
+std::optional<qint64> durationMsFromString(const QString &text);
+// The canonical text for a duration >= 0: e.g. 5400000 -> "1h30m", 1500 -> "1.5s", 0 -> "0s".
+// durationMsFromString(durationToString(ms)) == ms for 0 <= ms <= 2^53.
+QString durationToString(qint64 ms);
+
+// The ranges validateWorkloadSpec enforces, for forms that want to bound their inputs.
+struct WorkloadSpecLimits
+{
+    static constexpr int maxNameLength = 128;
+    static constexpr int minPriority = -1000;
+    static constexpr int maxPriority = 1000;
+    static constexpr int maxMigSlices = 7;
+    static constexpr int maxCards = 64;
+    static constexpr qint64 maxMemoryMiB = qint64(1024) * 1024;             // 1 TiB per card
+    static constexpr qint64 maxHostCpuMilli = qint64(1024) * 1000;          // 1024 cores
+    static constexpr qint64 maxHostMemoryMiB = qint64(16) * 1024 * 1024;    // 16 TiB
+    static constexpr qint64 maxDurationMs = qint64(365) * 24 * 3600 * 1000; // one year
+    // 9999-12-31T23:59:59.999Z, the last instant ISO-8601 writes with a four-digit year
+    static constexpr qint64 maxDeadlineMs = Q_INT64_C(253402300799999);
+    static constexpr double maxSloP99Ms = 3600.0 * 1000; // one hour
+    static constexpr double maxRequestRate = 1e6;        // per second
+    static constexpr int maxReplicas = 1024;
+};
 
 // What one unit of the workload needs from one card. A gang asks for `cards` such units.
 struct ComputeDemand
@@ -39,9 +74,10 @@ struct Demand
 {
     ComputeDemand compute;
     qint64 memoryMiB = 0;     // card memory per unit; 0 = whatever the unit has
-    int cards = 1;            // gang width: units on distinct cards, all bound together
-    qint64 hostCpuMilli = 0;  // per unit, on the host of its card
-    qint64 hostMemoryMiB = 0; // per unit
+    int cards = 1;            // gang width: units on distinct cards of one host, bound together;
+                              // 0 = a CPU-only job (host CPU and memory alone)
+    qint64 hostCpuMilli = 0;  // for the whole job, on the host its cards are on
+    qint64 hostMemoryMiB = 0; // for the whole job
 };
 
 struct TimeBudget
@@ -89,14 +125,24 @@ struct SpecError
     QString toString() const { return field.isEmpty() ? message : field + QStringLiteral(": ") + message; }
 };
 
-// Reads a spec from JSON. On any error returns nullopt and fills *error; nothing is half-made.
+// Reads a spec from JSON (the format is docs/workload-spec.md). On any error returns nullopt and
+// fills *error (when not null) with the first problem found; nothing is half-made. Unknown keys,
+// wrong types and out-of-range values are errors. The bytes overload also reports malformed JSON
+// as "line L, column C: ..." (field empty) and repeated keys, which Qt's parser would silently
+// collapse. Pure functions: callable from any thread.
 std::optional<WorkloadSpec> workloadSpecFromJson(const QJsonObject &json, SpecError *error);
 std::optional<WorkloadSpec> workloadSpecFromJson(const QByteArray &utf8, SpecError *error);
-// Writes a spec; workloadSpecFromJson(workloadSpecToJson(s)) == s for every valid s.
+// Writes a spec in canonical form: memoryMiB, hostCpuMilli, hostMemoryMiB, durations in seconds,
+// the deadline as ISO-8601 UTC; every key with its value, defaults included, except the optional
+// ones that are unset (time.deadline, affinity.host, a zero checkpointInterval, inference).
+// workloadSpecFromJson(workloadSpecToJson(s)) == s for every valid s.
 QJsonObject workloadSpecToJson(const WorkloadSpec &spec);
-// Checks ranges and cross-field rules; the readers call it too.
+// Checks ranges and cross-field rules; the readers call it too. Fields in *error are the
+// canonical JSON paths ("demand.memoryMiB", "inference.replicas.max").
 bool validateWorkloadSpec(const WorkloadSpec &spec, SpecError *error);
 
+// Equality is by meaning: two ComputeDemands of the same kind compare only the field that kind
+// uses (a WholeCard demand ignores a stray `slices`), so a spec equals its JSON round trip.
 bool operator==(const ComputeDemand &a, const ComputeDemand &b);
 bool operator==(const Demand &a, const Demand &b);
 bool operator==(const TimeBudget &a, const TimeBudget &b);

@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "clusterstate.h"
+
+#include "core/catalogue/layoutrules.h"
+
+#include <QStringBuilder>
+
+namespace Zhaoxi::Sched {
+
+using Domain::WorkloadKind;
+
+const char *toString(CardHealth health)
+{
+    switch (health) {
+    case CardHealth::Healthy: return "healthy";
+    case CardHealth::Throttled: return "throttled";
+    case CardHealth::Failed: return "failed";
+    }
+    return "?";
+}
+
+const char *toString(JobState state)
+{
+    switch (state) {
+    case JobState::Pending: return "pending";
+    case JobState::Running: return "running";
+    case JobState::Preempting: return "preempting";
+    case JobState::Finished: return "finished";
+    case JobState::Cancelled: return "cancelled";
+    case JobState::Failed: return "failed";
+    }
+    return "?";
+}
+
+bool operator==(const HostState &a, const HostState &b)
+{
+    return a.id == b.id && a.name == b.name && a.cpuMilli == b.cpuMilli && a.memoryMiB == b.memoryMiB
+           && a.usedCpuMilli == b.usedCpuMilli && a.usedMemoryMiB == b.usedMemoryMiB
+           && a.firstCard == b.firstCard && a.cardCount == b.cardCount && a.up == b.up;
+}
+
+bool operator==(const Job &a, const Job &b)
+{
+    return a.id == b.id && a.spec == b.spec && a.state == b.state && a.submittedMs == b.submittedMs
+           && a.startedMs == b.startedMs && a.endedMs == b.endedMs && a.workDoneMs == b.workDoneMs
+           && a.checkpointMs == b.checkpointMs && a.lostWorkMs == b.lostWorkMs
+           && a.accountedAtMs == b.accountedAtMs && a.preemptions == b.preemptions
+           && a.evictAtMs == b.evictAtMs && a.preemptedBy == b.preemptedBy && a.host == b.host
+           && a.assignments == b.assignments;
+}
+
+const Unit *CardState::unit(int uid) const
+{
+    for (const Unit &u : units) {
+        if (u.uid == uid)
+            return &u;
+    }
+    return nullptr;
+}
+
+Unit *CardState::unit(int uid)
+{
+    for (Unit &u : units) {
+        if (u.uid == uid)
+            return &u;
+    }
+    return nullptr;
+}
+
+QList<Domain::MigPlacement> CardState::migLayout() const
+{
+    QList<Domain::MigPlacement> r;
+    if (mode != PartitionMode::Mig)
+        return r;
+    r.reserve(units.size());
+    for (const Unit &u : units)
+        r.append({u.profile, u.start});
+    return r;
+}
+
+qint64 &ClassUsage::operator[](WorkloadKind k)
+{
+    switch (k) {
+    case WorkloadKind::Training: return training;
+    case WorkloadKind::Inference: return inference;
+    case WorkloadKind::Batch: break;
+    }
+    return batch;
+}
+
+qint64 ClassUsage::operator[](WorkloadKind k) const
+{
+    return const_cast<ClassUsage &>(*this)[k];
+}
+
+ClusterState::ClusterState(Catalogue::Catalogue catalogue)
+    : m_catalogue(std::move(catalogue))
+{}
+
+HostId ClusterState::addHost(const QString &name, qint64 cpuMilli, qint64 memoryMiB)
+{
+    HostState h;
+    h.id = HostId(int(m_hosts.size()));
+    h.name = name;
+    h.cpuMilli = cpuMilli;
+    h.memoryMiB = memoryMiB;
+    h.firstCard = int(m_cards.size());
+    m_hosts.append(h);
+    return h.id;
+}
+
+CardId ClusterState::addCard(HostId host, int modelIndex, PartitionMode mode, int linkDomain)
+{
+    Q_ASSERT(host.value() == m_hosts.size() - 1); // cards follow their host
+    HostState &h = m_hosts[host.value()];
+    CardState c;
+    c.id = CardId(int(m_cards.size()));
+    c.host = host;
+    c.model = modelIndex;
+    c.indexOnHost = h.cardCount;
+    c.linkDomain = linkDomain;
+    c.mode = mode;
+    if (mode == PartitionMode::Whole) {
+        Unit u;
+        u.uid = c.nextUid++;
+        u.milli = 1000;
+        u.memoryMiB = m_catalogue.models()[modelIndex].memoryMiB;
+        c.units.append(u);
+    }
+    ++h.cardCount;
+    m_cards.append(c);
+    touch(host);
+    return c.id;
+}
+
+int ClusterState::hostIndexByName(const QString &name) const
+{
+    for (const HostState &h : m_hosts) {
+        if (h.name == name)
+            return h.id.value();
+    }
+    return -1;
+}
+
+qint64 ClusterState::totalMilli() const
+{
+    qint64 t = 0;
+    for (const CardState &c : m_cards) {
+        if (c.health != CardHealth::Failed && m_hosts[c.host.value()].up)
+            t += 1000;
+    }
+    return t;
+}
+
+JobId ClusterState::addJob(const WorkloadSpec &spec, qint64 nowMs)
+{
+    Job j;
+    j.id = JobId(int(m_jobs.size()));
+    j.spec = spec;
+    j.submittedMs = nowMs;
+    j.accountedAtMs = nowMs;
+    m_jobs.append(j);
+    return j.id;
+}
+
+void ClusterState::removeLastJob()
+{
+    Q_ASSERT(!m_jobs.isEmpty() && m_jobs.last().assignments.isEmpty());
+    m_jobs.removeLast();
+}
+
+int ClusterState::unitMilli(const CardState &card, const Unit &unit) const
+{
+    if (unit.profile >= 0) {
+        const CardModel &m = model(card);
+        return m.migProfiles[unit.profile].computeSlices * 1000 / m.migComputeSlices;
+    }
+    return unit.milli;
+}
+
+int ClusterState::bind(JobId jobId, const UnitChoice &choice)
+{
+    CardState &c = m_cards[choice.card.value()];
+    Job &j = m_jobs[jobId.value()];
+    int uid = choice.uid;
+    switch (choice.kind) {
+    case UnitChoice::Kind::Existing:
+        break;
+    case UnitChoice::Kind::NewShare: {
+        Unit u;
+        u.uid = c.nextUid++;
+        u.milli = choice.milli;
+        u.memoryMiB = choice.memoryMiB;
+        c.units.append(u);
+        uid = u.uid;
+        break;
+    }
+    case UnitChoice::Kind::NewPartition:
+        uid = createPartition(choice.card, choice.profile, choice.start);
+        break;
+    }
+    Unit *u = c.unit(uid);
+    Q_ASSERT(u && !u->job.isValid());
+    u->job = jobId;
+    c.usedMilli += unitMilli(c, *u);
+    c.usedMemoryMiB += u->memoryMiB;
+    ++c.clients;
+    Q_ASSERT(j.host == c.host);
+    m_usage[j.spec.kind] += unitMilli(c, *u);
+    j.assignments.append({choice.card, uid});
+    touch(c.host);
+    return uid;
+}
+
+void ClusterState::unbind(JobId jobId, CardId cardId, int uid)
+{
+    CardState &c = m_cards[cardId.value()];
+    Job &j = m_jobs[jobId.value()];
+    Unit *u = c.unit(uid);
+    Q_ASSERT(u && u->job == jobId);
+    const int milli = unitMilli(c, *u);
+    c.usedMilli -= milli;
+    c.usedMemoryMiB -= u->memoryMiB;
+    --c.clients;
+    m_usage[j.spec.kind] -= milli;
+    u->job = JobId();
+    if (c.mode == PartitionMode::TimeSlicing || c.mode == PartitionMode::Mps) {
+        for (qsizetype i = 0; i < c.units.size(); ++i) {
+            if (c.units[i].uid == uid) {
+                c.units.removeAt(i);
+                break;
+            }
+        }
+    }
+    j.assignments.removeOne(Assignment{cardId, uid});
+    touch(c.host);
+}
+
+void ClusterState::attachHost(JobId jobId, HostId hostId)
+{
+    Job &j = m_jobs[jobId.value()];
+    Q_ASSERT(!j.host.isValid());
+    HostState &h = m_hosts[hostId.value()];
+    h.usedCpuMilli += j.spec.demand.hostCpuMilli;
+    h.usedMemoryMiB += j.spec.demand.hostMemoryMiB;
+    j.host = hostId;
+    touch(hostId);
+}
+
+void ClusterState::detachHost(JobId jobId)
+{
+    Job &j = m_jobs[jobId.value()];
+    Q_ASSERT(j.host.isValid() && j.assignments.isEmpty());
+    HostState &h = m_hosts[j.host.value()];
+    h.usedCpuMilli -= j.spec.demand.hostCpuMilli;
+    h.usedMemoryMiB -= j.spec.demand.hostMemoryMiB;
+    touch(j.host);
+    j.host = HostId();
+}
+
+int ClusterState::createPartition(CardId cardId, int profile, int start, UnitState state, int forcedUid)
+{
+    CardState &c = m_cards[cardId.value()];
+    Q_ASSERT(c.mode == PartitionMode::Mig);
+    const CardModel &m = model(c);
+    const Domain::MigProfile &p = m.migProfiles[profile];
+    Unit u;
+    u.uid = forcedUid >= 0 ? forcedUid : c.nextUid++;
+    u.profile = profile;
+    u.start = start;
+    u.milli = p.computeSlices * 1000 / m.migComputeSlices;
+    u.memoryMiB = p.memoryMiB;
+    u.state = state;
+    // Keep instances sorted by start so layouts compare equal after undo/redo.
+    qsizetype at = 0;
+    while (at < c.units.size() && c.units[at].start < start)
+        ++at;
+    c.units.insert(at, u);
+    c.occupancy |= ((1u << p.span) - 1u) << start;
+    touch(c.host);
+    return u.uid;
+}
+
+void ClusterState::destroyPartition(CardId cardId, int uid)
+{
+    CardState &c = m_cards[cardId.value()];
+    for (qsizetype i = 0; i < c.units.size(); ++i) {
+        if (c.units[i].uid == uid) {
+            Q_ASSERT(!c.units[i].job.isValid());
+            c.units.removeAt(i);
+            break;
+        }
+    }
+    recount(c);
+    touch(c.host);
+}
+
+void ClusterState::setUnitState(CardId cardId, int uid, UnitState state)
+{
+    CardState &c = m_cards[cardId.value()];
+    if (Unit *u = c.unit(uid))
+        u->state = state;
+    touch(c.host);
+}
+
+void ClusterState::setMode(CardId cardId, PartitionMode mode)
+{
+    CardState &c = m_cards[cardId.value()];
+    Q_ASSERT(c.clients == 0);
+    c.units.clear();
+    c.mode = mode;
+    if (mode == PartitionMode::Whole) {
+        Unit u;
+        u.uid = c.nextUid++;
+        u.memoryMiB = model(c).memoryMiB;
+        c.units.append(u);
+    }
+    recount(c);
+    touch(c.host);
+}
+
+void ClusterState::setCardHealth(CardId cardId, CardHealth health)
+{
+    m_cards[cardId.value()].health = health;
+    touch(m_cards[cardId.value()].host);
+}
+
+void ClusterState::setHostUp(HostId host, bool up)
+{
+    m_hosts[host.value()].up = up;
+    touch(host);
+}
+
+void ClusterState::setJobState(JobId job, JobState state)
+{
+    m_jobs[job.value()].state = state;
+}
+
+void ClusterState::setHostCapacity(HostId host, qint64 cpuMilli, qint64 memoryMiB)
+{
+    m_hosts[host.value()].cpuMilli = cpuMilli;
+    m_hosts[host.value()].memoryMiB = memoryMiB;
+    touch(host);
+}
+
+void ClusterState::accountProgress(JobId jobId, qint64 nowMs)
+{
+    Job &j = m_jobs[jobId.value()];
+    if (j.isActive() && nowMs > j.accountedAtMs)
+        j.workDoneMs += nowMs - j.accountedAtMs;
+    j.accountedAtMs = std::max(j.accountedAtMs, nowMs);
+    const qint64 interval = j.spec.checkpointIntervalMs;
+    if (interval > 0)
+        j.checkpointMs = std::max(j.checkpointMs, j.workDoneMs - j.workDoneMs % interval);
+}
+
+void ClusterState::recount(CardState &c)
+{
+    c.usedMilli = 0;
+    c.usedMemoryMiB = 0;
+    c.clients = 0;
+    c.occupancy = 0;
+    const CardModel &m = model(c);
+    for (const Unit &u : c.units) {
+        if (u.profile >= 0)
+            c.occupancy |= ((1u << m.migProfiles[u.profile].span) - 1u) << u.start;
+        if (u.job.isValid()) {
+            c.usedMilli += unitMilli(c, u);
+            c.usedMemoryMiB += u.memoryMiB;
+            ++c.clients;
+        }
+    }
+}
+
+QString ClusterState::checkInvariants() const
+{
+    ClassUsage usage;
+    QList<qint64> hostCpu(m_hosts.size(), 0), hostMem(m_hosts.size(), 0);
+    for (const CardState &c : m_cards) {
+        const CardModel &m = model(c);
+        const QString where = QStringLiteral("card ") + QString::number(c.id.value());
+        int milli = 0, clients = 0;
+        qint64 mem = 0;
+        quint32 occ = 0;
+        for (const Unit &u : c.units) {
+            if (u.profile >= 0)
+                occ |= ((1u << m.migProfiles[u.profile].span) - 1u) << u.start;
+            if (u.job.isValid()) {
+                if (u.job.value() >= m_jobs.size())
+                    return where % QStringLiteral(": unit bound to unknown job");
+                const Job &j = m_jobs[u.job.value()];
+                if (!j.isActive())
+                    return where % QStringLiteral(": unit bound to job ") % QString::number(j.id.value())
+                           % QStringLiteral(" which is ") % QLatin1String(toString(j.state));
+                if (!j.assignments.contains(Assignment{c.id, u.uid}))
+                    return where % QStringLiteral(": unit not in its job's assignments");
+                milli += unitMilli(c, u);
+                mem += u.memoryMiB;
+                ++clients;
+                usage[j.spec.kind] += unitMilli(c, u);
+            } else if (c.mode == PartitionMode::TimeSlicing || c.mode == PartitionMode::Mps) {
+                return where % QStringLiteral(": unbound soft share");
+            }
+        }
+        if (milli != c.usedMilli || mem != c.usedMemoryMiB || clients != c.clients || occ != c.occupancy)
+            return where % QStringLiteral(": derived counters differ from its units");
+        switch (c.mode) {
+        case PartitionMode::Whole:
+            if (c.units.size() != 1)
+                return where % QStringLiteral(": whole card must have exactly one unit");
+            break;
+        case PartitionMode::Mig: {
+            if (!m.supportsMig())
+                return where % QStringLiteral(": MIG mode on a model without MIG");
+            const QList<Domain::MigPlacement> layout = c.migLayout();
+            const Catalogue::LayoutVerdict v = Catalogue::validateLayout(m, layout);
+            if (!v.isValid())
+                return where % QStringLiteral(": illegal layout: ") % v.describe(m, layout);
+            break;
+        }
+        case PartitionMode::TimeSlicing:
+        case PartitionMode::Mps: {
+            const Domain::SoftSlicing *s = m.softMode(c.mode);
+            if (!s)
+                return where % QStringLiteral(": soft mode the model lacks");
+            if (c.usedMilli > 1000)
+                return where % QStringLiteral(": compute over-allocated");
+            if (s->maxClients > 0 && c.clients > s->maxClients)
+                return where % QStringLiteral(": more clients than the mode allows");
+            break;
+        }
+        }
+        if (c.usedMemoryMiB > m.memoryMiB)
+            return where % QStringLiteral(": memory over-allocated");
+    }
+    for (const Job &j : m_jobs) {
+        const QString where = QStringLiteral("job ") + QString::number(j.id.value());
+        if (j.isActive()) {
+            if (j.assignments.size() != j.spec.demand.cards)
+                return where % QStringLiteral(": active with ") % QString::number(j.assignments.size())
+                       % QStringLiteral(" units, needs ") % QString::number(j.spec.demand.cards);
+            for (const Assignment &a : j.assignments) {
+                const CardState &c = m_cards[a.card.value()];
+                const Unit *u = c.unit(a.unitUid);
+                if (!u || u->job != j.id)
+                    return where % QStringLiteral(": assignment points at a unit it does not hold");
+                if (c.host != j.host)
+                    return where % QStringLiteral(": units on more than one host");
+            }
+            if (!j.host.isValid())
+                return where % QStringLiteral(": active without a host");
+            hostCpu[j.host.value()] += j.spec.demand.hostCpuMilli;
+            hostMem[j.host.value()] += j.spec.demand.hostMemoryMiB;
+        } else if (!j.assignments.isEmpty() || j.host.isValid()) {
+            return where % QStringLiteral(": holds units while ") % QLatin1String(toString(j.state));
+        }
+    }
+    for (const HostState &h : m_hosts) {
+        const QString where = QStringLiteral("host ") + h.name;
+        if (hostCpu[h.id.value()] != h.usedCpuMilli || hostMem[h.id.value()] != h.usedMemoryMiB)
+            return where % QStringLiteral(": used CPU/memory differ from its jobs");
+        if (h.usedCpuMilli > h.cpuMilli || h.usedMemoryMiB > h.memoryMiB)
+            return where % QStringLiteral(": CPU or memory over-allocated");
+    }
+    if (usage != m_usage)
+        return QStringLiteral("class usage differs from the bound units");
+    return {};
+}
+
+} // namespace Zhaoxi::Sched

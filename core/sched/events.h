@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "clusterstate.h"
+#include "status.h"
+
+#include <QList>
+
+namespace Zhaoxi::Sched {
+
+// What the scheduler did, as codes with parameters (the UI words them; HOUSE_STYLE 4).
+// Append only: codes are stored.
+enum class EventCode : std::uint8_t {
+    JobSubmitted,
+    JobPlaced,          // host, units
+    JobWaiting,         // reason (recorded when a job's waiting reason changes)
+    JobPreempting,      // job chosen as a victim of `other`; value = eviction time
+    JobEvicted,         // value = work lost (ms)
+    JobFinished,
+    JobCancelled,
+    JobFailed,
+    PartitionCreated,   // card, uid, profile, start
+    PartitionDestroyed, // card, uid, profile, start
+    CardModeChanged,    // card, value = PartitionMode
+    CardFailed,
+    CardRecovered,
+    BudgetChanged,
+};
+
+const char *eventCodeName(EventCode code);
+
+struct SchedEvent
+{
+    qint64 atMs = 0;
+    EventCode code = EventCode::JobSubmitted;
+    JobId job;
+    JobId other;
+    HostId host;
+    CardId card;
+    int uid = -1;
+    int profile = -1;
+    int start = -1;
+    qint64 value = 0;
+    Reason reason = Reason::None;
+};
+
+// Receives every event as it happens, on the scheduler's thread.
+class EventSink
+{
+public:
+    virtual ~EventSink() = default;
+    virtual void record(const SchedEvent &event) = 0;
+};
+
+// Keeps events in memory (tests, the simulator's reports). Bounded when `capacity` > 0.
+class MemoryEventSink final : public EventSink
+{
+public:
+    explicit MemoryEventSink(qsizetype capacity = 0)
+        : m_capacity(capacity)
+    {}
+    void record(const SchedEvent &event) override
+    {
+        if (m_capacity > 0 && m_events.size() >= m_capacity)
+            m_events.removeFirst();
+        m_events.append(event);
+    }
+    const QList<SchedEvent> &events() const { return m_events; }
+    int count(EventCode code) const
+    {
+        int n = 0;
+        for (const SchedEvent &e : m_events)
+            n += e.code == code;
+        return n;
+    }
+    void clear() { m_events.clear(); }
+
+private:
+    qsizetype m_capacity;
+    QList<SchedEvent> m_events;
+};
+
+} // namespace Zhaoxi::Sched

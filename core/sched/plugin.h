@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "cycle.h"
+
+#include <QList>
+
+namespace Zhaoxi::Sched {
+
+// The placement chosen for a job: its host and one unit choice per card (empty for CPU-only).
+struct Placement
+{
+    HostId host;
+    QList<UnitChoice> units;
+    friend bool operator==(const Placement &, const Placement &) = default;
+};
+
+// Orders the queue. Called from the scheduler's thread only.
+class QueueSortPlugin
+{
+public:
+    virtual ~QueueSortPlugin() = default;
+    virtual const char *name() const = 0;
+    virtual bool less(const Job &a, const Job &b) const = 0; // true: a goes first
+};
+
+// A filter judges one host for the job in ctx. Host-level filters return a failure status to
+// reject the host. Card-level filters clear the bits of `cards` they reject and return the status
+// of the cards they cleared (Unschedulable where any could become usable, else Unresolvable), or
+// success when they cleared none; the framework fails the host only once fewer cards remain than
+// the job needs, with the status of the filter that cleared the last needed card. Contract: const,
+// no allocation, no I/O, called for every host on every decision.
+class FilterPlugin
+{
+public:
+    virtual ~FilterPlugin() = default;
+    virtual const char *name() const = 0;
+    virtual Status filter(const CycleContext &ctx, const HostState &host, CardMask &cards) const = 0;
+};
+
+// A score plugin rates a feasible host, 0..100, higher better. The framework adds the weighted
+// scores; ties go to the host with the lowest rank (Framework::setHostRanks). A plugin that
+// `picksCards` also decides which of the host's feasible cards the job takes; otherwise the
+// framework's best-fit picker does. Plugins may keep caches keyed by HostState::version.
+class ScorePlugin
+{
+public:
+    virtual ~ScorePlugin() = default;
+    virtual const char *name() const = 0;
+    virtual double score(const CycleContext &ctx, const HostState &host, CardMask feasible) const = 0;
+    virtual bool picksCards() const { return false; }
+    // Fills out->units with ctx.unitsNeeded choices from `feasible` (ctx.options hold each card's
+    // option). Returns false to leave the choice to the default picker.
+    virtual bool pickCards(const CycleContext &ctx, const HostState &host, CardMask feasible,
+                           Placement *out) const
+    {
+        Q_UNUSED(ctx) Q_UNUSED(host) Q_UNUSED(feasible) Q_UNUSED(out) return false;
+    }
+    // Called once at the start of each decision (e.g. to draw a random number).
+    virtual void beginCycle(const CycleContext &ctx) const { Q_UNUSED(ctx) }
+};
+
+} // namespace Zhaoxi::Sched

@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "cardmodelfilter.h"
+
+namespace Zhaoxi::Sched {
+
+Status CardModelFilter::filter(const CycleContext &ctx, const HostState &host, CardMask &cards) const
+{
+    Status st;
+    for (int i = 0; i < host.cardCount; ++i) {
+        if (!(cards >> i & 1))
+            continue;
+        const CardState &c = ctx.card(host, i);
+        const ModelFit &mf = ctx.models[c.model];
+        if (!mf.allowed) {
+            cards &= ~(CardMask(1) << i);
+            st = Status::unresolvable(mf.whyNot, ctx.demandMemoryMiB, ctx.state->model(c).memoryMiB);
+        }
+    }
+    return st;
+}
+
+} // namespace Zhaoxi::Sched

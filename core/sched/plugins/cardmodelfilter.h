@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/sched/plugin.h"
+
+namespace Zhaoxi::Sched {
+
+// Card level: the job's affinity allows the card model, the model has the MIG profile asked for, and its memory is large enough.
+class CardModelFilter final : public FilterPlugin
+{
+public:
+    const char *name() const override { return "CardModel"; }
+    Status filter(const CycleContext &ctx, const HostState &host, CardMask &cards) const override;
+};
+
+} // namespace Zhaoxi::Sched

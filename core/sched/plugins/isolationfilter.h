@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/sched/plugin.h"
+
+namespace Zhaoxi::Sched {
+
+// Card level: a job that needs hard isolation never lands on a time-sliced or MPS card.
+class IsolationFilter final : public FilterPlugin
+{
+public:
+    const char *name() const override { return "Isolation"; }
+    Status filter(const CycleContext &ctx, const HostState &host, CardMask &cards) const override;
+};
+
+} // namespace Zhaoxi::Sched

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "unitfitfilter.h"
+
+#include "core/sched/migfit.h"
+
+namespace Zhaoxi::Sched {
+
+namespace {
+
+// The best way `card` serves one unit of the demand now, or why it cannot.
+Status fitCard(const CycleContext &ctx, const CardState &c, CardOption *opt)
+{
+    const CardModel &m = ctx.state->model(c);
+    const ModelFit &mf = ctx.models[c.model];
+    const qint64 needMem = ctx.demandMemoryMiB;
+    opt->choice = UnitChoice{};
+    opt->choice.card = c.id;
+    switch (c.mode) {
+    case PartitionMode::Whole: {
+        const Unit &u = c.units.first();
+        if (!mf.wholeOk)
+            return Status::unschedulable(Reason::NeedsRepartition);
+        if (u.job.isValid() || u.state != UnitState::Ready)
+            return Status::unschedulable(Reason::NoFreeUnit);
+        opt->choice.kind = UnitChoice::Kind::Existing;
+        opt->choice.uid = u.uid;
+        opt->leftoverMilli = 1000 - ctx.demandMilli; // what a whole card wastes on a smaller demand
+        opt->leftoverMiB = m.memoryMiB - needMem;
+        opt->rank = mf.profileOrder.size() + 1;
+        return Status::success();
+    }
+    case PartitionMode::Mig: {
+        if (mf.profiles == 0)
+            return Status::unresolvable(Reason::CardMemoryTooSmall, needMem, m.memoryMiB);
+        int bestRank = INT_MAX;
+        const Unit *best = nullptr;
+        bool anyAcceptable = false;
+        for (const Unit &u : c.units) {
+            if (!(mf.profiles >> u.profile & 1))
+                continue;
+            anyAcceptable = true;
+            if (u.job.isValid() || u.state != UnitState::Ready)
+                continue;
+            const int r = int(mf.profileOrder.indexOf(u.profile));
+            if (r < bestRank) {
+                bestRank = r;
+                best = &u;
+            }
+        }
+        // An idle instance, or a new one carved from free slots: whichever fits tighter (a new
+        // instance costs one rank for the reconfiguration; ties keep the existing one).
+        int createRank = INT_MAX, createProfile = -1, createStart = -1;
+        if (ctx.allowCreatePartitions) {
+            for (int r = 0; r < mf.profileOrder.size() && r + 1 < bestRank; ++r) {
+                const int start = MigFit::creatableStart(m, c, mf.profileOrder[r]);
+                if (start >= 0) {
+                    createRank = r + 1;
+                    createProfile = mf.profileOrder[r];
+                    createStart = start;
+                    break;
+                }
+            }
+        }
+        if (best && bestRank <= createRank) {
+            opt->choice.kind = UnitChoice::Kind::Existing;
+            opt->choice.uid = best->uid;
+            opt->rank = bestRank;
+            opt->leftoverMilli = 1000 - c.usedMilli - ctx.state->unitMilli(c, *best);
+            opt->leftoverMiB = m.memoryMiB - c.usedMemoryMiB - best->memoryMiB;
+            return Status::success();
+        }
+        if (createProfile >= 0) {
+            const Domain::MigProfile &prof = m.migProfiles[createProfile];
+            opt->choice.kind = UnitChoice::Kind::NewPartition;
+            opt->choice.profile = createProfile;
+            opt->choice.start = createStart;
+            opt->rank = createRank;
+            opt->leftoverMilli = 1000 - c.usedMilli - prof.computeSlices * 1000 / m.migComputeSlices;
+            opt->leftoverMiB = m.memoryMiB - c.usedMemoryMiB - prof.memoryMiB;
+            return Status::success();
+        }
+        // Busy or blocking instances: destroying idle ones, or evicting, could make room.
+        return Status::unschedulable(anyAcceptable ? Reason::NoFreeUnit : Reason::NeedsRepartition);
+    }
+    case PartitionMode::TimeSlicing:
+    case PartitionMode::Mps: {
+        if (mf.softMilli == 0)
+            return Status::unschedulable(Reason::NeedsRepartition);
+        const int freeMilli = 1000 - c.usedMilli;
+        if (mf.softMilli > freeMilli)
+            return Status::unschedulable(Reason::CardComputeInUse, mf.softMilli, freeMilli);
+        const qint64 freeMem = m.memoryMiB - c.usedMemoryMiB;
+        if (needMem > freeMem)
+            return Status::unschedulable(Reason::CardMemoryInUse, needMem, freeMem);
+        const Domain::SoftSlicing *soft = m.softMode(c.mode);
+        if (soft && soft->maxClients > 0 && c.clients >= soft->maxClients)
+            return Status::unschedulable(Reason::TooManyClients, soft->maxClients);
+        opt->choice.kind = UnitChoice::Kind::NewShare;
+        opt->choice.milli = mf.softMilli;
+        opt->choice.memoryMiB = needMem;
+        opt->rank = 0;
+        opt->leftoverMilli = freeMilli - mf.softMilli;
+        opt->leftoverMiB = freeMem - needMem;
+        return Status::success();
+    }
+    }
+    return Status::error(Reason::None);
+}
+
+} // namespace
+
+Status UnitFitFilter::filter(const CycleContext &ctx, const HostState &host, CardMask &cards) const
+{
+    Status st;
+    for (int i = 0; i < host.cardCount; ++i) {
+        if (!(cards >> i & 1))
+            continue;
+        const CardState &c = ctx.card(host, i);
+        const Status s = fitCard(ctx, c, &ctx.options[c.id.value()]);
+        if (!s.isSuccess()) {
+            cards &= ~(CardMask(1) << i);
+            // Report the most hopeful reason: one preemption or repartitioning could fix.
+            if (st.isSuccess() || s.code == Status::Code::Unschedulable)
+                st = s;
+        }
+    }
+    return st;
+}
+
+} // namespace Zhaoxi::Sched

@@ -1,0 +1,704 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "scheduler.h"
+
+#include "core/catalogue/layoutrules.h"
+#include "repartitionplanner.h"
+
+#include <algorithm>
+#include <map>
+
+namespace Zhaoxi::Sched {
+
+using Domain::ComputeDemand;
+using Domain::WorkloadKind;
+
+const char *eventCodeName(EventCode code)
+{
+    switch (code) {
+    case EventCode::JobSubmitted: return "job-submitted";
+    case EventCode::JobPlaced: return "job-placed";
+    case EventCode::JobWaiting: return "job-waiting";
+    case EventCode::JobPreempting: return "job-preempting";
+    case EventCode::JobEvicted: return "job-evicted";
+    case EventCode::JobFinished: return "job-finished";
+    case EventCode::JobCancelled: return "job-cancelled";
+    case EventCode::JobFailed: return "job-failed";
+    case EventCode::PartitionCreated: return "partition-created";
+    case EventCode::PartitionDestroyed: return "partition-destroyed";
+    case EventCode::CardModeChanged: return "card-mode-changed";
+    case EventCode::CardFailed: return "card-failed";
+    case EventCode::CardRecovered: return "card-recovered";
+    case EventCode::BudgetChanged: return "budget-changed";
+    }
+    return "unknown";
+}
+
+qint64 ClassBudget::forKind(WorkloadKind kind) const
+{
+    switch (kind) {
+    case WorkloadKind::Training: return trainingMilli;
+    case WorkloadKind::Inference: return inferenceMilli;
+    case WorkloadKind::Batch: break;
+    }
+    return batchMilli;
+}
+
+Scheduler::Scheduler(ClusterState state, Profile profile, SchedulerOptions options)
+    : m_state(std::move(state))
+    , m_framework(std::move(profile))
+    , m_options(options)
+{}
+
+void Scheduler::publish(const SchedEvent &e)
+{
+    for (EventSink *s : std::as_const(m_sinks))
+        s->record(e);
+}
+
+void Scheduler::publishSteps(const QList<Step> &steps, qint64 nowMs)
+{
+    for (const Step &s : steps) {
+        SchedEvent e;
+        e.atMs = nowMs;
+        e.job = s.job;
+        e.other = s.other;
+        e.host = s.host;
+        e.card = s.card;
+        e.uid = s.uid;
+        e.profile = s.profile;
+        e.start = s.start;
+        e.value = s.value;
+        switch (s.kind) {
+        case Step::Kind::Place:
+            e.code = EventCode::JobPlaced;
+            for (const UnitChoice &u : s.units) {
+                if (u.kind == UnitChoice::Kind::NewPartition) {
+                    SchedEvent c = e;
+                    c.code = EventCode::PartitionCreated;
+                    c.card = u.card;
+                    c.host = m_state.card(u.card).host;
+                    c.profile = u.profile;
+                    c.start = u.start;
+                    publish(c);
+                }
+            }
+            if (!s.units.isEmpty())
+                e.card = s.units.first().card;
+            break;
+        case Step::Kind::Evict: e.code = EventCode::JobEvicted; break;
+        case Step::Kind::MarkPreempting: e.code = EventCode::JobPreempting; break;
+        case Step::Kind::Finish:
+            e.code = s.jobState == JobState::Finished    ? EventCode::JobFinished
+                     : s.jobState == JobState::Cancelled ? EventCode::JobCancelled
+                                                         : EventCode::JobFailed;
+            break;
+        case Step::Kind::CreatePartition: e.code = EventCode::PartitionCreated; break;
+        case Step::Kind::DestroyPartition: e.code = EventCode::PartitionDestroyed; break;
+        case Step::Kind::SetMode:
+            e.code = EventCode::CardModeChanged;
+            e.value = qint64(s.mode);
+            break;
+        case Step::Kind::SetUnitState: continue;
+        }
+        publish(e);
+    }
+}
+
+void Scheduler::keepTrace(DecisionTrace trace)
+{
+    m_lastTrace.insert(trace.job.value(), trace);
+    m_ring.push_back(std::move(trace));
+    while (int(m_ring.size()) > m_options.traceRingSize)
+        m_ring.pop_front();
+}
+
+const DecisionTrace *Scheduler::lastTrace(JobId job) const
+{
+    const auto it = m_lastTrace.constFind(job.value());
+    return it == m_lastTrace.cend() ? nullptr : &it.value();
+}
+
+qint64 Scheduler::budgetLeft(WorkloadKind kind) const
+{
+    const qint64 b = m_budget.forKind(kind);
+    return b < 0 ? -1 : std::max<qint64>(0, b - m_state.classUsage()[kind]);
+}
+
+JobId Scheduler::submit(const WorkloadSpec &spec, qint64 nowMs)
+{
+    const JobId id = m_state.addJob(spec, nowMs);
+    SchedEvent e;
+    e.atMs = nowMs;
+    e.code = EventCode::JobSubmitted;
+    e.job = id;
+    publish(e);
+    return id;
+}
+
+bool Scheduler::cancel(JobId job, qint64 nowMs)
+{
+    if (!job.isValid() || job.value() >= m_state.jobs().size() || m_state.job(job).isTerminal())
+        return false;
+    Statement st(m_state);
+    st.finish(job, JobState::Cancelled, nowMs);
+    st.commit();
+    m_nominated.remove(job.value());
+    publishSteps(st.steps(), nowMs);
+    return true;
+}
+
+bool Scheduler::finish(JobId job, qint64 nowMs)
+{
+    if (!job.isValid() || job.value() >= m_state.jobs().size() || !m_state.job(job).isActive())
+        return false;
+    Statement st(m_state);
+    st.finish(job, JobState::Finished, nowMs);
+    st.commit();
+    publishSteps(st.steps(), nowMs);
+    return true;
+}
+
+bool Scheduler::fail(JobId job, qint64 nowMs)
+{
+    if (!job.isValid() || job.value() >= m_state.jobs().size() || m_state.job(job).isTerminal())
+        return false;
+    Statement st(m_state);
+    st.finish(job, JobState::Failed, nowMs);
+    st.commit();
+    m_nominated.remove(job.value());
+    publishSteps(st.steps(), nowMs);
+    return true;
+}
+
+void Scheduler::cardFailed(CardId card, qint64 nowMs)
+{
+    if (m_state.card(card).health == CardHealth::Failed)
+        return;
+    Statement st(m_state);
+    // Every job with a unit on the card goes back to the queue from its checkpoint (a gang as a
+    // whole: its other cards are freed too).
+    QList<JobId> hit;
+    for (const Unit &u : m_state.card(card).units) {
+        if (u.job.isValid() && !hit.contains(u.job))
+            hit.append(u.job);
+    }
+    for (JobId j : hit)
+        st.evict(j, nowMs);
+    st.commit();
+    m_state.setCardHealth(card, CardHealth::Failed);
+    SchedEvent e;
+    e.atMs = nowMs;
+    e.code = EventCode::CardFailed;
+    e.card = card;
+    e.host = m_state.card(card).host;
+    publish(e);
+    publishSteps(st.steps(), nowMs);
+}
+
+void Scheduler::cardRecovered(CardId card, qint64 nowMs)
+{
+    if (m_state.card(card).health != CardHealth::Failed)
+        return;
+    m_state.setCardHealth(card, CardHealth::Healthy);
+    SchedEvent e;
+    e.atMs = nowMs;
+    e.code = EventCode::CardRecovered;
+    e.card = card;
+    e.host = m_state.card(card).host;
+    publish(e);
+}
+
+void Scheduler::setHostUp(HostId host, bool up, qint64 nowMs)
+{
+    if (m_state.host(host).up == up)
+        return;
+    if (!up) {
+        Statement st(m_state);
+        for (const Job &j : m_state.jobs()) {
+            if (j.isActive() && j.host == host)
+                st.evict(j.id, nowMs);
+        }
+        st.commit();
+        publishSteps(st.steps(), nowMs);
+    }
+    m_state.setHostUp(host, up);
+}
+
+void Scheduler::setClassBudget(const ClassBudget &budget, qint64 nowMs)
+{
+    if (budget == m_budget)
+        return;
+    m_budget = budget;
+    SchedEvent e;
+    e.atMs = nowMs;
+    e.code = EventCode::BudgetChanged;
+    publish(e);
+}
+
+bool Scheduler::applyLayout(CardId cardId, const QList<Domain::MigPlacement> &target, qint64 nowMs,
+                            QString *why)
+{
+    const CardState &card = m_state.card(cardId);
+    const CardModel &model = m_state.model(card);
+    if (card.mode != PartitionMode::Mig) {
+        if (why)
+            *why = QStringLiteral("card is not in MIG mode");
+        return false;
+    }
+    const Catalogue::LayoutVerdict v = Catalogue::validateLayout(model, target);
+    if (!v.isValid()) {
+        if (why)
+            *why = v.describe(model, target);
+        return false;
+    }
+    QList<int> destroy;
+    QList<Domain::MigPlacement> create = target;
+    for (const Unit &u : card.units) {
+        const Domain::MigPlacement p{u.profile, u.start};
+        if (create.contains(p)) {
+            create.removeOne(p);
+        } else {
+            if (u.job.isValid()) {
+                if (why)
+                    *why = QStringLiteral("instance %1@%2 serves job %3")
+                               .arg(model.migProfiles[u.profile].name)
+                               .arg(u.start)
+                               .arg(m_state.job(u.job).spec.name);
+                return false;
+            }
+            destroy.append(u.uid);
+        }
+    }
+    // Larger instances first: the order the driver accepts for fixed placements.
+    std::sort(create.begin(), create.end(), [&](const Domain::MigPlacement &a, const Domain::MigPlacement &b) {
+        const auto &x = model.migProfiles[a.profile], &y = model.migProfiles[b.profile];
+        if (x.span != y.span)
+            return x.span > y.span;
+        return a.start < b.start;
+    });
+    Statement st(m_state);
+    for (int uid : destroy)
+        st.destroyPartition(cardId, uid);
+    for (const Domain::MigPlacement &p : create)
+        st.createPartition(cardId, p.profile, p.start);
+    st.commit();
+    publishSteps(st.steps(), nowMs);
+    return true;
+}
+
+bool Scheduler::setCardMode(CardId cardId, PartitionMode mode, qint64 nowMs, QString *why)
+{
+    const CardState &card = m_state.card(cardId);
+    if (!m_state.model(card).supports(mode)) {
+        if (why)
+            *why = QStringLiteral("model %1 has no %2 mode").arg(m_state.model(card).name, Domain::toString(mode));
+        return false;
+    }
+    if (card.clients > 0) {
+        if (why)
+            *why = QStringLiteral("card serves %1 job(s)").arg(card.clients);
+        return false;
+    }
+    if (card.mode == mode)
+        return true;
+    Statement st(m_state);
+    st.setMode(cardId, mode);
+    st.commit();
+    publishSteps(st.steps(), nowMs);
+    return true;
+}
+
+QList<JobId> Scheduler::queue() const
+{
+    QList<JobId> q;
+    for (const Job &j : m_state.jobs()) {
+        if (j.state == JobState::Pending)
+            q.append(j.id);
+    }
+    const QueueSortPlugin *sort = m_framework.profile().queueSort.get();
+    if (sort) {
+        std::stable_sort(q.begin(), q.end(), [&](JobId a, JobId b) {
+            return sort->less(m_state.job(a), m_state.job(b));
+        });
+    }
+    return q;
+}
+
+void Scheduler::evictDue(qint64 nowMs, TickResult &r)
+{
+    Statement st(m_state);
+    for (const Job &j : m_state.jobs()) {
+        if (j.state == JobState::Preempting && j.evictAtMs <= nowMs) {
+            st.evict(j.id, nowMs);
+            ++r.evicted;
+        }
+    }
+    st.commit();
+    publishSteps(st.steps(), nowMs);
+}
+
+Scheduler::TickResult Scheduler::tick(qint64 nowMs)
+{
+    TickResult r;
+    for (const Job &j : m_state.jobs()) {
+        if (j.isActive())
+            m_state.accountProgress(j.id, nowMs);
+    }
+    evictDue(nowMs, r);
+    const QList<JobId> pending = queue();
+    for (JobId id : pending) {
+        const Job &job = m_state.job(id);
+        DecideOptions o;
+        o.allowCreatePartitions = m_options.allowCreatePartitions;
+        o.classBudgetLeft = budgetLeft(job.spec.kind);
+        const auto nominated = m_nominated.constFind(id.value());
+        QList<Victim> victims;
+        if (nominated != m_nominated.cend()) {
+            victims = nominated->victims;
+            // Waiting for its victims: try only the host they are leaving.
+            bool victimsLeft = false;
+            for (const Job &v : m_state.jobs())
+                victimsLeft |= v.state == JobState::Preempting && v.preemptedBy == id;
+            if (victimsLeft) {
+                ++r.waiting;
+                continue;
+            }
+            m_nominated.remove(id.value());
+        }
+        Decision d = m_framework.decide(m_state, job, nowMs, o);
+        if (d.status.isSuccess()) {
+            Statement st(m_state);
+            st.place(id, *d.placement, nowMs);
+            st.commit();
+            publishSteps(st.steps(), nowMs);
+            if (!victims.isEmpty()) {
+                // Placed where its victims made room: the explanation keeps them.
+                d.trace.kind = DecisionKind::Preemption;
+                d.trace.victims = victims;
+            }
+            keepTrace(std::move(d.trace));
+            m_waitingReason.remove(id.value());
+            ++r.placed;
+            continue;
+        }
+        if (d.status.code == Status::Code::Unschedulable) {
+            if (m_options.allowReconfigure && d.status.reason != Reason::ClassBudgetExceeded
+                && tryReconfigure(id, nowMs)) {
+                m_waitingReason.remove(id.value());
+                ++r.placed;
+                continue;
+            }
+            if (m_options.preemptionEnabled && tryPreempt(id, nowMs, d)) {
+                if (m_state.job(id).isActive()) {
+                    ++r.placed;
+                    continue;
+                }
+            }
+        }
+        ++r.waiting;
+        const Reason reason = d.status.reason;
+        if (m_waitingReason.value(id.value(), Reason::None) != reason) {
+            m_waitingReason.insert(id.value(), reason);
+            SchedEvent e;
+            e.atMs = nowMs;
+            e.code = EventCode::JobWaiting;
+            e.job = id;
+            e.reason = reason;
+            e.value = d.status.a;
+            publish(e);
+        }
+        keepTrace(std::move(d.trace));
+    }
+    for (const Job &j : m_state.jobs()) {
+        if (j.state == JobState::Preempting && (r.nextWakeMs < 0 || j.evictAtMs < r.nextWakeMs))
+            r.nextWakeMs = j.evictAtMs;
+    }
+    return r;
+}
+
+bool Scheduler::tryPreempt(JobId id, qint64 nowMs, Decision &d)
+{
+    PreemptionOptions po = m_options.preemption;
+    po.classBudgetLeft = budgetLeft(m_state.job(id).spec.kind);
+    const std::optional<PreemptionPlan> plan = planPreemption(m_framework, m_state, id, nowMs, po);
+    if (!plan)
+        return false;
+    Statement st(m_state);
+    for (const Victim &v : plan->victims) {
+        if (v.evictAtMs <= nowMs)
+            st.evict(v.job, nowMs);
+        else
+            st.markPreempting(v.job, id, v.evictAtMs);
+    }
+    if (plan->readyAtMs <= nowMs)
+        st.place(id, plan->placement, nowMs);
+    else
+        m_nominated.insert(id.value(), Nomination{plan->host, plan->victims});
+    st.commit();
+    publishSteps(st.steps(), nowMs);
+    d.trace.kind = DecisionKind::Preemption;
+    d.trace.victims = plan->victims;
+    d.trace.placement = plan->placement;
+    d.trace.note = QStringLiteral("preempts %1 job(s) on host %2; ready at %3 ms")
+                       .arg(plan->victims.size())
+                       .arg(m_state.host(plan->host).name)
+                       .arg(plan->readyAtMs);
+    if (plan->readyAtMs <= nowMs)
+        d.trace.result = Status::success();
+    keepTrace(d.trace);
+    return true;
+}
+
+// When no card can take the job as the cards are laid out, change the layout of one idle card:
+// switch an idle card to the mode the demand needs, or repartition a MIG card by destroying idle
+// instances (never busy ones). Single-card jobs only; gangs wait for whole cards to free up.
+bool Scheduler::tryReconfigure(JobId id, qint64 nowMs)
+{
+    const Job &job = m_state.job(id);
+    if (job.spec.demand.cards != 1)
+        return false;
+    CycleContext ctx;
+    DecideOptions o;
+    o.classBudgetLeft = budgetLeft(job.spec.kind);
+    m_framework.prepare(ctx, m_state, job, nowMs, o);
+    const ComputeDemand &d = job.spec.demand.compute;
+    const bool wantsMig = d.kind == ComputeDemand::Kind::MigProfile || d.kind == ComputeDemand::Kind::MigSlices
+                          || job.spec.isolation == Domain::IsolationRequirement::HardOnly;
+
+    struct Option
+    {
+        CardId card;
+        int cost = 0; // disruption: idle instances destroyed, +1 for a mode switch
+        std::optional<PartitionMode> mode;
+        RepartitionPlan plan;
+    };
+    std::optional<Option> best;
+    for (const CardState &c : m_state.cards()) {
+        const HostState &h = m_state.host(c.host);
+        if (c.health == CardHealth::Failed || !h.up)
+            continue;
+        const ModelFit &mf = ctx.models[c.model];
+        if (!mf.allowed)
+            continue;
+        if (!job.spec.affinity.host.isEmpty() && job.spec.affinity.host != h.name)
+            continue;
+        if (h.cpuMilli - h.usedCpuMilli < job.spec.demand.hostCpuMilli
+            || h.memoryMiB - h.usedMemoryMiB < job.spec.demand.hostMemoryMiB)
+            continue;
+        const CardModel &m = m_state.model(c);
+        Option opt;
+        opt.card = c.id;
+        if (c.mode == PartitionMode::Mig) {
+            if (mf.profileOrder.isEmpty())
+                continue;
+            QList<PlannerInstance> cur;
+            for (const Unit &u : c.units)
+                cur.append({u.uid, u.profile, u.start, u.job.isValid() || u.state != UnitState::Ready});
+            opt.plan = planRepartition(m, cur, {mf.profileOrder.first()});
+            if (opt.plan.satisfied < 1 || !opt.plan.destroyedBusy.isEmpty() || !opt.plan.changed)
+                continue;
+            opt.cost = opt.plan.destroyedIdle;
+        } else if (c.clients == 0) {
+            // An idle card in the wrong mode: switch it.
+            if (wantsMig && m.supportsMig())
+                opt.mode = PartitionMode::Mig;
+            else if (job.spec.isolation == Domain::IsolationRequirement::HardOnly
+                     && c.mode != PartitionMode::Whole && mf.wholeOk)
+                opt.mode = PartitionMode::Whole;
+            else if (!mf.wholeOk && d.kind != ComputeDemand::Kind::MigProfile && mf.softMilli > 0
+                     && !m.softModes.isEmpty())
+                opt.mode = m.softModes.first().mode;
+            else
+                continue;
+            opt.cost = 1;
+        } else {
+            continue;
+        }
+        if (!best || opt.cost < best->cost)
+            best = opt;
+    }
+    if (!best)
+        return false;
+    Statement st(m_state);
+    if (best->mode) {
+        st.setMode(best->card, *best->mode);
+    } else {
+        for (const RepartitionStep &s : best->plan.steps) {
+            if (s.kind == RepartitionStep::Kind::Destroy)
+                st.destroyPartition(best->card, s.uid);
+            else
+                st.createPartition(best->card, s.profile, s.start);
+        }
+    }
+    o.onlyCard = best->card;
+    o.allowCreatePartitions = true;
+    Decision dec = m_framework.decide(m_state, job, nowMs, o);
+    if (!dec.status.isSuccess()) {
+        st.discard();
+        return false;
+    }
+    st.place(id, *dec.placement, nowMs);
+    st.commit();
+    publishSteps(st.steps(), nowMs);
+    dec.trace.kind = DecisionKind::Repartition;
+    dec.trace.note = best->mode ? QStringLiteral("switched card %1 to %2 mode")
+                                      .arg(best->card.value())
+                                      .arg(Domain::toString(*best->mode))
+                                : QStringLiteral("repartitioned card %1: %2")
+                                      .arg(best->card.value())
+                                      .arg(best->plan.note);
+    keepTrace(std::move(dec.trace));
+    return true;
+}
+
+Decision Scheduler::placeNow(JobId id, qint64 nowMs, CardId onCard)
+{
+    const Job &job = m_state.job(id);
+    DecideOptions o;
+    o.allowCreatePartitions = m_options.allowCreatePartitions;
+    o.classBudgetLeft = budgetLeft(job.spec.kind);
+    o.onlyCard = onCard;
+    if (job.state != JobState::Pending) {
+        Decision d;
+        d.status = Status::error(Reason::None);
+        return d;
+    }
+    Decision d = m_framework.decide(m_state, job, nowMs, o);
+    if (d.status.isSuccess()) {
+        Statement st(m_state);
+        st.place(id, *d.placement, nowMs);
+        st.commit();
+        publishSteps(st.steps(), nowMs);
+        m_waitingReason.remove(id.value());
+    }
+    keepTrace(d.trace);
+    return d;
+}
+
+Feasibility Scheduler::couldEverRun(const WorkloadSpec &spec) const
+{
+    // The appliance empty, every healthy card in the mode that suits this demand best.
+    ClusterState ideal(m_state.catalogue());
+    const ComputeDemand &d = spec.demand.compute;
+    const bool soft = spec.isolation == Domain::IsolationRequirement::SoftAllowed;
+    for (const HostState &h : m_state.hosts()) {
+        const HostId nh = ideal.addHost(h.name, h.cpuMilli, h.memoryMiB);
+        for (int i = 0; i < h.cardCount; ++i) {
+            const CardState &c = m_state.cards()[h.firstCard + i];
+            const CardModel &m = m_state.model(c);
+            PartitionMode mode = PartitionMode::Whole;
+            if ((d.kind == ComputeDemand::Kind::MigProfile || d.kind == ComputeDemand::Kind::MigSlices) && m.supportsMig())
+                mode = PartitionMode::Mig;
+            else if (d.kind == ComputeDemand::Kind::Fraction && soft && !m.softModes.isEmpty())
+                mode = m.softModes.first().mode;
+            else if (d.kind == ComputeDemand::Kind::Fraction && m.supportsMig())
+                mode = PartitionMode::Mig;
+            const CardId nc = ideal.addCard(nh, c.model, mode, c.linkDomain);
+            if (c.health == CardHealth::Failed)
+                ideal.setCardHealth(nc, CardHealth::Failed);
+        }
+    }
+    const JobId probe = ideal.addJob(spec, 0);
+    DecideOptions o;
+    o.trace = false;
+    const Decision dec = m_framework.decide(ideal, ideal.job(probe), 0, o);
+    Feasibility f;
+    f.possible = dec.status.isSuccess();
+    f.reason = dec.status;
+    return f;
+}
+
+Status Scheduler::couldRunOn(const WorkloadSpec &spec, CardId card, qint64 nowMs) const
+{
+    ClusterState probeState = m_state; // shallow: the lists are implicitly shared
+    const JobId probe = probeState.addJob(spec, nowMs);
+    DecideOptions o;
+    o.allowCreatePartitions = m_options.allowCreatePartitions;
+    o.classBudgetLeft = budgetLeft(spec.kind);
+    o.onlyCard = card;
+    o.trace = false;
+    const Decision d = m_framework.decide(probeState, probeState.job(probe), nowMs, o);
+    if (d.status.isSuccess() && d.placement) {
+        for (const UnitChoice &u : d.placement->units) {
+            if (u.card == card)
+                return d.status;
+        }
+        return Status::unschedulable(Reason::NoFreeUnit);
+    }
+    return d.status;
+}
+
+std::optional<qint64> Scheduler::earliestStart(const WorkloadSpec &spec, qint64 nowMs,
+                                               const QList<BudgetChange> &changes) const
+{
+    ClusterState sim = m_state;
+    const JobId probe = sim.addJob(spec, nowMs);
+    const QueueSortPlugin *sort = m_framework.profile().queueSort.get();
+    // Jobs queued ahead of the probe start first, whenever they fit (Slurm's will-run).
+    QList<JobId> ahead;
+    for (JobId q : queue()) {
+        if (!sort || sort->less(sim.job(q), sim.job(probe)))
+            ahead.append(q);
+    }
+    std::multimap<qint64, JobId> ends;
+    auto expectEnd = [&](const Job &j, qint64 t) {
+        const qint64 total = j.spec.time.expectedDurationMs;
+        if (total > 0 && j.spec.kind != WorkloadKind::Inference)
+            ends.emplace(t + std::max<qint64>(0, total - j.workDoneMs), j.id);
+    };
+    for (const Job &j : sim.jobs()) {
+        if (j.isActive())
+            expectEnd(j, nowMs);
+    }
+    QList<BudgetChange> budgetChanges = changes;
+    std::sort(budgetChanges.begin(), budgetChanges.end(),
+              [](const BudgetChange &a, const BudgetChange &b) { return a.atMs < b.atMs; });
+    ClassBudget budget = m_budget;
+    auto leftFor = [&](WorkloadKind kind) {
+        const qint64 b = budget.forKind(kind);
+        return b < 0 ? qint64(-1) : std::max<qint64>(0, b - sim.classUsage()[kind]);
+    };
+    qint64 t = nowMs;
+    qsizetype nextChange = 0;
+    for (int guard = 0; guard < 100000; ++guard) {
+        while (nextChange < budgetChanges.size() && budgetChanges[nextChange].atMs <= t)
+            budget = budgetChanges[nextChange++].budget;
+        for (qsizetype i = 0; i < ahead.size();) {
+            DecideOptions o;
+            o.trace = false;
+            o.classBudgetLeft = leftFor(sim.job(ahead[i]).spec.kind);
+            const Decision d = m_framework.decide(sim, sim.job(ahead[i]), t, o);
+            if (d.status.isSuccess()) {
+                Statement st(sim);
+                st.place(ahead[i], *d.placement, t);
+                st.commit();
+                expectEnd(sim.job(ahead[i]), t);
+                ahead.removeAt(i);
+            } else {
+                ++i;
+            }
+        }
+        DecideOptions o;
+        o.trace = false;
+        o.classBudgetLeft = leftFor(spec.kind);
+        if (m_framework.decide(sim, sim.job(probe), t, o).status.isSuccess())
+            return t;
+        qint64 next = -1;
+        if (!ends.empty())
+            next = ends.begin()->first;
+        if (nextChange < budgetChanges.size() && (next < 0 || budgetChanges[nextChange].atMs < next))
+            next = budgetChanges[nextChange].atMs;
+        if (next < 0)
+            return std::nullopt;
+        t = std::max(t, next);
+        Statement st(sim);
+        while (!ends.empty() && ends.begin()->first <= t) {
+            st.finish(ends.begin()->second, JobState::Finished, t);
+            ends.erase(ends.begin());
+        }
+        st.commit();
+    }
+    return std::nullopt;
+}
+
+} // namespace Zhaoxi::Sched

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "events.h"
+#include "framework.h"
+#include "preemption.h"
+#include "statement.h"
+
+#include <QHash>
+#include <QList>
+
+#include <deque>
+#include <optional>
+
+namespace Zhaoxi::Sched {
+
+// The most compute (milli-cards) each class may hold at this moment; -1 = no limit. Set by the
+// colocation policy in force (day/night windows, the load-aware guard).
+struct ClassBudget
+{
+    qint64 trainingMilli = -1;
+    qint64 inferenceMilli = -1;
+    qint64 batchMilli = -1;
+    qint64 forKind(Domain::WorkloadKind kind) const;
+    friend bool operator==(const ClassBudget &, const ClassBudget &) = default;
+};
+
+// A budget that takes effect at a time (a window opening), for "when could it start?".
+struct BudgetChange
+{
+    qint64 atMs = 0;
+    ClassBudget budget;
+};
+
+struct SchedulerOptions
+{
+    PreemptionOptions preemption;
+    bool preemptionEnabled = true;
+    bool allowCreatePartitions = true; // carve new MIG instances out of free slots
+    bool allowReconfigure = true;      // destroy idle instances / switch idle cards' modes
+    int traceRingSize = 2000;          // decision traces kept besides each job's latest
+};
+
+// Could this workload ever run on this appliance (forms, drag targets)? If not, why not.
+struct Feasibility
+{
+    bool possible = false;
+    Status reason;
+};
+
+// The scheduler: a queue, the framework, preemption with fallback and reconfiguration, over one
+// ClusterState it owns. A function of (state, now): it never reads the clock; callers pass `now`
+// (the console's timer, the simulator's virtual clock, a test's manual clock) and ask tick() when
+// to call again. Single-threaded: the console runs it on its scheduling thread.
+class Scheduler
+{
+public:
+    explicit Scheduler(ClusterState state, Profile profile = defaultProfile(),
+                       SchedulerOptions options = {});
+
+    const ClusterState &state() const { return m_state; }
+    const Framework &framework() const { return m_framework; }
+    const SchedulerOptions &options() const { return m_options; }
+    void addSink(EventSink *sink) { m_sinks.append(sink); }
+
+    // --- Commands -------------------------------------------------------------------------
+    JobId submit(const WorkloadSpec &spec, qint64 nowMs);
+    bool cancel(JobId job, qint64 nowMs);             // false when already ended
+    bool finish(JobId job, qint64 nowMs);             // the job completed its work
+    bool fail(JobId job, qint64 nowMs);               // the job crashed on its own
+    // A card failed: its jobs return to the queue from their checkpoints; the card takes no work.
+    void cardFailed(CardId card, qint64 nowMs);
+    void cardRecovered(CardId card, qint64 nowMs);
+    void setHostUp(HostId host, bool up, qint64 nowMs);
+    void setClassBudget(const ClassBudget &budget, qint64 nowMs);
+    const ClassBudget &classBudget() const { return m_budget; }
+    // Repartitions a MIG card: the plan's steps apply in one Statement. Refused (false) when a
+    // step would destroy a busy instance.
+    bool applyLayout(CardId card, const QList<Domain::MigPlacement> &target, qint64 nowMs,
+                     QString *why = nullptr);
+    bool setCardMode(CardId card, PartitionMode mode, qint64 nowMs, QString *why = nullptr);
+
+    // --- The cycle ------------------------------------------------------------------------
+    struct TickResult
+    {
+        int placed = 0;
+        int evicted = 0;
+        int waiting = 0;
+        qint64 nextWakeMs = -1; // -1: only a new command needs another tick
+    };
+    TickResult tick(qint64 nowMs);
+
+    // --- The three questions (HOUSE_STYLE 6) -----------------------------------------------
+    // Place one pending job now (drag and drop: optionally onto one card), committing it.
+    Decision placeNow(JobId job, qint64 nowMs, CardId onCard = CardId());
+    // Could it ever run here, on an empty appliance with every card in its best mode?
+    Feasibility couldEverRun(const WorkloadSpec &spec) const;
+    // Could it run on this card right now (drag targets), and if not, why not.
+    Status couldRunOn(const WorkloadSpec &spec, CardId card, qint64 nowMs) const;
+    // When could it start, given running work's expected ends, the jobs queued ahead of it and
+    // the budget changes to come. nullopt: not within the known horizon.
+    std::optional<qint64> earliestStart(const WorkloadSpec &spec, qint64 nowMs,
+                                        const QList<BudgetChange> &changes = {}) const;
+
+    // --- Explanations ----------------------------------------------------------------------
+    const DecisionTrace *lastTrace(JobId job) const;
+    const std::deque<DecisionTrace> &recentTraces() const { return m_ring; }
+    QList<JobId> queue() const; // pending jobs, in queue order
+
+private:
+    void publish(const SchedEvent &e);
+    void publishSteps(const QList<Step> &steps, qint64 nowMs);
+    void keepTrace(DecisionTrace trace);
+    qint64 budgetLeft(Domain::WorkloadKind kind) const;
+    bool tryReconfigure(JobId job, qint64 nowMs);
+    bool tryPreempt(JobId job, qint64 nowMs, Decision &decision);
+    void evictDue(qint64 nowMs, TickResult &r);
+
+    ClusterState m_state;
+    Framework m_framework;
+    SchedulerOptions m_options;
+    ClassBudget m_budget;
+    QList<EventSink *> m_sinks;
+    QHash<int, DecisionTrace> m_lastTrace;   // by job id
+    std::deque<DecisionTrace> m_ring;
+    QHash<int, Reason> m_waitingReason;      // by job id, to record changes only
+    struct Nomination
+    {
+        HostId host;
+        QList<Victim> victims;
+    };
+    QHash<int, Nomination> m_nominated;      // preemptors waiting for their victims
+};
+
+} // namespace Zhaoxi::Sched
