@@ -4,6 +4,7 @@
 #include "core/domain/cardmodel.h"
 
 #include <QList>
+#include <QString>
 
 namespace Zhaoxi::Catalogue {
 
@@ -29,25 +30,51 @@ struct LayoutVerdict
     int other = -1; // the placement it conflicts with, where there is one
     int limit = 0;
     bool isValid() const { return problem == LayoutProblem::None; }
-    // One English sentence naming profiles and starts, for logs and the headless tool.
+    // One English sentence naming profiles and starts, for logs and the headless tool
+    // ("The layout is valid." for a valid verdict).
     QString describe(const CardModel &model, const QList<MigPlacement> &layout) const;
 };
 
+// A layout is a list of placements on one card; the functions below are pure, reentrant and
+// callable from any thread.
+//
+// The rules (HOUSE_STYLE 11: the facts themselves come from the catalogue files): a placement
+// occupies memory slots [start, start + span) of the model's migMemorySlices-slot axis and
+// computeSlices of its migComputeSlices compute slices; its start must be one of the profile's
+// allowed starts; placements must not overlap; a profile has at most maxInstances instances; the
+// compute slices of all placements must fit the card; at most one placement may own the media
+// extensions ("+me"). An empty layout is valid on every model, MIG-capable or not.
+
+// The code's name, e.g. "StartNotAllowed", for logs and test output.
+const char *toString(LayoutProblem problem);
+
+// "3g.40gb@0"; "#7@0" when the profile index is not the model's.
+QString formatPlacement(const CardModel &model, MigPlacement placement);
+
 // Checks a whole layout, placements in the given order; the first problem found is reported.
+// For each placement the checks run in this order: NotMigCapable, UnknownProfile,
+// StartNotAllowed, Overlap (with the earliest earlier placement it overlaps),
+// MediaExtensionsTaken, InstanceLimit, ComputeExhausted.
 LayoutVerdict validateLayout(const CardModel &model, const QList<MigPlacement> &layout);
 
 // Whether `candidate` can be added to a layout that is already valid. Cheap: used per card in
-// the scheduler's hot path.
-LayoutVerdict canAdd(const CardModel &model, const QList<MigPlacement> &layout, MigPlacement candidate);
+// the scheduler's hot path. The verdict's `index` is layout.size() (where the candidate would
+// go); to describe it, pass describe() the layout with the candidate appended.
+// Does not allocate.
+LayoutVerdict canAdd(const CardModel &model,
+                     const QList<MigPlacement> &layout,
+                     MigPlacement candidate);
 
 // The memory slots a layout occupies, bit i = slot i.
 quint32 occupancyMask(const CardModel &model, const QList<MigPlacement> &layout);
 
-// The lowest allowed start at which `profile` can be added to a valid layout, or -1.
+// The lowest allowed start at which `profile` can be added to a valid layout, or -1 (also for a
+// profile index the model lacks). Does not allocate.
 int firstFreeStart(const CardModel &model, const QList<MigPlacement> &layout, int profile);
 
 // Every maximal valid layout (no further placement of an allowed profile fits), each sorted by
-// (start, profile), the list sorted lexicographically. `allowedProfiles` empty = all profiles.
+// (start, profile), the list sorted lexicographically. `allowedProfiles` empty = all profiles;
+// indexes the model lacks are ignored. Empty for a model without MIG.
 QList<QList<MigPlacement>> enumerateMaximalLayouts(const CardModel &model,
                                                    const QList<int> &allowedProfiles = {});
 

@@ -661,27 +661,44 @@ bool Reader::readCompute(const Scope &in, ComputeDemand *compute)
 
 bool Reader::readDemand(const Scope &in, Demand *demand)
 {
+    if (!checkKeys(in,
+                   {"compute",
+                    "memoryGiB",
+                    "memoryMiB",
+                    "cards",
+                    "hostCpu",
+                    "hostCpuMilli",
+                    "hostMemoryGiB",
+                    "hostMemoryMiB"})
+        || !readInt(in, "cards", 0, Limits::maxCards, &demand->cards)) {
+        return false;
+    }
+    // cards 0 is a CPU-only job: it asks for nothing from a card, so saying what it wants from
+    // one is a contradiction rather than something to ignore.
+    const bool cpuOnly = demand->cards == 0;
     Scope compute;
-    return checkKeys(in,
-                     {"compute",
-                      "memoryGiB",
-                      "memoryMiB",
-                      "cards",
+    if (cpuOnly && in.has("compute")) {
+        return fail(in.field("compute"),
+                    QStringLiteral("not allowed when cards is 0 (a CPU-only job uses no card)"));
+    }
+    if (!cpuOnly
+        && (!require(in, {"compute"}) || !readObject(in, "compute", &compute)
+            || !readCompute(compute, &demand->compute))) {
+        return false;
+    }
+    if (!readScaled(in, "memoryGiB", "memoryMiB", 1024, Limits::maxMemoryMiB, &demand->memoryMiB))
+        return false;
+    if (cpuOnly && demand->memoryMiB != 0) {
+        return fail(in.field(in.has("memoryGiB") ? "memoryGiB" : "memoryMiB"),
+                    QStringLiteral("must be 0 when cards is 0 (a CPU-only job uses no card "
+                                   "memory)"));
+    }
+    return readScaled(in,
                       "hostCpu",
                       "hostCpuMilli",
-                      "hostMemoryGiB",
-                      "hostMemoryMiB"})
-           && require(in, {"compute"}) && readObject(in, "compute", &compute)
-           && readCompute(compute, &demand->compute)
-           && readScaled(
-                   in, "memoryGiB", "memoryMiB", 1024, Limits::maxMemoryMiB, &demand->memoryMiB)
-           && readInt(in, "cards", 1, Limits::maxCards, &demand->cards)
-           && readScaled(in,
-                         "hostCpu",
-                         "hostCpuMilli",
-                         1000,
-                         Limits::maxHostCpuMilli,
-                         &demand->hostCpuMilli)
+                      1000,
+                      Limits::maxHostCpuMilli,
+                      &demand->hostCpuMilli)
            && readScaled(in,
                          "hostMemoryGiB",
                          "hostMemoryMiB",
@@ -812,10 +829,18 @@ bool validateCompute(const ComputeDemand &c, Reporter &r)
 
 bool validateDemand(const Demand &d, Reporter &r)
 {
-    if (!validateCompute(d.compute, r)
-        || !r.checkRange(QStringLiteral("demand.memoryMiB"), d.memoryMiB, 0, Limits::maxMemoryMiB)
-        || !r.checkRange(QStringLiteral("demand.cards"), d.cards, 1, Limits::maxCards)) {
+    if (!r.checkRange(QStringLiteral("demand.cards"), d.cards, 0, Limits::maxCards))
         return false;
+    // A CPU-only job's compute demand is never looked at, so whatever it holds is not an error.
+    const bool cpuOnly = d.cards == 0;
+    if (!cpuOnly && !validateCompute(d.compute, r))
+        return false;
+    if (!r.checkRange(QStringLiteral("demand.memoryMiB"), d.memoryMiB, 0, Limits::maxMemoryMiB))
+        return false;
+    if (cpuOnly && d.memoryMiB != 0) {
+        return r.fail(QStringLiteral("demand.memoryMiB"),
+                      QStringLiteral("must be 0 when cards is 0 (a CPU-only job uses no card "
+                                     "memory)"));
     }
     if (d.compute.kind == ComputeDemand::Kind::Fraction && d.cards > 1) {
         return r.fail(QStringLiteral("demand.cards"),
@@ -859,8 +884,13 @@ bool validatePreemption(const WorkloadSpec &spec, Reporter &r)
     return r.checkDuration(field, spec.checkpointIntervalMs);
 }
 
-bool validateAffinity(const Affinity &a, Reporter &r)
+bool validateAffinity(const Affinity &a, bool cpuOnly, Reporter &r)
 {
+    if (cpuOnly && !a.cardModels.isEmpty()) {
+        return r.fail(QStringLiteral("affinity.cardModels"),
+                      QStringLiteral("must be empty when demand.cards is 0 (a CPU-only job uses no "
+                                     "card)"));
+    }
     QSet<QString> seen;
     for (qsizetype i = 0; i < a.cardModels.size(); ++i) {
         const QString field = QStringLiteral("affinity.cardModels[%1]").arg(i);
@@ -912,13 +942,14 @@ bool validate(const WorkloadSpec &spec, Reporter &r)
     if (!validateDemand(spec.demand, r) || !validateTime(spec.time, r)
         || !r.checkRange(
                 QStringLiteral("priority"), spec.priority, Limits::minPriority, Limits::maxPriority)
-        || !validatePreemption(spec, r) || !validateAffinity(spec.affinity, r)) {
+        || !validatePreemption(spec, r)
+        || !validateAffinity(spec.affinity, spec.demand.cards == 0, r)) {
         return false;
     }
 
     if (!isKnown(spec.isolation, allRequirements))
         return r.fail(QStringLiteral("isolation"), QStringLiteral("unknown isolation requirement"));
-    if (spec.demand.compute.kind == ComputeDemand::Kind::Fraction
+    if (spec.demand.cards > 0 && spec.demand.compute.kind == ComputeDemand::Kind::Fraction
         && spec.isolation == IsolationRequirement::HardOnly) {
         return r.fail(QStringLiteral("isolation"),
                       QStringLiteral("\"hard\" cannot be met by a fraction, which is a soft share; "
@@ -1100,13 +1131,14 @@ QJsonObject workloadSpecToJson(const WorkloadSpec &spec)
         compute.insert(QLatin1String("fraction"), c.milli / 1000.0);
         break;
     }
-    const QJsonObject demand{
-            {QLatin1String("compute"), compute},
+    QJsonObject demand{
             {QLatin1String("memoryMiB"), spec.demand.memoryMiB},
             {QLatin1String("cards"), spec.demand.cards},
             {QLatin1String("hostCpuMilli"), spec.demand.hostCpuMilli},
             {QLatin1String("hostMemoryMiB"), spec.demand.hostMemoryMiB},
     };
+    if (spec.demand.cards > 0) // a CPU-only job has no compute form
+        demand.insert(QLatin1String("compute"), compute);
     QJsonObject time{
             {QLatin1String("expectedDuration"), durationValue(spec.time.expectedDurationMs)}};
     if (spec.time.deadlineMs)
@@ -1170,8 +1202,10 @@ bool operator==(const ComputeDemand &a, const ComputeDemand &b)
 
 bool operator==(const Demand &a, const Demand &b)
 {
-    return a.compute == b.compute && a.memoryMiB == b.memoryMiB && a.cards == b.cards
-           && a.hostCpuMilli == b.hostCpuMilli && a.hostMemoryMiB == b.hostMemoryMiB;
+    // A CPU-only job's compute demand means nothing (see operator== for ComputeDemand).
+    return a.cards == b.cards && (a.cards == 0 || a.compute == b.compute)
+           && a.memoryMiB == b.memoryMiB && a.hostCpuMilli == b.hostCpuMilli
+           && a.hostMemoryMiB == b.hostMemoryMiB;
 }
 
 bool operator==(const TimeBudget &a, const TimeBudget &b)

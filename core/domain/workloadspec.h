@@ -134,7 +134,8 @@ std::optional<WorkloadSpec> workloadSpecFromJson(const QJsonObject &json, SpecEr
 std::optional<WorkloadSpec> workloadSpecFromJson(const QByteArray &utf8, SpecError *error);
 // Writes a spec in canonical form: memoryMiB, hostCpuMilli, hostMemoryMiB, durations in seconds,
 // the deadline as ISO-8601 UTC; every key with its value, defaults included, except the optional
-// ones that are unset (time.deadline, affinity.host, a zero checkpointInterval, inference).
+// ones that are unset (time.deadline, affinity.host, a zero checkpointInterval, inference) and
+// demand.compute for a CPU-only job (cards 0).
 // workloadSpecFromJson(workloadSpecToJson(s)) == s for every valid s.
 QJsonObject workloadSpecToJson(const WorkloadSpec &spec);
 // Checks ranges and cross-field rules; the readers call it too. Fields in *error are the
@@ -142,7 +143,8 @@ QJsonObject workloadSpecToJson(const WorkloadSpec &spec);
 bool validateWorkloadSpec(const WorkloadSpec &spec, SpecError *error);
 
 // Equality is by meaning: two ComputeDemands of the same kind compare only the field that kind
-// uses (a WholeCard demand ignores a stray `slices`), so a spec equals its JSON round trip.
+// uses (a WholeCard demand ignores a stray `slices`), and two CPU-only Demands (cards 0) ignore
+// their compute demands, so a spec equals its JSON round trip.
 bool operator==(const ComputeDemand &a, const ComputeDemand &b);
 bool operator==(const Demand &a, const Demand &b);
 bool operator==(const TimeBudget &a, const TimeBudget &b);

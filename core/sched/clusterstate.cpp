@@ -36,7 +36,8 @@ bool operator==(const HostState &a, const HostState &b)
 {
     return a.id == b.id && a.name == b.name && a.cpuMilli == b.cpuMilli && a.memoryMiB == b.memoryMiB
            && a.usedCpuMilli == b.usedCpuMilli && a.usedMemoryMiB == b.usedMemoryMiB
-           && a.firstCard == b.firstCard && a.cardCount == b.cardCount && a.up == b.up;
+           && a.firstCard == b.firstCard && a.cardCount == b.cardCount && a.up == b.up
+           && a.failedCards == b.failedCards && a.models == b.models && a.usedCardMilli == b.usedCardMilli;
 }
 
 bool operator==(const Job &a, const Job &b)
@@ -128,6 +129,8 @@ CardId ClusterState::addCard(HostId host, int modelIndex, PartitionMode mode, in
         c.units.append(u);
     }
     ++h.cardCount;
+    if (modelIndex < 32)
+        h.models |= 1u << modelIndex;
     m_cards.append(c);
     touch(host);
     return c.id;
@@ -207,6 +210,7 @@ int ClusterState::bind(JobId jobId, const UnitChoice &choice)
     ++c.clients;
     Q_ASSERT(j.host == c.host);
     m_usage[j.spec.kind] += unitMilli(c, *u);
+    m_hosts[c.host.value()].usedCardMilli += unitMilli(c, *u);
     j.assignments.append({choice.card, uid});
     touch(c.host);
     return uid;
@@ -223,6 +227,7 @@ void ClusterState::unbind(JobId jobId, CardId cardId, int uid)
     c.usedMemoryMiB -= u->memoryMiB;
     --c.clients;
     m_usage[j.spec.kind] -= milli;
+    m_hosts[c.host.value()].usedCardMilli -= milli;
     u->job = JobId();
     if (c.mode == PartitionMode::TimeSlicing || c.mode == PartitionMode::Mps) {
         for (qsizetype i = 0; i < c.units.size(); ++i) {
@@ -321,8 +326,12 @@ void ClusterState::setMode(CardId cardId, PartitionMode mode)
 
 void ClusterState::setCardHealth(CardId cardId, CardHealth health)
 {
-    m_cards[cardId.value()].health = health;
-    touch(m_cards[cardId.value()].host);
+    CardState &c = m_cards[cardId.value()];
+    c.health = health;
+    HostState &h = m_hosts[c.host.value()];
+    const quint64 bit = quint64(1) << c.indexOnHost;
+    h.failedCards = health == CardHealth::Failed ? (h.failedCards | bit) : (h.failedCards & ~bit);
+    touch(c.host);
 }
 
 void ClusterState::setHostUp(HostId host, bool up)
@@ -457,6 +466,17 @@ QString ClusterState::checkInvariants() const
     }
     for (const HostState &h : m_hosts) {
         const QString where = QStringLiteral("host ") + h.name;
+        quint64 failed = 0;
+        quint32 models = 0;
+        qint64 cardMilli = 0;
+        for (int i = 0; i < h.cardCount; ++i) {
+            const CardState &c = m_cards[h.firstCard + i];
+            failed |= quint64(c.health == CardHealth::Failed) << i;
+            models |= c.model < 32 ? 1u << c.model : 0u;
+            cardMilli += c.usedMilli;
+        }
+        if (failed != h.failedCards || models != h.models || cardMilli != h.usedCardMilli)
+            return where % QStringLiteral(": derived card summaries differ from its cards");
         if (hostCpu[h.id.value()] != h.usedCpuMilli || hostMem[h.id.value()] != h.usedMemoryMiB)
             return where % QStringLiteral(": used CPU/memory differ from its jobs");
         if (h.usedCpuMilli > h.cpuMilli || h.usedMemoryMiB > h.memoryMiB)

@@ -80,6 +80,10 @@ struct HostState
     int firstCard = 0; // cards of a host are contiguous: [firstCard, firstCard + cardCount)
     int cardCount = 0;
     bool up = true;
+    // Kept by ClusterState; derivable from the cards (filters read them instead of looping).
+    quint64 failedCards = 0;    // bit i: card firstCard + i has failed
+    quint32 models = 0;         // bit m: the host has a card of catalogue model m (m < 32)
+    qint64 usedCardMilli = 0;   // compute bound to jobs over all its cards
     quint64 version = 0; // bumped on every change to the host or its cards: plugins key caches on it
     // Equality ignores `version`: a discarded Statement restores the state, not the counter.
     friend bool operator==(const HostState &a, const HostState &b);

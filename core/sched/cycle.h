@@ -6,6 +6,7 @@
 
 #include <QVarLengthArray>
 
+#include <array>
 #include <vector>
 
 namespace Zhaoxi::Sched {
@@ -26,6 +27,7 @@ struct ModelFit
     Reason whyNot = Reason::None;
     quint32 profiles = 0;     // acceptable MIG profile indices (bit = index)
     QVarLengthArray<int, 8> profileOrder; // acceptable profiles, best (smallest) first
+    std::array<qint8, 32> profileRank{};  // position of a profile in profileOrder (-1: not there)
     int softMilli = 0;        // share asked on a soft-sliced card (0 = soft cards not acceptable)
     bool wholeOk = true;      // a whole card (Whole mode) serves
 };
@@ -52,6 +54,7 @@ struct CycleContext
     bool allowCreatePartitions = true; // may carve new MIG instances out of free slots
     qint64 classBudgetLeft = -1;      // milli-cards the job's class may still take; -1 = unlimited
     QVarLengthArray<ModelFit, 16> models; // indexed like the catalogue
+    quint32 allowedModels = 0;        // bit m: models[m].allowed (models m < 32)
     // Per card (indexed by CardId), written by the UnitFit filter for cards it keeps.
     mutable std::vector<CardOption> options;
 

@@ -69,6 +69,7 @@ void Framework::prepare(CycleContext &ctx, const ClusterState &state, const Job 
     const QList<CardModel> &models = state.catalogue().models();
     ctx.models.resize(models.size());
     ctx.demandMilli = 0;
+    ctx.allowedModels = 0;
     for (int i = 0; i < models.size(); ++i) {
         const CardModel &m = models[i];
         ModelFit &mf = ctx.models[i];
@@ -110,6 +111,9 @@ void Framework::prepare(CycleContext &ctx, const ClusterState &state, const Job 
                 return x.memoryMiB < y.memoryMiB;
             return !x.mediaExtensions && y.mediaExtensions;
         });
+        mf.profileRank.fill(-1);
+        for (int r = 0; r < mf.profileOrder.size() && mf.profileOrder[r] < 32; ++r)
+            mf.profileRank[size_t(mf.profileOrder[r])] = qint8(r);
         switch (d.kind) {
         case ComputeDemand::Kind::WholeCard: mf.softMilli = softOk ? 1000 : 0; break;
         case ComputeDemand::Kind::MigProfile:
@@ -129,6 +133,8 @@ void Framework::prepare(CycleContext &ctx, const ClusterState &state, const Job 
         }
         if (mf.allowed && ctx.demandMilli == 0)
             ctx.demandMilli = demandMilliOn(m, d);
+        if (mf.allowed && i < 32)
+            ctx.allowedModels |= 1u << i;
     }
     if (ctx.demandMilli == 0)
         ctx.demandMilli = demandMilliOn(CardModel{}, d.kind == ComputeDemand::Kind::MigProfile ? ComputeDemand{} : d);
@@ -142,10 +148,10 @@ Status Framework::filterHost(const CycleContext &ctx, const HostState &host, Car
     for (const auto &f : m_profile.filters) {
         const CardMask before = mask;
         const Status st = f->filter(ctx, host, mask);
-        const bool tooFew = need > 0 && std::popcount(mask) < need;
+        const bool tooFew = need > 0 && mask != before && std::popcount(mask) < need;
         // A failure rejects the host when it was about the host (the mask is untouched) or when
         // too few cards are left; a card filter that cleared some of many cards just narrows.
-        if ((!st.isSuccess() && (mask == before || tooFew || need == 0)) || (tooFew && mask != before)) {
+        if ((!st.isSuccess() && (mask == before || tooFew || need == 0)) || tooFew) {
             if (rejectingFilter)
                 *rejectingFilter = QLatin1String(f->name());
             *cards = mask;
@@ -153,6 +159,8 @@ Status Framework::filterHost(const CycleContext &ctx, const HostState &host, Car
         }
     }
     *cards = mask;
+    if (need > 0 && std::popcount(mask) < need)
+        return Status::unschedulable(Reason::NoFreeUnit); // a profile without the gang filter
     return Status::success();
 }
 

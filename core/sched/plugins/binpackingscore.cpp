@@ -11,10 +11,7 @@ double BinPackingScore::score(const CycleContext &ctx, const HostState &host, Ca
                                            / double(host.cpuMilli)
                                  : 0;
     }
-    qint64 used = 0;
-    for (int i = 0; i < host.cardCount; ++i)
-        used += ctx.card(host, i).usedMilli;
-    used += qint64(ctx.demandMilli) * ctx.unitsNeeded;
+    const qint64 used = host.usedCardMilli + qint64(ctx.demandMilli) * ctx.unitsNeeded;
     return std::min(100.0, 100.0 * double(used) / (1000.0 * host.cardCount));
 }
 

@@ -5,14 +5,11 @@ namespace Zhaoxi::Sched {
 
 Status CardHealthFilter::filter(const CycleContext &ctx, const HostState &host, CardMask &cards) const
 {
-    Status st;
-    for (int i = 0; i < host.cardCount; ++i) {
-        if ((cards >> i & 1) && ctx.card(host, i).health == CardHealth::Failed) {
-            cards &= ~(CardMask(1) << i);
-            st = Status::unresolvable(Reason::CardFailed);
-        }
-    }
-    return st;
+    Q_UNUSED(ctx)
+    if (!(cards & host.failedCards))
+        return Status::success();
+    cards &= ~host.failedCards;
+    return Status::unresolvable(Reason::CardFailed);
 }
 
 } // namespace Zhaoxi::Sched

@@ -5,6 +5,9 @@ namespace Zhaoxi::Sched {
 
 Status CardModelFilter::filter(const CycleContext &ctx, const HostState &host, CardMask &cards) const
 {
+    // Most hosts hold one model: when every model on the host is allowed, nothing to clear.
+    if ((host.models & ctx.allowedModels) == host.models)
+        return Status::success();
     Status st;
     for (int i = 0; i < host.cardCount; ++i) {
         if (!(cards >> i & 1))

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "topologyscore.h"
 
-#include <bit>
-
 namespace Zhaoxi::Sched {
 
 double TopologyScore::score(const CycleContext &ctx, const HostState &host, CardMask feasible) const
@@ -10,31 +8,29 @@ double TopologyScore::score(const CycleContext &ctx, const HostState &host, Card
     const int need = ctx.unitsNeeded;
     if (need == 0 || host.cardCount == 0)
         return 50;
+    // One pass: feasible and busy cards per link domain (domain ids are small per host).
+    constexpr int kDomains = 16;
+    int feasibleIn[kDomains] = {};
+    bool busyIn[kDomains] = {};
+    for (int i = 0; i < host.cardCount; ++i) {
+        const CardState &c = ctx.card(host, i);
+        const int dom = c.linkDomain & (kDomains - 1);
+        feasibleIn[dom] += int(feasible >> i & 1);
+        busyIn[dom] |= c.clients > 0;
+    }
     if (need > 1) {
         // The tightest domain that can hold the gang: need / feasible cards in it.
-        int fewest = INT_MAX;
-        for (int i = 0; i < host.cardCount; ++i) {
-            if (!(feasible >> i & 1))
-                continue;
-            const int dom = ctx.card(host, i).linkDomain;
-            int n = 0;
-            for (int k = 0; k < host.cardCount; ++k)
-                n += (feasible >> k & 1) && ctx.card(host, k).linkDomain == dom;
-            if (n >= need)
-                fewest = std::min(fewest, n);
+        int fewest = 0;
+        for (int d = 0; d < kDomains; ++d) {
+            if (feasibleIn[d] >= need && (fewest == 0 || feasibleIn[d] < fewest))
+                fewest = feasibleIn[d];
         }
-        return fewest == INT_MAX ? 0 : 100.0 * need / fewest;
+        return fewest == 0 ? 0 : 100.0 * need / fewest;
     }
     // One card: best when a feasible card sits in a domain that already has work on it.
-    for (int i = 0; i < host.cardCount; ++i) {
-        if (!(feasible >> i & 1))
-            continue;
-        const int dom = ctx.card(host, i).linkDomain;
-        for (int k = 0; k < host.cardCount; ++k) {
-            const CardState &c = ctx.card(host, k);
-            if (c.linkDomain == dom && c.clients > 0)
-                return 100;
-        }
+    for (int d = 0; d < kDomains; ++d) {
+        if (feasibleIn[d] > 0 && busyIn[d])
+            return 100;
     }
     return 50;
 }

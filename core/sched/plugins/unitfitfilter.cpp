@@ -41,7 +41,7 @@ Status fitCard(const CycleContext &ctx, const CardState &c, CardOption *opt)
             anyAcceptable = true;
             if (u.job.isValid() || u.state != UnitState::Ready)
                 continue;
-            const int r = int(mf.profileOrder.indexOf(u.profile));
+            const int r = mf.profileRank[size_t(u.profile)];
             if (r < bestRank) {
                 bestRank = r;
                 best = &u;
