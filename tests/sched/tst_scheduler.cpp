@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The scheduler's cycle as scenarios: queue order, events, reconfiguration of idle cards,
+// card failures, class budgets.
+#include "core/catalogue/layoutrules.h"
+#include "core/sched/scheduler.h"
+#include "fixture.h"
+
+using namespace Zhaoxi;
+using namespace Zhaoxi::Sched;
+using namespace Zhaoxi::Sched::Test;
+
+namespace {
+constexpr qint64 kMin = 60'000;
+}
+
+class TestScheduler : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void queueOrderIsPriorityThenAge()
+    {
+        ClusterState st(catalogue());
+        addHost(st, QStringLiteral("h"), QStringLiteral("H100-SXM5-80GB"), 1, PartitionMode::Whole);
+        SchedulerOptions o;
+        o.preemptionEnabled = false;
+        Scheduler s(st, defaultProfile(), o);
+        const JobId old = s.submit(wholeCards(QStringLiteral("old"), 1, 0), 0);
+        const JobId young = s.submit(wholeCards(QStringLiteral("young"), 1, 0), 10);
+        const JobId vip = s.submit(wholeCards(QStringLiteral("vip"), 1, 5), 20);
+        QCOMPARE(s.queue(), (QList<JobId>{vip, old, young}));
+        s.tick(30);
+        QCOMPARE(s.state().job(vip).state, JobState::Running);
+        QCOMPARE(s.queue(), (QList<JobId>{old, young}));
+        // When the card frees, it goes to the next waiting job at once.
+        s.finish(vip, 40);
+        s.tick(40);
+        QCOMPARE(s.state().job(old).state, JobState::Running);
+    }
+
+    void eventsTellTheStory()
+    {
+        ClusterState st(catalogue());
+        addHost(st, QStringLiteral("h"), QStringLiteral("H100-SXM5-80GB"), 1, PartitionMode::Mig);
+        Scheduler s(st);
+        MemoryEventSink sink;
+        s.addSink(&sink);
+        const JobId j = s.submit(migProfile(QStringLiteral("svc"), QStringLiteral("3g.40gb")), 0);
+        s.tick(0);
+        s.finish(j, 5 * kMin);
+        const QList<SchedEvent> &e = sink.events();
+        QCOMPARE(e.size(), 4);
+        QCOMPARE(e[0].code, EventCode::JobSubmitted);
+        QCOMPARE(e[1].code, EventCode::PartitionCreated);
+        QCOMPARE(e[1].start, 0);
+        QCOMPARE(e[2].code, EventCode::JobPlaced);
+        QCOMPARE(e[2].card, CardId(0));
+        QCOMPARE(e[3].code, EventCode::JobFinished);
+        QCOMPARE(e[3].atMs, 5 * kMin);
+    }
+
+    void waitingReasonRecordedOncePerChange()
+    {
+        ClusterState st(catalogue());
+        addHost(st, QStringLiteral("h"), QStringLiteral("H100-SXM5-80GB"), 1, PartitionMode::Whole);
+        SchedulerOptions o;
+        o.preemptionEnabled = false;
+        Scheduler s(st, defaultProfile(), o);
+        MemoryEventSink sink;
+        s.addSink(&sink);
+        s.submit(wholeCards(QStringLiteral("a"), 1), 0);
+        s.submit(wholeCards(QStringLiteral("b"), 1), 0);
+        for (int i = 0; i < 5; ++i)
+            s.tick(i * 1000);
+        QCOMPARE(sink.count(EventCode::JobWaiting), 1);
+    }
+
+    void switchesIdleCardMode()
+    {
+        // A MIG profile demand on an appliance whose MIG-capable card is in whole mode and idle.
+        ClusterState st(catalogue());
+        addHost(st, QStringLiteral("h"), QStringLiteral("H200-141GB"), 1, PartitionMode::Whole);
+        Scheduler s(st);
+        MemoryEventSink sink;
+        s.addSink(&sink);
+        const JobId j = s.submit(migProfile(QStringLiteral("svc"), QStringLiteral("2g.35gb")), 0);
+        s.tick(0);
+        QCOMPARE(s.state().job(j).state, JobState::Running);
+        QVERIFY(s.state().card(CardId(0)).mode == PartitionMode::Mig);
+        QCOMPARE(sink.count(EventCode::CardModeChanged), 1);
+        QCOMPARE(s.lastTrace(j)->kind, DecisionKind::Repartition);
+        ZX_CHECK_INVARIANTS(s.state());
+    }
+
+    void repartitionsAroundBusyInstances()
+    {
+        // Busy 3g@0, idle 1g@4,5,6: a 3g demand destroys the idle 1g's and creates 3g@4; the
+        // busy instance survives.
+        ClusterState st(catalogue());
+        addHost(st, QStringLiteral("h"), QStringLiteral("H100-SXM5-80GB"), 1, PartitionMode::Mig);
+        const QString m = QStringLiteral("H100-SXM5-80GB");
+        st.createPartition(CardId(0), profileIndex(m, QStringLiteral("3g.40gb")), 0);
+        for (int start : {4, 5, 6})
+            st.createPartition(CardId(0), profileIndex(m, QStringLiteral("1g.10gb")), start);
+        Scheduler s(st);
+        MemoryEventSink sink;
+        s.addSink(&sink);
+        const JobId first = s.submit(migProfile(QStringLiteral("first"), QStringLiteral("3g.40gb")), 0);
+        s.tick(0);
+        QCOMPARE(s.state().job(first).state, JobState::Running);
+        const JobId second = s.submit(migProfile(QStringLiteral("second"), QStringLiteral("3g.40gb")), 1000);
+        s.tick(1000);
+        QCOMPARE(s.state().job(second).state, JobState::Running);
+        QCOMPARE(sink.count(EventCode::PartitionDestroyed), 3);
+        const QList<MigPlacement> layout = s.state().card(CardId(0)).migLayout();
+        QCOMPARE(layout.size(), 2);
+        QCOMPARE(layout[0].start, 0);
+        QCOMPARE(layout[1].start, 4);
+        QVERIFY(s.lastTrace(second)->note.contains(QLatin1String("repartitioned")));
+        ZX_CHECK_INVARIANTS(s.state());
+    }
+
+    void lostCardWorkResumesElsewhereFromCheckpoint()
+    {
+        ClusterState st(catalogue());
+        addHost(st, QStringLiteral("a"), QStringLiteral("H100-SXM5-80GB"), 1, PartitionMode::Whole);
+        addHost(st, QStringLiteral("b"), QStringLiteral("H100-SXM5-80GB"), 1, PartitionMode::Whole);
+        Scheduler s(st);
+        MemoryEventSink sink;
+        s.addSink(&sink);
+        WorkloadSpec w = wholeCards(QStringLiteral("train"), 1);
+        w.checkpointIntervalMs = 15 * kMin;
+        w.affinity.host.clear();
+        const JobId j = s.submit(w, 0);
+        const JobId other = s.submit(wholeCards(QStringLiteral("other"), 1), 0);
+        s.tick(0);
+        const CardId card = s.state().job(j).assignments.first().card;
+        s.finish(other, 10 * kMin);
+        s.tick(10 * kMin);
+        s.cardFailed(card, 40 * kMin); // 40 min of work, checkpoint at 30
+        QCOMPARE(s.state().job(j).state, JobState::Pending);
+        QCOMPARE(s.state().job(j).workDoneMs, 30 * kMin);
+        QCOMPARE(s.state().job(j).lostWorkMs, 10 * kMin);
+        s.tick(40 * kMin);
+        QCOMPARE(s.state().job(j).state, JobState::Running);
+        QVERIFY(s.state().job(j).assignments.first().card != card);
+        QCOMPARE(sink.count(EventCode::CardFailed), 1);
+        QCOMPARE(sink.count(EventCode::JobEvicted), 1);
+        ZX_CHECK_INVARIANTS(s.state());
+        // Nothing lands on the failed card until it recovers.
+        QCOMPARE(s.couldRunOn(wholeCards(QStringLiteral("x"), 1), card, 40 * kMin).reason, Reason::CardFailed);
+        s.cardRecovered(card, 50 * kMin);
+        QVERIFY(s.couldRunOn(wholeCards(QStringLiteral("x"), 1), card, 50 * kMin).isSuccess());
+    }
+
+    void classBudgetHoldsTrainingBack()
+    {
+        ClusterState st(catalogue());
+        addHost(st, QStringLiteral("h"), QStringLiteral("H100-SXM5-80GB"), 4, PartitionMode::Whole);
+        Scheduler s(st);
+        ClassBudget day;
+        day.trainingMilli = 1000; // by day training may hold one card
+        s.setClassBudget(day, 0);
+        const JobId a = s.submit(wholeCards(QStringLiteral("a"), 1), 0);
+        const JobId b = s.submit(wholeCards(QStringLiteral("b"), 1), 0);
+        const JobId inf = s.submit(fraction(QStringLiteral("svc"), 500), 0);
+        s.tick(0);
+        QCOMPARE(s.state().job(a).state, JobState::Running);
+        QCOMPARE(s.state().job(b).state, JobState::Pending);
+        QCOMPARE(s.state().job(inf).state, JobState::Running);
+        QCOMPARE(s.lastTrace(b)->result.reason, Reason::ClassBudgetExceeded);
+        s.setClassBudget(ClassBudget{}, 22 * 60 * kMin); // night: no limit
+        s.tick(22 * 60 * kMin);
+        QCOMPARE(s.state().job(b).state, JobState::Running);
+    }
+
+    void applyLayoutRefusesBusyAndIllegal()
+    {
+        ClusterState st(catalogue());
+        addHost(st, QStringLiteral("h"), QStringLiteral("H100-SXM5-80GB"), 1, PartitionMode::Mig);
+        Scheduler s(st);
+        const QString m = QStringLiteral("H100-SXM5-80GB");
+        const int p3 = profileIndex(m, QStringLiteral("3g.40gb")), p7 = profileIndex(m, QStringLiteral("7g.80gb"));
+        QString why;
+        QVERIFY(!s.applyLayout(CardId(0), {{p3, 1}}, 0, &why));
+        QVERIFY2(why.contains(QLatin1String("start")), qPrintable(why));
+        QVERIFY(s.applyLayout(CardId(0), {{p3, 0}, {p3, 4}}, 0, &why));
+        const JobId j = s.submit(migProfile(QStringLiteral("svc"), QStringLiteral("3g.40gb")), 0);
+        s.tick(0);
+        QCOMPARE(s.state().job(j).state, JobState::Running);
+        const ClusterState before = s.state();
+        QVERIFY(!s.applyLayout(CardId(0), {{p7, 0}}, 0, &why));
+        QVERIFY2(why.contains(QLatin1String("svc")), qPrintable(why));
+        QVERIFY(s.state() == before);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestScheduler)
+#include "tst_scheduler.moc"
