@@ -5,6 +5,8 @@
 
 #include <QStringBuilder>
 
+#include <atomic>
+
 namespace Zhaoxi::Sched {
 
 using Domain::WorkloadKind;
@@ -94,6 +96,12 @@ qint64 ClassUsage::operator[](WorkloadKind k) const
     return const_cast<ClassUsage &>(*this)[k];
 }
 
+quint64 ClusterState::nextVersion()
+{
+    static std::atomic<quint64> counter{0};
+    return ++counter;
+}
+
 ClusterState::ClusterState(Catalogue::Catalogue catalogue)
     : m_catalogue(std::move(catalogue))
 {}
@@ -106,6 +114,7 @@ HostId ClusterState::addHost(const QString &name, qint64 cpuMilli, qint64 memory
     h.cpuMilli = cpuMilli;
     h.memoryMiB = memoryMiB;
     h.firstCard = int(m_cards.size());
+    h.version = nextVersion();
     m_hosts.append(h);
     return h.id;
 }
@@ -128,6 +137,7 @@ CardId ClusterState::addCard(HostId host, int modelIndex, PartitionMode mode, in
         u.memoryMiB = m_catalogue.models()[modelIndex].memoryMiB;
         c.units.append(u);
     }
+    refreshMig(c);
     ++h.cardCount;
     if (modelIndex < 32)
         h.models |= 1u << modelIndex;
@@ -212,6 +222,7 @@ int ClusterState::bind(JobId jobId, const UnitChoice &choice)
     m_usage[j.spec.kind] += unitMilli(c, *u);
     m_hosts[c.host.value()].usedCardMilli += unitMilli(c, *u);
     j.assignments.append({choice.card, uid});
+    refreshMig(c);
     touch(c.host);
     return uid;
 }
@@ -238,6 +249,7 @@ void ClusterState::unbind(JobId jobId, CardId cardId, int uid)
         }
     }
     j.assignments.removeOne(Assignment{cardId, uid});
+    refreshMig(c);
     touch(c.host);
 }
 
@@ -282,6 +294,7 @@ int ClusterState::createPartition(CardId cardId, int profile, int start, UnitSta
         ++at;
     c.units.insert(at, u);
     c.occupancy |= ((1u << p.span) - 1u) << start;
+    refreshMig(c);
     touch(c.host);
     return u.uid;
 }
@@ -305,6 +318,7 @@ void ClusterState::setUnitState(CardId cardId, int uid, UnitState state)
     CardState &c = m_cards[cardId.value()];
     if (Unit *u = c.unit(uid))
         u->state = state;
+    refreshMig(c);
     touch(c.host);
 }
 
@@ -379,6 +393,41 @@ void ClusterState::recount(CardState &c)
             ++c.clients;
         }
     }
+    refreshMig(c);
+}
+
+void ClusterState::refreshMig(CardState &c) const
+{
+    c.freeProfiles = 0;
+    c.creatable = 0;
+    if (c.mode != PartitionMode::Mig)
+        return;
+    const CardModel &m = model(c);
+    int slices = 0;
+    bool media = false;
+    int count[32] = {};
+    for (const Unit &u : c.units) {
+        const Domain::MigProfile &p = m.migProfiles[u.profile];
+        slices += p.computeSlices;
+        media |= p.mediaExtensions;
+        if (u.profile < 32)
+            ++count[u.profile];
+        if (!u.job.isValid() && u.state == UnitState::Ready && u.profile < 32)
+            c.freeProfiles |= 1u << u.profile;
+    }
+    for (int i = 0; i < m.migProfiles.size() && i < 32; ++i) {
+        const Domain::MigProfile &p = m.migProfiles[i];
+        if (count[i] >= p.maxInstances || slices + p.computeSlices > m.migComputeSlices
+            || (p.mediaExtensions && media))
+            continue;
+        const quint32 span = (1u << p.span) - 1u;
+        for (int start : p.starts) {
+            if (!(c.occupancy & (span << start))) {
+                c.creatable |= 1u << i;
+                break;
+            }
+        }
+    }
 }
 
 QString ClusterState::checkInvariants() const
@@ -413,6 +462,10 @@ QString ClusterState::checkInvariants() const
         }
         if (milli != c.usedMilli || mem != c.usedMemoryMiB || clients != c.clients || occ != c.occupancy)
             return where % QStringLiteral(": derived counters differ from its units");
+        CardState fresh = c;
+        refreshMig(fresh);
+        if (fresh.freeProfiles != c.freeProfiles || fresh.creatable != c.creatable)
+            return where % QStringLiteral(": MIG summaries differ from its instances");
         switch (c.mode) {
         case PartitionMode::Whole:
             if (c.units.size() != 1)

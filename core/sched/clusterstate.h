@@ -61,6 +61,8 @@ struct CardState
     qint64 usedMemoryMiB = 0;   // memory bound to jobs
     int clients = 0;            // bound units
     quint32 occupancy = 0;      // MIG slots taken by instances (free or busy)
+    quint32 freeProfiles = 0;   // MIG: bit p = an idle, ready instance of profile p exists
+    quint32 creatable = 0;      // MIG: bit p = an instance of profile p can be added as laid out
     int nextUid = 0;
     friend bool operator==(const CardState &, const CardState &) = default;
 
@@ -84,7 +86,9 @@ struct HostState
     quint64 failedCards = 0;    // bit i: card firstCard + i has failed
     quint32 models = 0;         // bit m: the host has a card of catalogue model m (m < 32)
     qint64 usedCardMilli = 0;   // compute bound to jobs over all its cards
-    quint64 version = 0; // bumped on every change to the host or its cards: plugins key caches on it
+    // A new value on every change to the host or its cards, unique across every ClusterState of
+    // the process (copies share it only while they are equal): plugins key caches on it.
+    quint64 version = 0;
     // Equality ignores `version`: a discarded Statement restores the state, not the counter.
     friend bool operator==(const HostState &a, const HostState &b);
 };
@@ -222,8 +226,10 @@ public:
 
 private:
     friend class Statement;
-    void touch(HostId host) { ++m_hosts[host.value()].version; }
+    void touch(HostId host) { m_hosts[host.value()].version = nextVersion(); }
+    static quint64 nextVersion();
     void recount(CardState &card);
+    void refreshMig(CardState &card) const; // freeProfiles and creatable
 
     Catalogue::Catalogue m_catalogue;
     QList<HostState> m_hosts;

@@ -5,19 +5,11 @@ namespace Zhaoxi::Sched::MigFit {
 
 int creatableStart(const CardModel &model, const CardState &card, int profile)
 {
+    // CardState::creatable already accounts for instance limits, compute slices and the media
+    // engines; only the start remains to be found.
+    if (profile >= 32 || !(card.creatable >> profile & 1))
+        return -1;
     const Domain::MigProfile &p = model.migProfiles[profile];
-    int sameProfile = 0, slices = 0;
-    bool mediaTaken = false;
-    for (const Unit &u : card.units) {
-        const Domain::MigProfile &q = model.migProfiles[u.profile];
-        slices += q.computeSlices;
-        sameProfile += u.profile == profile;
-        mediaTaken |= q.mediaExtensions;
-    }
-    if (sameProfile >= p.maxInstances || slices + p.computeSlices > model.migComputeSlices)
-        return -1;
-    if (p.mediaExtensions && mediaTaken)
-        return -1;
     const quint32 span = (1u << p.span) - 1u;
     for (int start : p.starts) {
         if (!(card.occupancy & (span << start)))

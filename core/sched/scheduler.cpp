@@ -170,6 +170,29 @@ bool Scheduler::fail(JobId job, qint64 nowMs)
     return true;
 }
 
+qint64 Scheduler::requeue(JobId job, qint64 nowMs, bool atCheckpoint)
+{
+    if (!job.isValid() || job.value() >= m_state.jobs().size() || m_state.job(job).state != JobState::Running)
+        return -1;
+    m_state.accountProgress(job, nowMs);
+    const Job &j = m_state.job(job);
+    const qint64 interval = j.spec.checkpointIntervalMs;
+    qint64 at = nowMs;
+    if (atCheckpoint && interval > 0 && j.workDoneMs % interval != 0) {
+        const qint64 wait = interval - j.workDoneMs % interval;
+        if (wait <= m_options.preemption.maxCheckpointWaitMs)
+            at = nowMs + wait;
+    }
+    Statement st(m_state);
+    if (at <= nowMs)
+        st.evict(job, nowMs);
+    else
+        st.markPreempting(job, JobId(), at);
+    st.commit();
+    publishSteps(st.steps(), nowMs);
+    return at;
+}
+
 void Scheduler::cardFailed(CardId card, qint64 nowMs)
 {
     if (m_state.card(card).health == CardHealth::Failed)

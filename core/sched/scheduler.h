@@ -68,6 +68,11 @@ public:
     bool cancel(JobId job, qint64 nowMs);             // false when already ended
     bool finish(JobId job, qint64 nowMs);             // the job completed its work
     bool fail(JobId job, qint64 nowMs);               // the job crashed on its own
+    // Takes a running job off its units and back to the queue (a colocation policy shrinking or
+    // pausing training, an operator). `atCheckpoint`: it keeps running until its next checkpoint
+    // (at most maxCheckpointWaitMs away) and loses nothing; otherwise it goes at once, losing the
+    // work since its last checkpoint. Returns when it will be off (-1: not running).
+    qint64 requeue(JobId job, qint64 nowMs, bool atCheckpoint);
     // A card failed: its jobs return to the queue from their checkpoints; the card takes no work.
     void cardFailed(CardId card, qint64 nowMs);
     void cardRecovered(CardId card, qint64 nowMs);

@@ -199,10 +199,9 @@ void Statement::discard()
         if (u.card)
             m_state.m_cards[u.card->id.value()] = *u.card;
         if (u.host) {
-            const quint64 v = m_state.m_hosts[u.host->id.value()].version;
             m_state.m_hosts[u.host->id.value()] = *u.host;
-            // The host changed twice, so caches keyed on the version must miss.
-            m_state.m_hosts[u.host->id.value()].version = v + 1;
+            // The host changed twice: caches keyed on the version must miss.
+            m_state.touch(u.host->id);
         }
         if (u.job)
             m_state.m_jobs[u.job->id.value()] = *u.job;

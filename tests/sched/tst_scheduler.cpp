@@ -174,6 +174,29 @@ private Q_SLOTS:
         QCOMPARE(s.state().job(b).state, JobState::Running);
     }
 
+    void requeueAtCheckpointOrAtOnce()
+    {
+        ClusterState st(catalogue());
+        addHost(st, QStringLiteral("h"), QStringLiteral("H100-SXM5-80GB"), 2, PartitionMode::Whole);
+        Scheduler s(st);
+        WorkloadSpec w = wholeCards(QStringLiteral("t"), 1);
+        w.checkpointIntervalMs = 10 * kMin;
+        const JobId a = s.submit(w, 0);
+        const JobId b = s.submit(w, 0);
+        s.tick(0);
+        // Paused at its next checkpoint (30 min): nothing lost.
+        QCOMPARE(s.requeue(a, 25 * kMin, true), 30 * kMin);
+        QCOMPARE(s.state().job(a).state, JobState::Preempting);
+        s.tick(30 * kMin);
+        QCOMPARE(s.state().job(a).lostWorkMs, qint64(0));
+        QCOMPARE(s.state().job(a).workDoneMs, 30 * kMin);
+        // At once: the 5 minutes since its checkpoint are lost.
+        QCOMPARE(s.requeue(b, 35 * kMin, false), 35 * kMin);
+        QCOMPARE(s.state().job(b).lostWorkMs, 5 * kMin);
+        QCOMPARE(s.requeue(b, 36 * kMin, false), qint64(-1)); // not running: nothing to do
+        ZX_CHECK_INVARIANTS(s.state());
+    }
+
     void applyLayoutRefusesBusyAndIllegal()
     {
         ClusterState st(catalogue());

@@ -34,24 +34,22 @@ Status fitCard(const CycleContext &ctx, const CardState &c, CardOption *opt)
             return Status::unresolvable(Reason::CardMemoryTooSmall, needMem, m.memoryMiB);
         int bestRank = INT_MAX;
         const Unit *best = nullptr;
-        bool anyAcceptable = false;
-        for (const Unit &u : c.units) {
-            if (!(mf.profiles >> u.profile & 1))
-                continue;
-            anyAcceptable = true;
-            if (u.job.isValid() || u.state != UnitState::Ready)
-                continue;
-            const int r = mf.profileRank[size_t(u.profile)];
-            if (r < bestRank) {
-                bestRank = r;
-                best = &u;
+        if (c.freeProfiles & mf.profiles) {
+            for (const Unit &u : c.units) {
+                if (!(mf.profiles >> u.profile & 1) || u.job.isValid() || u.state != UnitState::Ready)
+                    continue;
+                const int r = mf.profileRank[size_t(u.profile)];
+                if (r < bestRank) {
+                    bestRank = r;
+                    best = &u;
+                }
             }
         }
         // An idle instance, or a new one carved from free slots: whichever fits tighter (a new
         // instance costs one rank for the reconfiguration; ties keep the existing one).
         int createRank = INT_MAX, createProfile = -1, createStart = -1;
         if (ctx.allowCreatePartitions) {
-            for (int r = 0; r < mf.profileOrder.size() && r + 1 < bestRank; ++r) {
+            for (int r = 0; (c.creatable & mf.profiles) && r < mf.profileOrder.size() && r + 1 < bestRank; ++r) {
                 const int start = MigFit::creatableStart(m, c, mf.profileOrder[r]);
                 if (start >= 0) {
                     createRank = r + 1;
@@ -80,6 +78,9 @@ Status fitCard(const CycleContext &ctx, const CardState &c, CardOption *opt)
             return Status::success();
         }
         // Busy or blocking instances: destroying idle ones, or evicting, could make room.
+        bool anyAcceptable = false;
+        for (const Unit &u : c.units)
+            anyAcceptable |= bool(mf.profiles >> u.profile & 1);
         return Status::unschedulable(anyAcceptable ? Reason::NoFreeUnit : Reason::NeedsRepartition);
     }
     case PartitionMode::TimeSlicing:
@@ -116,8 +117,13 @@ Status UnitFitFilter::filter(const CycleContext &ctx, const HostState &host, Car
         if (!(cards >> i & 1))
             continue;
         const CardState &c = ctx.card(host, i);
-        const Status s = fitCard(ctx, c, &ctx.options[c.id.value()]);
-        if (!s.isSuccess()) {
+        // Fill a local option and store it only for cards that fit: the options array spans
+        // every card of the appliance, and writing it for each rejected card costs cache misses.
+        CardOption opt;
+        const Status s = fitCard(ctx, c, &opt);
+        if (s.isSuccess())
+            ctx.options[size_t(c.id.value())] = opt;
+        else {
             cards &= ~(CardMask(1) << i);
             // Report the most hopeful reason: one preemption or repartitioning could fix.
             if (st.isSuccess() || s.code == Status::Code::Unschedulable)
