@@ -134,13 +134,22 @@ int main(int argc, char **argv)
     for (int i = 0; i < queue; ++i)
         pending.push_back(st.addJob(randomSpec(rng, n++), 0));
 
-    for (bool trace : {false, true}) {
+    struct Mode
+    {
+        bool trace, reuse;
+        const char *name;
+    };
+    for (const Mode mode : {Mode{false, false, "cold: no verdict reuse, no trace"},
+                            Mode{false, true, "warm: verdicts reused, no trace"},
+                            Mode{true, true, "warm, with decision traces"}}) {
+        const bool trace = mode.trace;
         std::vector<double> us, cpu;
         us.reserve(pending.size());
         cpu.reserve(pending.size());
         int ok = 0;
         DecideOptions o;
         o.trace = trace;
+        o.reuseVerdicts = mode.reuse;
         for (JobId j : pending) {
             const double c0 = cpuMicros();
             const auto t0 = std::chrono::steady_clock::now();
@@ -150,13 +159,14 @@ int main(int argc, char **argv)
             us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
             ok += d.status.isSuccess();
         }
-        std::printf("decide (trace %s): %d hosts x 8 cards, %zu queued, %d feasible; "
+        std::printf("decide (%s): %d hosts x 8 cards, %zu queued, %d feasible; "
                     "per decision wall median %.1f us, p90 %.1f us, p99 %.1f us; "
                     "cpu median %.1f us, p99 %.1f us\n",
-                    trace ? "on" : "off", hosts, pending.size(), ok, percentile(us, 0.5),
+                    mode.name, hosts, pending.size(), ok, percentile(us, 0.5),
                     percentile(us, 0.9), percentile(us, 0.99), percentile(cpu, 0.5), percentile(cpu, 0.99));
     }
-    // A whole scheduling cycle over the queue, committing placements.
+    // A whole scheduling cycle over the queue, committing placements (each one changes a host, so
+    // later decisions see fresh verdicts there), traces and events on.
     Scheduler sched(st, defaultProfile());
     const auto t0 = std::chrono::steady_clock::now();
     const Scheduler::TickResult r = sched.tick(1000);

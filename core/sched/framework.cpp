@@ -31,7 +31,17 @@ std::vector<std::shared_ptr<const FilterPlugin>> standardFilters()
 
 Framework::Framework(Profile profile)
     : m_profile(std::move(profile))
-{}
+{
+    for (const auto &f : m_profile.filters) {
+        if (!f->cardScoped())
+            m_ordered.push_back(f);
+    }
+    m_firstCardFilter = m_ordered.size();
+    for (const auto &f : m_profile.filters) {
+        if (f->cardScoped())
+            m_ordered.push_back(f);
+    }
+}
 
 namespace {
 
@@ -140,28 +150,39 @@ void Framework::prepare(CycleContext &ctx, const ClusterState &state, const Job 
         ctx.demandMilli = demandMilliOn(CardModel{}, d.kind == ComputeDemand::Kind::MigProfile ? ComputeDemand{} : d);
 }
 
-Status Framework::filterHost(const CycleContext &ctx, const HostState &host, CardMask *cards,
-                             QString *rejectingFilter) const
+Status Framework::runFilters(const CycleContext &ctx, const HostState &host, CardMask *cards,
+                             size_t begin, size_t end, int *which) const
 {
-    CardMask mask = ctx.unitsNeeded > 0 ? *cards : 0;
+    CardMask mask = *cards;
     const int need = ctx.unitsNeeded;
-    for (const auto &f : m_profile.filters) {
+    for (size_t i = begin; i < end; ++i) {
         const CardMask before = mask;
-        const Status st = f->filter(ctx, host, mask);
+        const Status st = m_ordered[i]->filter(ctx, host, mask);
         const bool tooFew = need > 0 && mask != before && std::popcount(mask) < need;
         // A failure rejects the host when it was about the host (the mask is untouched) or when
         // too few cards are left; a card filter that cleared some of many cards just narrows.
         if ((!st.isSuccess() && (mask == before || tooFew || need == 0)) || tooFew) {
-            if (rejectingFilter)
-                *rejectingFilter = QLatin1String(f->name());
+            *which = int(i);
             *cards = mask;
             return st.isSuccess() ? Status::unschedulable(Reason::NoFreeUnit) : st;
         }
     }
     *cards = mask;
-    if (need > 0 && std::popcount(mask) < need)
-        return Status::unschedulable(Reason::NoFreeUnit); // a profile without the gang filter
     return Status::success();
+}
+
+Status Framework::filterHost(const CycleContext &ctx, const HostState &host, CardMask *cards,
+                             QString *rejectingFilter) const
+{
+    if (ctx.unitsNeeded == 0)
+        *cards = 0;
+    int which = -1;
+    Status st = runFilters(ctx, host, cards, 0, m_ordered.size(), &which);
+    if (st.isSuccess() && ctx.unitsNeeded > 0 && std::popcount(*cards) < ctx.unitsNeeded)
+        st = Status::unschedulable(Reason::NoFreeUnit); // a profile without the gang filter
+    if (!st.isSuccess() && rejectingFilter && which >= 0)
+        *rejectingFilter = QLatin1String(m_ordered[size_t(which)]->name());
+    return st;
 }
 
 Decision Framework::decide(const ClusterState &state, const Job &job, qint64 nowMs,
@@ -211,14 +232,55 @@ Decision Framework::decide(const ClusterState &state, const Job &job, qint64 now
     int nTop = 0;
     m_scratch.resize(size_t(nScores) * (DecisionTrace::kKeepBest + 1));
 
+    // The card-scoped filters' verdicts for this per-card demand shape, reused per host while the
+    // host is unchanged: a waiting queue re-asks the same questions every cycle.
+    std::vector<CardVerdict> *verdicts = nullptr;
+    if (ctx.unitsNeeded > 0 && !options.onlyCard.isValid() && options.reuseVerdicts) {
+        const Domain::Demand &dm = job.spec.demand;
+        ShapeKey key;
+        key.kind = int(dm.compute.kind);
+        key.milli = dm.compute.kind == ComputeDemand::Kind::Fraction ? dm.compute.milli : 0;
+        key.slices = dm.compute.kind == ComputeDemand::Kind::MigSlices ? dm.compute.slices : 0;
+        key.profile = dm.compute.kind == ComputeDemand::Kind::MigProfile ? dm.compute.profile : QString();
+        key.cards = dm.cards;
+        key.memoryMiB = dm.memoryMiB;
+        key.hard = job.spec.isolation == IsolationRequirement::HardOnly;
+        key.sameDomain = job.spec.affinity.sameLinkDomain;
+        key.create = ctx.allowCreatePartitions;
+        key.models = job.spec.affinity.cardModels;
+        if (m_cardVerdicts.size() > 4096)
+            m_cardVerdicts.clear(); // bounded memory: start over
+        verdicts = &m_cardVerdicts[key];
+        if (verdicts->size() < size_t(state.hosts().size()))
+            verdicts->resize(size_t(state.hosts().size()));
+    }
+    const int need = ctx.unitsNeeded;
     auto rankOf = [&](int h) { return h < int(m_ranks.size()) ? m_ranks[h] : h; };
     for (int k = 0; k < nHosts; ++k) {
         const int h = only.isEmpty() ? k : only[k].value();
         const HostState &host = state.hosts()[h];
-        CardMask mask = allCards(host);
-        if (options.onlyCard.isValid() && ctx.unitsNeeded == 1)
+        CardMask mask = need > 0 ? allCards(host) : 0;
+        if (options.onlyCard.isValid() && need == 1)
             mask = CardMask(1) << (options.onlyCard.value() - host.firstCard);
-        const Status st = filterHost(ctx, host, &mask, options.trace ? &filterName : nullptr);
+        int which = -1;
+        Status st = runFilters(ctx, host, &mask, 0, m_firstCardFilter, &which);
+        if (st.isSuccess() && verdicts) {
+            CardVerdict &v = (*verdicts)[size_t(h)];
+            if (v.version != host.version) {
+                v.version = host.version;
+                v.status = runFilters(ctx, host, &mask, m_firstCardFilter, m_ordered.size(), &v.filter);
+                v.mask = mask;
+            }
+            st = v.status;
+            mask = v.mask;
+            which = v.filter;
+        } else if (st.isSuccess()) {
+            st = runFilters(ctx, host, &mask, m_firstCardFilter, m_ordered.size(), &which);
+        }
+        if (st.isSuccess() && need > 0 && std::popcount(mask) < need)
+            st = Status::unschedulable(Reason::NoFreeUnit); // a profile without the gang filter
+        if (options.trace && which >= 0)
+            filterName = QLatin1String(m_ordered[size_t(which)]->name());
         if (!st.isSuccess()) {
             ++byReason[int(st.reason)];
             if (failure.isSuccess() || (st.code == Status::Code::Unschedulable && failure.code != Status::Code::Unschedulable))
@@ -279,6 +341,14 @@ Decision Framework::decide(const ClusterState &state, const Job &job, qint64 now
         return out;
     }
     const HostState &host = state.hosts()[bestHost];
+    if (verdicts) {
+        // The verdict came from the cache: run the card filters once more on the chosen host so
+        // ctx.options holds its cards' options for the pickers.
+        CardMask again = allCards(host);
+        int which = -1;
+        runFilters(ctx, host, &again, m_firstCardFilter, m_ordered.size(), &which);
+        Q_ASSERT(again == bestMask);
+    }
     Placement p;
     p.host = host.id;
     bool picked = false;

@@ -4,6 +4,8 @@
 #include "decisiontrace.h"
 #include "plugin.h"
 
+#include <QHash>
+
 #include <memory>
 #include <vector>
 
@@ -34,6 +36,7 @@ struct DecideOptions
     bool allowCreatePartitions = true;
     qint64 classBudgetLeft = -1; // milli-cards; -1 = unlimited
     bool trace = true;           // keep a DecisionTrace
+    bool reuseVerdicts = true;   // reuse card-scoped filter verdicts of unchanged hosts
     // Only these hosts (empty = all). Used by preemption and per-card queries.
     QList<HostId> onlyHosts;
     // Only this card (drag and drop onto a card): its host alone, and for single-card jobs only
@@ -75,7 +78,37 @@ public:
                             Placement *out);
 
 private:
+    // Runs filters [begin, end) of m_ordered; returns the index of the rejecting one in *which.
+    Status runFilters(const CycleContext &ctx, const HostState &host, CardMask *cards, size_t begin,
+                      size_t end, int *which) const;
+
+    // What the card-scoped filters said of one host, for one per-card demand shape.
+    struct CardVerdict
+    {
+        quint64 version = 0; // HostState::version it holds for; 0 = empty
+        Status status;
+        CardMask mask = 0;
+        int filter = -1;     // index into m_ordered of the rejecting filter
+    };
+    struct ShapeKey
+    {
+        int kind = 0, milli = 0, slices = 0, cards = 0;
+        qint64 memoryMiB = 0;
+        bool hard = false, sameDomain = true, create = true;
+        QString profile;
+        QStringList models;
+        friend bool operator==(const ShapeKey &, const ShapeKey &) = default;
+        friend size_t qHash(const ShapeKey &k, size_t seed = 0)
+        {
+            return qHashMulti(seed, k.kind, k.milli, k.slices, k.cards, k.memoryMiB, k.hard,
+                              k.sameDomain, k.create, k.profile, k.models);
+        }
+    };
+
     Profile m_profile;
+    std::vector<std::shared_ptr<const FilterPlugin>> m_ordered; // host-scoped, then card-scoped
+    size_t m_firstCardFilter = 0;
+    mutable QHash<ShapeKey, std::vector<CardVerdict>> m_cardVerdicts;
     std::vector<int> m_ranks;
     mutable CycleContext m_ctx; // reused between decisions: no per-decision allocation
     mutable std::vector<double> m_scratch;

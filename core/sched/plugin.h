@@ -36,6 +36,11 @@ public:
     virtual ~FilterPlugin() = default;
     virtual const char *name() const = 0;
     virtual Status filter(const CycleContext &ctx, const HostState &host, CardMask &cards) const = 0;
+    // True when the verdict depends only on the job's per-card demand (compute, card memory, gang
+    // width, model affinity, isolation, link-domain wish, whether partitions may be created) and
+    // on the host's cards: the framework then reuses it while HostState::version is unchanged.
+    // The framework runs host-scoped filters first, then card-scoped ones, each in profile order.
+    virtual bool cardScoped() const { return false; }
 };
 
 // A score plugin rates a feasible host, 0..100, higher better. The framework adds the weighted

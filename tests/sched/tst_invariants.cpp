@@ -116,6 +116,18 @@ private Q_SLOTS:
                 now += rng.bounded(600'000);
                 s.tick(now);
             }
+            // Reusing card verdicts of unchanged hosts never changes a decision.
+            if (step % 25 == 0 && !s.queue().isEmpty()) {
+                const Job &j = s.state().job(s.queue().first());
+                DecideOptions fresh, reused;
+                fresh.reuseVerdicts = false;
+                const Decision a = s.framework().decide(s.state(), j, now, reused);
+                const Decision b = s.framework().decide(s.state(), j, now, fresh);
+                QCOMPARE(a.status.code, b.status.code);
+                QCOMPARE(a.status.reason, b.status.reason);
+                QVERIFY(a.placement == b.placement);
+                QCOMPARE(a.trace.rejectedBy, b.trace.rejectedBy);
+            }
             const QString why = s.state().checkInvariants();
             QVERIFY2(why.isEmpty(), qPrintable(QStringLiteral("step %1: %2").arg(step).arg(why)));
             // Nothing lost: every submitted job still exists, in exactly one state.

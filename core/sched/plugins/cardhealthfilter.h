@@ -11,6 +11,7 @@ class CardHealthFilter final : public FilterPlugin
 public:
     const char *name() const override { return "CardHealth"; }
     Status filter(const CycleContext &ctx, const HostState &host, CardMask &cards) const override;
+    bool cardScoped() const override { return true; }
 };
 
 } // namespace Zhaoxi::Sched

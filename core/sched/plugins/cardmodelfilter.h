@@ -11,6 +11,7 @@ class CardModelFilter final : public FilterPlugin
 public:
     const char *name() const override { return "CardModel"; }
     Status filter(const CycleContext &ctx, const HostState &host, CardMask &cards) const override;
+    bool cardScoped() const override { return true; }
 };
 
 } // namespace Zhaoxi::Sched
