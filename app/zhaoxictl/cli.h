@@ -22,10 +22,10 @@ class Args
 {
 public:
     explicit Args(const QStringList &args);
-    bool flag(const QString &name);                 // consumes --name
+    bool flag(const QString &name);                    // consumes --name
     std::optional<QString> value(const QString &name); // consumes --name V / --name=V
-    QStringList positional() const;                 // what is left that does not start with --
-    QStringList unknownOptions() const;             // leftover --options (call after consuming)
+    QStringList positional() const;                    // what is left that does not start with --
+    QStringList unknownOptions() const;                // leftover --options (call after consuming)
     QString missingValueFor() const { return m_missingValue; } // an option given without value
 
 private:

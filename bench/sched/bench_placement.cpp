@@ -45,7 +45,8 @@ WorkloadSpec randomSpec(QRandomGenerator &rng, int n)
     case 2:
         w.kind = Domain::WorkloadKind::Inference;
         w.demand.compute.kind = ComputeDemand::Kind::MigProfile;
-        w.demand.compute.profile = rng.bounded(2) ? QStringLiteral("1g.10gb") : QStringLiteral("2g.35gb");
+        w.demand.compute.profile
+                = rng.bounded(2) ? QStringLiteral("1g.10gb") : QStringLiteral("2g.35gb");
         w.isolation = Domain::IsolationRequirement::HardOnly;
         break;
     default:
@@ -99,7 +100,8 @@ int main(int argc, char **argv)
     const int h200 = cat.indexOf(QStringLiteral("H200-141GB"));
     const int l40s = cat.indexOf(QStringLiteral("L40S-48GB"));
     for (int h = 0; h < hosts; ++h) {
-        const HostId id = st.addHost(QStringLiteral("node-%1").arg(h, 4, 10, QLatin1Char('0')), 192000, 2048 * 1024);
+        const HostId id = st.addHost(
+                QStringLiteral("node-%1").arg(h, 4, 10, QLatin1Char('0')), 192000, 2048 * 1024);
         const int kind = h % 10;
         for (int c = 0; c < 8; ++c) {
             if (kind < 4)
@@ -162,16 +164,29 @@ int main(int argc, char **argv)
         std::printf("decide (%s): %d hosts x 8 cards, %zu queued, %d feasible; "
                     "per decision wall median %.1f us, p90 %.1f us, p99 %.1f us; "
                     "cpu median %.1f us, p99 %.1f us\n",
-                    mode.name, hosts, pending.size(), ok, percentile(us, 0.5),
-                    percentile(us, 0.9), percentile(us, 0.99), percentile(cpu, 0.5), percentile(cpu, 0.99));
+                    mode.name,
+                    hosts,
+                    pending.size(),
+                    ok,
+                    percentile(us, 0.5),
+                    percentile(us, 0.9),
+                    percentile(us, 0.99),
+                    percentile(cpu, 0.5),
+                    percentile(cpu, 0.99));
     }
     // A whole scheduling cycle over the queue, committing placements (each one changes a host, so
     // later decisions see fresh verdicts there), traces and events on.
     Scheduler sched(st, defaultProfile());
     const auto t0 = std::chrono::steady_clock::now();
     const Scheduler::TickResult r = sched.tick(1000);
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const double ms
+            = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                      .count();
     std::printf("tick: %d placed, %d evicted, %d waiting in %.1f ms (%.1f us per queued unit)\n",
-                r.placed, r.evicted, r.waiting, ms, 1000.0 * ms / double(pending.size()));
+                r.placed,
+                r.evicted,
+                r.waiting,
+                ms,
+                1000.0 * ms / double(pending.size()));
     return 0;
 }

@@ -6,17 +6,24 @@ namespace Zhaoxi::Domain {
 QString toString(PartitionMode mode)
 {
     switch (mode) {
-    case PartitionMode::Whole: return QStringLiteral("whole");
-    case PartitionMode::Mig: return QStringLiteral("mig");
-    case PartitionMode::TimeSlicing: return QStringLiteral("time-slicing");
-    case PartitionMode::Mps: return QStringLiteral("mps");
+    case PartitionMode::Whole:
+        return QStringLiteral("whole");
+    case PartitionMode::Mig:
+        return QStringLiteral("mig");
+    case PartitionMode::TimeSlicing:
+        return QStringLiteral("time-slicing");
+    case PartitionMode::Mps:
+        return QStringLiteral("mps");
     }
     return {};
 }
 
 bool partitionModeFromString(const QString &text, PartitionMode *mode)
 {
-    for (PartitionMode m : {PartitionMode::Whole, PartitionMode::Mig, PartitionMode::TimeSlicing, PartitionMode::Mps}) {
+    for (PartitionMode m : {PartitionMode::Whole,
+                            PartitionMode::Mig,
+                            PartitionMode::TimeSlicing,
+                            PartitionMode::Mps}) {
         if (text == toString(m)) {
             *mode = m;
             return true;
@@ -28,9 +35,12 @@ bool partitionModeFromString(const QString &text, PartitionMode *mode)
 QString toString(IsolationLevel level)
 {
     switch (level) {
-    case IsolationLevel::None: return QStringLiteral("none");
-    case IsolationLevel::Weak: return QStringLiteral("weak");
-    case IsolationLevel::Strong: return QStringLiteral("strong");
+    case IsolationLevel::None:
+        return QStringLiteral("none");
+    case IsolationLevel::Weak:
+        return QStringLiteral("weak");
+    case IsolationLevel::Strong:
+        return QStringLiteral("strong");
     }
     return {};
 }

@@ -23,14 +23,14 @@ bool isolationLevelFromString(const QString &text, IsolationLevel *level);
 // Placements live on the 8-slot memory axis: the instance occupies [start, start + span).
 struct MigProfile
 {
-    QString name;              // e.g. "3g.71gb", "1g.18gb+me"
-    int profileId = -1;        // the driver's GPU instance profile id (e.g. 9 for 3g)
-    int computeSlices = 0;     // of the model's migComputeSlices (7)
-    int memorySlices = 0;      // of the model's migMemorySlices (8)
-    qint64 memoryMiB = 0;      // usable framebuffer of one instance
-    int maxInstances = 0;      // how many instances of this profile one card can hold
-    QList<int> starts;         // allowed start slots
-    int span = 0;              // slots one placement occupies
+    QString name;                 // e.g. "3g.71gb", "1g.18gb+me"
+    int profileId = -1;           // the driver's GPU instance profile id (e.g. 9 for 3g)
+    int computeSlices = 0;        // of the model's migComputeSlices (7)
+    int memorySlices = 0;         // of the model's migMemorySlices (8)
+    qint64 memoryMiB = 0;         // usable framebuffer of one instance
+    int maxInstances = 0;         // how many instances of this profile one card can hold
+    QList<int> starts;            // allowed start slots
+    int span = 0;                 // slots one placement occupies
     bool mediaExtensions = false; // "+me": owns the card's media engines (at most one)
 };
 
@@ -46,22 +46,22 @@ struct MigPlacement
 struct SoftSlicing
 {
     PartitionMode mode = PartitionMode::TimeSlicing; // TimeSlicing or Mps
-    int maxClients = 0;                 // e.g. 48 for MPS
-    bool memoryIsolation = false;       // MPS enforces a per-client memory quota; time-slicing does not
+    int maxClients = 0;                              // e.g. 48 for MPS
+    bool memoryIsolation = false; // MPS enforces a per-client memory quota; time-slicing does not
     IsolationLevel isolation = IsolationLevel::None;
-    double overheadFactor = 1.0;        // throughput kept when shared (0..1]
+    double overheadFactor = 1.0; // throughput kept when shared (0..1]
 };
 
 // A card model from the catalogue: hardware facts as data (HOUSE_STYLE 11).
 struct CardModel
 {
-    QString name;                 // canonical name, e.g. "H100-SXM5-80GB"
-    QStringList aliases;          // other names trace files or drivers use
+    QString name;        // canonical name, e.g. "H100-SXM5-80GB"
+    QStringList aliases; // other names trace files or drivers use
     QString vendor = QStringLiteral("NVIDIA");
     quint16 pciVendorId = 0x10DE;
     QList<quint16> pciDeviceIds;
     qint64 memoryMiB = 0;
-    double fp16Tflops = 0;        // dense tensor throughput, for the simulator's speed model
+    double fp16Tflops = 0; // dense tensor throughput, for the simulator's speed model
     int idlePowerW = 0;
     int maxPowerW = 0;
     int migComputeSlices = 7;
@@ -73,7 +73,7 @@ struct CardModel
     bool supports(PartitionMode mode) const;
     int profileIndex(const QString &profileName) const; // -1 when unknown
     const SoftSlicing *softMode(PartitionMode mode) const;
-    bool matchesName(const QString &modelName) const;  // name or alias, case-insensitive
+    bool matchesName(const QString &modelName) const; // name or alias, case-insensitive
 };
 
 } // namespace Zhaoxi::Domain

@@ -59,15 +59,15 @@ struct WorkloadSpecLimits
 struct ComputeDemand
 {
     enum class Kind {
-        WholeCard,  // a whole card (Whole mode, an empty soft card, or a free full-size MIG instance)
+        WholeCard, // a whole card (Whole mode, an empty soft card, or a free full-size MIG instance)
         MigProfile, // a named MIG profile, e.g. "3g.40gb" (restricts to models that have it)
         MigSlices,  // at least this many of the 7 compute slices, on any MIG model
         Fraction,   // a share of one card in 1/1000 (soft slicing; a hard partition also serves)
     };
     Kind kind = Kind::WholeCard;
-    QString profile;   // MigProfile
-    int slices = 0;    // MigSlices: 1..7
-    int milli = 1000;  // Fraction: 1..1000
+    QString profile;  // MigProfile
+    int slices = 0;   // MigSlices: 1..7
+    int milli = 1000; // Fraction: 1..1000
 };
 
 struct Demand
@@ -82,22 +82,22 @@ struct Demand
 
 struct TimeBudget
 {
-    qint64 expectedDurationMs = 0;   // 0 = unknown / open-ended (services)
+    qint64 expectedDurationMs = 0;    // 0 = unknown / open-ended (services)
     std::optional<qint64> deadlineMs; // UTC epoch ms
 };
 
 struct Affinity
 {
-    QStringList cardModels;    // allowed models (names or aliases); empty = any
+    QStringList cardModels;     // allowed models (names or aliases); empty = any
     bool sameLinkDomain = true; // gangs: all cards in one fast-link domain
-    QString host;              // pinned host name; empty = any
+    QString host;               // pinned host name; empty = any
 };
 
 struct InferenceSpec
 {
-    QString service;          // service name; replicas of one service share it
+    QString service; // service name; replicas of one service share it
     double sloP99Ms = 0;
-    double requestRate = 0;   // expected requests per second
+    double requestRate = 0; // expected requests per second
     int minReplicas = 1;
     int maxReplicas = 1;
 };
@@ -109,9 +109,9 @@ struct WorkloadSpec
     WorkloadKind kind = WorkloadKind::Batch;
     Demand demand;
     TimeBudget time;
-    int priority = 0;                      // higher runs first and may preempt lower
+    int priority = 0; // higher runs first and may preempt lower
     PreemptionTolerance preemption = PreemptionTolerance::Restart;
-    qint64 checkpointIntervalMs = 0;       // AtCheckpoint: progress is saved this often
+    qint64 checkpointIntervalMs = 0; // AtCheckpoint: progress is saved this often
     Affinity affinity;
     IsolationRequirement isolation = IsolationRequirement::SoftAllowed;
     std::optional<InferenceSpec> inference; // required for Inference, absent otherwise
@@ -122,7 +122,10 @@ struct SpecError
 {
     QString field;
     QString message;
-    QString toString() const { return field.isEmpty() ? message : field + QStringLiteral(": ") + message; }
+    QString toString() const
+    {
+        return field.isEmpty() ? message : field + QStringLiteral(": ") + message;
+    }
 };
 
 // Reads a spec from JSON (the format is docs/workload-spec.md). On any error returns nullopt and

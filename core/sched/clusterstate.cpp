@@ -14,9 +14,12 @@ using Domain::WorkloadKind;
 const char *toString(CardHealth health)
 {
     switch (health) {
-    case CardHealth::Healthy: return "healthy";
-    case CardHealth::Throttled: return "throttled";
-    case CardHealth::Failed: return "failed";
+    case CardHealth::Healthy:
+        return "healthy";
+    case CardHealth::Throttled:
+        return "throttled";
+    case CardHealth::Failed:
+        return "failed";
     }
     return "?";
 }
@@ -24,22 +27,29 @@ const char *toString(CardHealth health)
 const char *toString(JobState state)
 {
     switch (state) {
-    case JobState::Pending: return "pending";
-    case JobState::Running: return "running";
-    case JobState::Preempting: return "preempting";
-    case JobState::Finished: return "finished";
-    case JobState::Cancelled: return "cancelled";
-    case JobState::Failed: return "failed";
+    case JobState::Pending:
+        return "pending";
+    case JobState::Running:
+        return "running";
+    case JobState::Preempting:
+        return "preempting";
+    case JobState::Finished:
+        return "finished";
+    case JobState::Cancelled:
+        return "cancelled";
+    case JobState::Failed:
+        return "failed";
     }
     return "?";
 }
 
 bool operator==(const HostState &a, const HostState &b)
 {
-    return a.id == b.id && a.name == b.name && a.cpuMilli == b.cpuMilli && a.memoryMiB == b.memoryMiB
-           && a.usedCpuMilli == b.usedCpuMilli && a.usedMemoryMiB == b.usedMemoryMiB
-           && a.firstCard == b.firstCard && a.cardCount == b.cardCount && a.up == b.up
-           && a.failedCards == b.failedCards && a.models == b.models && a.usedCardMilli == b.usedCardMilli;
+    return a.id == b.id && a.name == b.name && a.cpuMilli == b.cpuMilli
+           && a.memoryMiB == b.memoryMiB && a.usedCpuMilli == b.usedCpuMilli
+           && a.usedMemoryMiB == b.usedMemoryMiB && a.firstCard == b.firstCard
+           && a.cardCount == b.cardCount && a.up == b.up && a.failedCards == b.failedCards
+           && a.models == b.models && a.usedCardMilli == b.usedCardMilli;
 }
 
 bool operator==(const Job &a, const Job &b)
@@ -84,9 +94,12 @@ QList<Domain::MigPlacement> CardState::migLayout() const
 qint64 &ClassUsage::operator[](WorkloadKind k)
 {
     switch (k) {
-    case WorkloadKind::Training: return training;
-    case WorkloadKind::Inference: return inference;
-    case WorkloadKind::Batch: break;
+    case WorkloadKind::Training:
+        return training;
+    case WorkloadKind::Inference:
+        return inference;
+    case WorkloadKind::Batch:
+        break;
     }
     return batch;
 }
@@ -275,7 +288,8 @@ void ClusterState::detachHost(JobId jobId)
     j.host = HostId();
 }
 
-int ClusterState::createPartition(CardId cardId, int profile, int start, UnitState state, int forcedUid)
+int ClusterState::createPartition(
+        CardId cardId, int profile, int start, UnitState state, int forcedUid)
 {
     CardState &c = m_cards[cardId.value()];
     Q_ASSERT(c.mode == PartitionMode::Mig);
@@ -448,8 +462,9 @@ QString ClusterState::checkInvariants() const
                     return where % QStringLiteral(": unit bound to unknown job");
                 const Job &j = m_jobs[u.job.value()];
                 if (!j.isActive())
-                    return where % QStringLiteral(": unit bound to job ") % QString::number(j.id.value())
-                           % QStringLiteral(" which is ") % QLatin1String(toString(j.state));
+                    return where % QStringLiteral(": unit bound to job ")
+                           % QString::number(j.id.value()) % QStringLiteral(" which is ")
+                           % QLatin1String(toString(j.state));
                 if (!j.assignments.contains(Assignment{c.id, u.uid}))
                     return where % QStringLiteral(": unit not in its job's assignments");
                 milli += unitMilli(c, u);
@@ -460,7 +475,8 @@ QString ClusterState::checkInvariants() const
                 return where % QStringLiteral(": unbound soft share");
             }
         }
-        if (milli != c.usedMilli || mem != c.usedMemoryMiB || clients != c.clients || occ != c.occupancy)
+        if (milli != c.usedMilli || mem != c.usedMemoryMiB || clients != c.clients
+            || occ != c.occupancy)
             return where % QStringLiteral(": derived counters differ from its units");
         CardState fresh = c;
         refreshMig(fresh);
@@ -499,8 +515,9 @@ QString ClusterState::checkInvariants() const
         const QString where = QStringLiteral("job ") + QString::number(j.id.value());
         if (j.isActive()) {
             if (j.assignments.size() != j.spec.demand.cards)
-                return where % QStringLiteral(": active with ") % QString::number(j.assignments.size())
-                       % QStringLiteral(" units, needs ") % QString::number(j.spec.demand.cards);
+                return where % QStringLiteral(": active with ")
+                       % QString::number(j.assignments.size()) % QStringLiteral(" units, needs ")
+                       % QString::number(j.spec.demand.cards);
             for (const Assignment &a : j.assignments) {
                 const CardState &c = m_cards[a.card.value()];
                 const Unit *u = c.unit(a.unitUid);
@@ -514,7 +531,8 @@ QString ClusterState::checkInvariants() const
             hostCpu[j.host.value()] += j.spec.demand.hostCpuMilli;
             hostMem[j.host.value()] += j.spec.demand.hostMemoryMiB;
         } else if (!j.assignments.isEmpty() || j.host.isValid()) {
-            return where % QStringLiteral(": holds units while ") % QLatin1String(toString(j.state));
+            return where % QStringLiteral(": holds units while ")
+                   % QLatin1String(toString(j.state));
         }
     }
     for (const HostState &h : m_hosts) {

@@ -36,12 +36,12 @@ const char *toString(JobState state);
 // One logical unit of a card: the whole card, a MIG instance or a soft share. It serves one job.
 struct Unit
 {
-    int uid = -1;        // stable within its card
-    int profile = -1;    // MIG profile index into the model; -1 for whole cards and soft shares
-    int start = -1;      // MIG start slot
-    int milli = 1000;    // compute share of the card, in 1/1000
+    int uid = -1;         // stable within its card
+    int profile = -1;     // MIG profile index into the model; -1 for whole cards and soft shares
+    int start = -1;       // MIG start slot
+    int milli = 1000;     // compute share of the card, in 1/1000
     qint64 memoryMiB = 0; // memory the unit owns (MIG instance size, MPS quota, whole card)
-    JobId job;           // the job it serves; invalid = free (soft shares exist only while bound)
+    JobId job;            // the job it serves; invalid = free (soft shares exist only while bound)
     UnitState state = UnitState::Ready;
     friend bool operator==(const Unit &, const Unit &) = default;
 };
@@ -50,19 +50,19 @@ struct CardState
 {
     CardId id;
     HostId host;
-    int model = -1;       // index into the catalogue's models
+    int model = -1; // index into the catalogue's models
     int indexOnHost = 0;
-    int linkDomain = 0;   // cards of a host with the same value share a fast link (NVLink)
+    int linkDomain = 0; // cards of a host with the same value share a fast link (NVLink)
     CardHealth health = CardHealth::Healthy;
     PartitionMode mode = PartitionMode::Whole;
-    QList<Unit> units;    // Whole: exactly one; Mig: its instances; soft: one per bound share
+    QList<Unit> units; // Whole: exactly one; Mig: its instances; soft: one per bound share
     // Kept by ClusterState; derivable from `units`.
-    int usedMilli = 0;          // compute bound to jobs
-    qint64 usedMemoryMiB = 0;   // memory bound to jobs
-    int clients = 0;            // bound units
-    quint32 occupancy = 0;      // MIG slots taken by instances (free or busy)
-    quint32 freeProfiles = 0;   // MIG: bit p = an idle, ready instance of profile p exists
-    quint32 creatable = 0;      // MIG: bit p = an instance of profile p can be added as laid out
+    int usedMilli = 0;        // compute bound to jobs
+    qint64 usedMemoryMiB = 0; // memory bound to jobs
+    int clients = 0;          // bound units
+    quint32 occupancy = 0;    // MIG slots taken by instances (free or busy)
+    quint32 freeProfiles = 0; // MIG: bit p = an idle, ready instance of profile p exists
+    quint32 creatable = 0;    // MIG: bit p = an instance of profile p can be added as laid out
     int nextUid = 0;
     friend bool operator==(const CardState &, const CardState &) = default;
 
@@ -83,9 +83,9 @@ struct HostState
     int cardCount = 0;
     bool up = true;
     // Kept by ClusterState; derivable from the cards (filters read them instead of looping).
-    quint64 failedCards = 0;    // bit i: card firstCard + i has failed
-    quint32 models = 0;         // bit m: the host has a card of catalogue model m (m < 32)
-    qint64 usedCardMilli = 0;   // compute bound to jobs over all its cards
+    quint64 failedCards = 0;  // bit i: card firstCard + i has failed
+    quint32 models = 0;       // bit m: the host has a card of catalogue model m (m < 32)
+    qint64 usedCardMilli = 0; // compute bound to jobs over all its cards
     // A new value on every change to the host or its cards, unique across every ClusterState of
     // the process (copies share it only while they are equal): plugins key caches on it.
     quint64 version = 0;
@@ -106,14 +106,14 @@ struct Job
     WorkloadSpec spec;
     JobState state = JobState::Pending;
     qint64 submittedMs = 0;
-    qint64 startedMs = -1;     // last start
+    qint64 startedMs = -1; // last start
     qint64 endedMs = -1;
-    qint64 workDoneMs = 0;     // progress, in ms of running time
-    qint64 checkpointMs = 0;   // progress saved at the last checkpoint
-    qint64 lostWorkMs = 0;     // total work lost to preemption and failures
-    qint64 accountedAtMs = 0;  // progress counted up to this time while running
+    qint64 workDoneMs = 0;    // progress, in ms of running time
+    qint64 checkpointMs = 0;  // progress saved at the last checkpoint
+    qint64 lostWorkMs = 0;    // total work lost to preemption and failures
+    qint64 accountedAtMs = 0; // progress counted up to this time while running
     int preemptions = 0;
-    qint64 evictAtMs = -1;     // Preempting: when it will be evicted
+    qint64 evictAtMs = -1; // Preempting: when it will be evicted
     JobId preemptedBy;
     HostId host;
     QList<Assignment> assignments;
@@ -122,7 +122,8 @@ struct Job
     bool isActive() const { return state == JobState::Running || state == JobState::Preempting; }
     bool isTerminal() const
     {
-        return state == JobState::Finished || state == JobState::Cancelled || state == JobState::Failed;
+        return state == JobState::Finished || state == JobState::Cancelled
+               || state == JobState::Failed;
     }
 };
 
@@ -196,7 +197,10 @@ public:
     int bind(JobId job, const UnitChoice &choice);
     // Frees one unit of a job (soft shares disappear; whole cards and MIG instances stay).
     void unbind(JobId job, CardId card, int uid);
-    int createPartition(CardId card, int profile, int start, UnitState state = UnitState::Ready,
+    int createPartition(CardId card,
+                        int profile,
+                        int start,
+                        UnitState state = UnitState::Ready,
                         int forcedUid = -1);
     void destroyPartition(CardId card, int uid);
     void setUnitState(CardId card, int uid, UnitState state);

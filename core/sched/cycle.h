@@ -23,22 +23,22 @@ inline CardMask allCards(const HostState &h)
 // How one catalogue model can serve the job's per-card demand, worked out once per cycle.
 struct ModelFit
 {
-    bool allowed = true;      // affinity allows the model
+    bool allowed = true; // affinity allows the model
     Reason whyNot = Reason::None;
-    quint32 profiles = 0;     // acceptable MIG profile indices (bit = index)
+    quint32 profiles = 0;                 // acceptable MIG profile indices (bit = index)
     QVarLengthArray<int, 8> profileOrder; // acceptable profiles, best (smallest) first
     std::array<qint8, 32> profileRank{};  // position of a profile in profileOrder (-1: not there)
-    int softMilli = 0;        // share asked on a soft-sliced card (0 = soft cards not acceptable)
-    bool wholeOk = true;      // a whole card (Whole mode) serves
+    int softMilli = 0;   // share asked on a soft-sliced card (0 = soft cards not acceptable)
+    bool wholeOk = true; // a whole card (Whole mode) serves
 };
 
 // The way one card would serve one unit of the demand, found by the UnitFit filter.
 struct CardOption
 {
     UnitChoice choice;
-    int leftoverMilli = 0;     // compute left on the card after the placement
-    qint64 leftoverMiB = 0;    // memory left on the card after the placement
-    int rank = 0;              // lower is a tighter fit (profile order; creation costs 1 more)
+    int leftoverMilli = 0;  // compute left on the card after the placement
+    qint64 leftoverMiB = 0; // memory left on the card after the placement
+    int rank = 0;           // lower is a tighter fit (profile order; creation costs 1 more)
 };
 
 // Everything a plugin sees while one job is placed. Built by the Framework once per decision.
@@ -48,17 +48,20 @@ struct CycleContext
     const Job *job = nullptr;
     const WorkloadSpec *spec = nullptr;
     qint64 nowMs = 0;
-    int unitsNeeded = 1;              // demand.cards
-    int demandMilli = 0;              // compute per unit, milli-cards (for budgets and scores)
-    qint64 demandMemoryMiB = 0;       // per unit
+    int unitsNeeded = 1;               // demand.cards
+    int demandMilli = 0;               // compute per unit, milli-cards (for budgets and scores)
+    qint64 demandMemoryMiB = 0;        // per unit
     bool allowCreatePartitions = true; // may carve new MIG instances out of free slots
-    qint64 classBudgetLeft = -1;      // milli-cards the job's class may still take; -1 = unlimited
+    qint64 classBudgetLeft = -1;       // milli-cards the job's class may still take; -1 = unlimited
     QVarLengthArray<ModelFit, 16> models; // indexed like the catalogue
-    quint32 allowedModels = 0;        // bit m: models[m].allowed (models m < 32)
+    quint32 allowedModels = 0;            // bit m: models[m].allowed (models m < 32)
     // Per card (indexed by CardId), written by the UnitFit filter for cards it keeps.
     mutable std::vector<CardOption> options;
 
-    const CardState &card(const HostState &h, int i) const { return state->cards()[h.firstCard + i]; }
+    const CardState &card(const HostState &h, int i) const
+    {
+        return state->cards()[h.firstCard + i];
+    }
 };
 
 } // namespace Zhaoxi::Sched

@@ -16,11 +16,11 @@ namespace Zhaoxi::Sched {
 struct CandidateTrace
 {
     HostId host;
-    Status verdict;               // success = feasible
-    QString filter;               // the rejecting filter's name; empty when feasible
-    QList<double> scores;         // per score plugin (DecisionTrace::scorePlugins order), weighted
+    Status verdict;       // success = feasible
+    QString filter;       // the rejecting filter's name; empty when feasible
+    QList<double> scores; // per score plugin (DecisionTrace::scorePlugins order), weighted
     double total = 0;
-    int rank = 0;                 // tie-break rank of the host
+    int rank = 0; // tie-break rank of the host
     int feasibleCards = 0;
 };
 
@@ -42,17 +42,17 @@ struct DecisionTrace
     JobId job;
     qint64 atMs = 0;
     DecisionKind kind = DecisionKind::Refusal;
-    Status result;                      // success, or the job's reason for waiting
+    Status result; // success, or the job's reason for waiting
     std::optional<Placement> placement;
     QStringList filterPlugins;
     QStringList scorePlugins;
     int hostsConsidered = 0;
     int hostsFeasible = 0;
     std::array<int, kReasonCount> rejectedBy{}; // hosts rejected, by reason
-    QList<CandidateTrace> best;         // the best feasible hosts, best first (at most kKeepBest)
-    QList<CandidateTrace> rejected;     // a sample of rejected hosts: the first per reason
-    QList<Victim> victims;              // preemption: who is evicted
-    QString note;                       // English detail for logs (planner steps, etc.)
+    QList<CandidateTrace> best;     // the best feasible hosts, best first (at most kKeepBest)
+    QList<CandidateTrace> rejected; // a sample of rejected hosts: the first per reason
+    QList<Victim> victims;          // preemption: who is evicted
+    QString note;                   // English detail for logs (planner steps, etc.)
     static constexpr int kKeepBest = 5;
 
     // English, several lines; the console renders its own translated text from the fields.

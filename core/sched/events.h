@@ -12,10 +12,10 @@ namespace Zhaoxi::Sched {
 // Append only: codes are stored.
 enum class EventCode : std::uint8_t {
     JobSubmitted,
-    JobPlaced,          // host, units
-    JobWaiting,         // reason (recorded when a job's waiting reason changes)
-    JobPreempting,      // job chosen as a victim of `other`; value = eviction time
-    JobEvicted,         // value = work lost (ms)
+    JobPlaced,     // host, units
+    JobWaiting,    // reason (recorded when a job's waiting reason changes)
+    JobPreempting, // job chosen as a victim of `other`; value = eviction time
+    JobEvicted,    // value = work lost (ms)
     JobFinished,
     JobCancelled,
     JobFailed,

@@ -48,20 +48,26 @@ namespace {
 int demandMilliOn(const CardModel &m, const ComputeDemand &d)
 {
     switch (d.kind) {
-    case ComputeDemand::Kind::WholeCard: return 1000;
+    case ComputeDemand::Kind::WholeCard:
+        return 1000;
     case ComputeDemand::Kind::MigProfile: {
         const int p = m.profileIndex(d.profile);
         return p < 0 ? 0 : m.migProfiles[p].computeSlices * 1000 / m.migComputeSlices;
     }
-    case ComputeDemand::Kind::MigSlices: return (d.slices * 1000 + 6) / 7;
-    case ComputeDemand::Kind::Fraction: return d.milli;
+    case ComputeDemand::Kind::MigSlices:
+        return (d.slices * 1000 + 6) / 7;
+    case ComputeDemand::Kind::Fraction:
+        return d.milli;
     }
     return 0;
 }
 
 } // namespace
 
-void Framework::prepare(CycleContext &ctx, const ClusterState &state, const Job &job, qint64 nowMs,
+void Framework::prepare(CycleContext &ctx,
+                        const ClusterState &state,
+                        const Job &job,
+                        qint64 nowMs,
                         const DecideOptions &options) const
 {
     const WorkloadSpec &spec = job.spec;
@@ -85,7 +91,8 @@ void Framework::prepare(CycleContext &ctx, const ClusterState &state, const Job 
         ModelFit &mf = ctx.models[i];
         mf = ModelFit{};
         if (!spec.affinity.cardModels.isEmpty()) {
-            mf.allowed = std::any_of(spec.affinity.cardModels.begin(), spec.affinity.cardModels.end(),
+            mf.allowed = std::any_of(spec.affinity.cardModels.begin(),
+                                     spec.affinity.cardModels.end(),
                                      [&](const QString &n) { return m.matchesName(n); });
             if (!mf.allowed)
                 mf.whyNot = Reason::ModelNotAllowed;
@@ -125,7 +132,9 @@ void Framework::prepare(CycleContext &ctx, const ClusterState &state, const Job 
         for (int r = 0; r < mf.profileOrder.size() && mf.profileOrder[r] < 32; ++r)
             mf.profileRank[size_t(mf.profileOrder[r])] = qint8(r);
         switch (d.kind) {
-        case ComputeDemand::Kind::WholeCard: mf.softMilli = softOk ? 1000 : 0; break;
+        case ComputeDemand::Kind::WholeCard:
+            mf.softMilli = softOk ? 1000 : 0;
+            break;
         case ComputeDemand::Kind::MigProfile:
             mf.softMilli = 0;
             mf.wholeOk = false;
@@ -134,8 +143,12 @@ void Framework::prepare(CycleContext &ctx, const ClusterState &state, const Job 
                 mf.whyNot = Reason::ProfileNotOnModel;
             }
             break;
-        case ComputeDemand::Kind::MigSlices: mf.softMilli = softOk ? demandMilliOn(m, d) : 0; break;
-        case ComputeDemand::Kind::Fraction: mf.softMilli = softOk ? d.milli : 0; break;
+        case ComputeDemand::Kind::MigSlices:
+            mf.softMilli = softOk ? demandMilliOn(m, d) : 0;
+            break;
+        case ComputeDemand::Kind::Fraction:
+            mf.softMilli = softOk ? d.milli : 0;
+            break;
         }
         if (mf.allowed && m.memoryMiB < ctx.demandMemoryMiB) {
             mf.allowed = false;
@@ -147,11 +160,16 @@ void Framework::prepare(CycleContext &ctx, const ClusterState &state, const Job 
             ctx.allowedModels |= 1u << i;
     }
     if (ctx.demandMilli == 0)
-        ctx.demandMilli = demandMilliOn(CardModel{}, d.kind == ComputeDemand::Kind::MigProfile ? ComputeDemand{} : d);
+        ctx.demandMilli = demandMilliOn(
+                CardModel{}, d.kind == ComputeDemand::Kind::MigProfile ? ComputeDemand{} : d);
 }
 
-Status Framework::runFilters(const CycleContext &ctx, const HostState &host, CardMask *cards,
-                             size_t begin, size_t end, int *which) const
+Status Framework::runFilters(const CycleContext &ctx,
+                             const HostState &host,
+                             CardMask *cards,
+                             size_t begin,
+                             size_t end,
+                             int *which) const
 {
     CardMask mask = *cards;
     const int need = ctx.unitsNeeded;
@@ -171,7 +189,9 @@ Status Framework::runFilters(const CycleContext &ctx, const HostState &host, Car
     return Status::success();
 }
 
-Status Framework::filterHost(const CycleContext &ctx, const HostState &host, CardMask *cards,
+Status Framework::filterHost(const CycleContext &ctx,
+                             const HostState &host,
+                             CardMask *cards,
                              QString *rejectingFilter) const
 {
     if (ctx.unitsNeeded == 0)
@@ -185,7 +205,9 @@ Status Framework::filterHost(const CycleContext &ctx, const HostState &host, Car
     return st;
 }
 
-Decision Framework::decide(const ClusterState &state, const Job &job, qint64 nowMs,
+Decision Framework::decide(const ClusterState &state,
+                           const Job &job,
+                           qint64 nowMs,
                            const DecideOptions &options) const
 {
     CycleContext &ctx = m_ctx;
@@ -206,8 +228,8 @@ Decision Framework::decide(const ClusterState &state, const Job &job, qint64 now
     }
     const qint64 totalDemand = qint64(ctx.demandMilli) * ctx.unitsNeeded;
     if (ctx.classBudgetLeft >= 0 && totalDemand > ctx.classBudgetLeft) {
-        out.status = tr.result = Status::unschedulable(Reason::ClassBudgetExceeded, totalDemand,
-                                                       ctx.classBudgetLeft);
+        out.status = tr.result = Status::unschedulable(
+                Reason::ClassBudgetExceeded, totalDemand, ctx.classBudgetLeft);
         return out;
     }
     for (const auto &s : m_profile.scores)
@@ -223,11 +245,16 @@ Decision Framework::decide(const ClusterState &state, const Job &job, qint64 now
     int bestHost = -1;
     double bestTotal = 0;
     CardMask bestMask = 0;
-    Status failure;            // the most hopeful failure seen
+    Status failure; // the most hopeful failure seen
     std::array<int, kReasonCount> byReason{};
     QString filterName;
     // Keep the best few candidates for the trace (insertion into a tiny sorted list).
-    struct Cand { int host; double total; CardMask mask; };
+    struct Cand
+    {
+        int host;
+        double total;
+        CardMask mask;
+    };
     Cand top[DecisionTrace::kKeepBest];
     int nTop = 0;
     m_scratch.resize(size_t(nScores) * (DecisionTrace::kKeepBest + 1));
@@ -241,7 +268,8 @@ Decision Framework::decide(const ClusterState &state, const Job &job, qint64 now
         key.kind = int(dm.compute.kind);
         key.milli = dm.compute.kind == ComputeDemand::Kind::Fraction ? dm.compute.milli : 0;
         key.slices = dm.compute.kind == ComputeDemand::Kind::MigSlices ? dm.compute.slices : 0;
-        key.profile = dm.compute.kind == ComputeDemand::Kind::MigProfile ? dm.compute.profile : QString();
+        key.profile = dm.compute.kind == ComputeDemand::Kind::MigProfile ? dm.compute.profile
+                                                                         : QString();
         key.cards = dm.cards;
         key.memoryMiB = dm.memoryMiB;
         key.hard = job.spec.isolation == IsolationRequirement::HardOnly;
@@ -268,7 +296,8 @@ Decision Framework::decide(const ClusterState &state, const Job &job, qint64 now
             CardVerdict &v = (*verdicts)[size_t(h)];
             if (v.version != host.version) {
                 v.version = host.version;
-                v.status = runFilters(ctx, host, &mask, m_firstCardFilter, m_ordered.size(), &v.filter);
+                v.status = runFilters(
+                        ctx, host, &mask, m_firstCardFilter, m_ordered.size(), &v.filter);
                 v.mask = mask;
             }
             st = v.status;
@@ -283,7 +312,9 @@ Decision Framework::decide(const ClusterState &state, const Job &job, qint64 now
             filterName = QLatin1String(m_ordered[size_t(which)]->name());
         if (!st.isSuccess()) {
             ++byReason[int(st.reason)];
-            if (failure.isSuccess() || (st.code == Status::Code::Unschedulable && failure.code != Status::Code::Unschedulable))
+            if (failure.isSuccess()
+                || (st.code == Status::Code::Unschedulable
+                    && failure.code != Status::Code::Unschedulable))
                 failure = st;
             if (options.trace && byReason[int(st.reason)] == 1) {
                 CandidateTrace c;
@@ -301,15 +332,17 @@ Decision Framework::decide(const ClusterState &state, const Job &job, qint64 now
             const auto &ws = m_profile.scores[size_t(i)];
             total += ws.weight * ws.plugin->score(ctx, host, mask);
         }
-        if (bestHost < 0 || total > bestTotal || (total == bestTotal && rankOf(h) < rankOf(bestHost))) {
+        if (bestHost < 0 || total > bestTotal
+            || (total == bestTotal && rankOf(h) < rankOf(bestHost))) {
             bestHost = h;
             bestTotal = total;
             bestMask = mask;
         }
         if (options.trace) {
             int at = nTop;
-            while (at > 0 && (top[at - 1].total < total
-                              || (top[at - 1].total == total && rankOf(top[at - 1].host) > rankOf(h))))
+            while (at > 0
+                   && (top[at - 1].total < total
+                       || (top[at - 1].total == total && rankOf(top[at - 1].host) > rankOf(h))))
                 --at;
             if (at < DecisionTrace::kKeepBest) {
                 for (int j = std::min(nTop, DecisionTrace::kKeepBest - 1); j > at; --j)
@@ -380,7 +413,9 @@ Decision Framework::decide(const ClusterState &state, const Job &job, qint64 now
     return out;
 }
 
-bool Framework::pickBestFit(const CycleContext &ctx, const HostState &host, CardMask feasible,
+bool Framework::pickBestFit(const CycleContext &ctx,
+                            const HostState &host,
+                            CardMask feasible,
                             Placement *out)
 {
     out->units.clear();

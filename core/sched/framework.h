@@ -46,7 +46,7 @@ struct DecideOptions
 
 struct Decision
 {
-    Status status;                      // success, or why no host can take the job
+    Status status; // success, or why no host can take the job
     std::optional<Placement> placement;
     DecisionTrace trace;
 };
@@ -65,22 +65,35 @@ public:
     const std::vector<int> &hostRanks() const { return m_ranks; }
 
     // Builds the per-decision context (demand per model, budgets).
-    void prepare(CycleContext &ctx, const ClusterState &state, const Job &job, qint64 nowMs,
+    void prepare(CycleContext &ctx,
+                 const ClusterState &state,
+                 const Job &job,
+                 qint64 nowMs,
                  const DecideOptions &options) const;
-    Decision decide(const ClusterState &state, const Job &job, qint64 nowMs,
+    Decision decide(const ClusterState &state,
+                    const Job &job,
+                    qint64 nowMs,
                     const DecideOptions &options = {}) const;
     // Runs the filters on one host only, starting from the cards in *cards (allCards(host) for a
     // full check); *cards returns the feasible ones.
-    Status filterHost(const CycleContext &ctx, const HostState &host, CardMask *cards,
+    Status filterHost(const CycleContext &ctx,
+                      const HostState &host,
+                      CardMask *cards,
                       QString *rejectingFilter = nullptr) const;
     // The default best-fit choice of cards on a feasible host.
-    static bool pickBestFit(const CycleContext &ctx, const HostState &host, CardMask feasible,
+    static bool pickBestFit(const CycleContext &ctx,
+                            const HostState &host,
+                            CardMask feasible,
                             Placement *out);
 
 private:
     // Runs filters [begin, end) of m_ordered; returns the index of the rejecting one in *which.
-    Status runFilters(const CycleContext &ctx, const HostState &host, CardMask *cards, size_t begin,
-                      size_t end, int *which) const;
+    Status runFilters(const CycleContext &ctx,
+                      const HostState &host,
+                      CardMask *cards,
+                      size_t begin,
+                      size_t end,
+                      int *which) const;
 
     // What the card-scoped filters said of one host, for one per-card demand shape.
     struct CardVerdict
@@ -88,7 +101,7 @@ private:
         quint64 version = 0; // HostState::version it holds for; 0 = empty
         Status status;
         CardMask mask = 0;
-        int filter = -1;     // index into m_ordered of the rejecting filter
+        int filter = -1; // index into m_ordered of the rejecting filter
     };
     struct ShapeKey
     {
@@ -100,8 +113,17 @@ private:
         friend bool operator==(const ShapeKey &, const ShapeKey &) = default;
         friend size_t qHash(const ShapeKey &k, size_t seed = 0)
         {
-            return qHashMulti(seed, k.kind, k.milli, k.slices, k.cards, k.memoryMiB, k.hard,
-                              k.sameDomain, k.create, k.profile, k.models);
+            return qHashMulti(seed,
+                              k.kind,
+                              k.milli,
+                              k.slices,
+                              k.cards,
+                              k.memoryMiB,
+                              k.hard,
+                              k.sameDomain,
+                              k.create,
+                              k.profile,
+                              k.models);
         }
     };
 

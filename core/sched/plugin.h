@@ -35,7 +35,9 @@ class FilterPlugin
 public:
     virtual ~FilterPlugin() = default;
     virtual const char *name() const = 0;
-    virtual Status filter(const CycleContext &ctx, const HostState &host, CardMask &cards) const = 0;
+    virtual Status filter(const CycleContext &ctx,
+                          const HostState &host,
+                          CardMask &cards) const = 0;
     // True when the verdict depends only on the job's per-card demand (compute, card memory, gang
     // width, model affinity, isolation, link-domain wish, whether partitions may be created) and
     // on the host's cards: the framework then reuses it while HostState::version is unchanged.
@@ -52,14 +54,22 @@ class ScorePlugin
 public:
     virtual ~ScorePlugin() = default;
     virtual const char *name() const = 0;
-    virtual double score(const CycleContext &ctx, const HostState &host, CardMask feasible) const = 0;
+    virtual double score(const CycleContext &ctx,
+                         const HostState &host,
+                         CardMask feasible) const = 0;
     virtual bool picksCards() const { return false; }
     // Fills out->units with ctx.unitsNeeded choices from `feasible` (ctx.options hold each card's
     // option). Returns false to leave the choice to the default picker.
-    virtual bool pickCards(const CycleContext &ctx, const HostState &host, CardMask feasible,
+    virtual bool pickCards(const CycleContext &ctx,
+                           const HostState &host,
+                           CardMask feasible,
                            Placement *out) const
     {
-        Q_UNUSED(ctx) Q_UNUSED(host) Q_UNUSED(feasible) Q_UNUSED(out) return false;
+        Q_UNUSED(ctx)
+        Q_UNUSED(host)
+        Q_UNUSED(feasible)
+        Q_UNUSED(out)
+        return false;
     }
     // Called once at the start of each decision (e.g. to draw a random number).
     virtual void beginCycle(const CycleContext &ctx) const { Q_UNUSED(ctx) }

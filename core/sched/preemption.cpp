@@ -37,7 +37,10 @@ struct Cost
     }
 };
 
-VictimInfo describeVictim(const ClusterState &state, const Job &v, const Job &preemptor, qint64 nowMs,
+VictimInfo describeVictim(const ClusterState &state,
+                          const Job &v,
+                          const Job &preemptor,
+                          qint64 nowMs,
                           const PreemptionOptions &o)
 {
     VictimInfo info;
@@ -69,8 +72,10 @@ VictimInfo describeVictim(const ClusterState &state, const Job &v, const Job &pr
 
 } // namespace
 
-std::optional<PreemptionPlan> planPreemption(const Framework &framework, ClusterState &state,
-                                             JobId preemptorId, qint64 nowMs,
+std::optional<PreemptionPlan> planPreemption(const Framework &framework,
+                                             ClusterState &state,
+                                             JobId preemptorId,
+                                             qint64 nowMs,
                                              const PreemptionOptions &options)
 {
     const Job preemptor = state.job(preemptorId);
@@ -109,13 +114,14 @@ std::optional<PreemptionPlan> planPreemption(const Framework &framework, Cluster
     Cost bestCost;
     for (int host : hosts) {
         QList<VictimInfo> candidates = byHost.value(host);
-        std::sort(candidates.begin(), candidates.end(), [](const VictimInfo &a, const VictimInfo &b) {
-            if (a.priority != b.priority)
-                return a.priority < b.priority;
-            if (a.lost != b.lost)
-                return a.lost < b.lost;
-            return a.job < b.job;
-        });
+        std::sort(
+                candidates.begin(), candidates.end(), [](const VictimInfo &a, const VictimInfo &b) {
+                    if (a.priority != b.priority)
+                        return a.priority < b.priority;
+                    if (a.lost != b.lost)
+                        return a.lost < b.lost;
+                    return a.job < b.job;
+                });
         // Cheapest first until the preemptor fits.
         QList<VictimInfo> chosen;
         bool fits = false;

@@ -10,17 +10,17 @@ namespace Zhaoxi::Sched {
 
 struct PreemptionOptions
 {
-    qint64 graceMs = 30'000;            // notice a victim gets before eviction
+    qint64 graceMs = 30'000;              // notice a victim gets before eviction
     qint64 maxCheckpointWaitMs = 600'000; // "at checkpoint" victims: wait at most this long
-    qint64 classBudgetLeft = -1;        // for the preemptor's class, after the victims leave
+    qint64 classBudgetLeft = -1;          // for the preemptor's class, after the victims leave
 };
 
 struct PreemptionPlan
 {
     HostId host;
-    QList<Victim> victims;     // cheapest set that lets the preemptor fit on `host`
-    Placement placement;       // where the preemptor goes once they have left
-    qint64 readyAtMs = 0;      // when the last victim is evicted
+    QList<Victim> victims; // cheapest set that lets the preemptor fit on `host`
+    Placement placement;   // where the preemptor goes once they have left
+    qint64 readyAtMs = 0;  // when the last victim is evicted
 };
 
 // Finds the cheapest way to make room for `preemptor` by evicting lower-priority jobs, on the
@@ -30,8 +30,10 @@ struct PreemptionPlan
 // number of victims; victims whose removal turns out unneeded are reprieved. "At checkpoint"
 // victims are evicted at their next checkpoint (losing nothing) when that comes within
 // maxCheckpointWaitMs, otherwise after the grace period like "restart" ones.
-std::optional<PreemptionPlan> planPreemption(const Framework &framework, ClusterState &state,
-                                             JobId preemptor, qint64 nowMs,
+std::optional<PreemptionPlan> planPreemption(const Framework &framework,
+                                             ClusterState &state,
+                                             JobId preemptor,
+                                             qint64 nowMs,
                                              const PreemptionOptions &options);
 
 } // namespace Zhaoxi::Sched

@@ -17,7 +17,7 @@ struct PlannerInstance
     int uid = -1;
     int profile = -1;
     int start = -1;
-    bool busy = false;   // serves a job: destroying it disrupts that job
+    bool busy = false; // serves a job: destroying it disrupts that job
     friend bool operator==(const PlannerInstance &, const PlannerInstance &) = default;
 };
 
@@ -25,7 +25,7 @@ struct RepartitionStep
 {
     enum class Kind { Destroy, Create };
     Kind kind = Kind::Create;
-    int uid = -1;       // Destroy: the instance; Create: -1
+    int uid = -1; // Destroy: the instance; Create: -1
     int profile = -1;
     int start = -1;
     friend bool operator==(const RepartitionStep &, const RepartitionStep &) = default;
@@ -39,13 +39,13 @@ struct PlannerOptions
 
 struct RepartitionPlan
 {
-    bool changed = false;                 // false: the current layout already serves
-    int satisfied = 0;                    // how many of the wanted profiles the target holds free
-    QList<MigPlacement> target;           // the whole target layout, sorted by start
-    QList<RepartitionStep> steps;         // in an order the hardware accepts
-    QList<int> destroyedBusy;             // uids of busy instances the plan destroys
+    bool changed = false;         // false: the current layout already serves
+    int satisfied = 0;            // how many of the wanted profiles the target holds free
+    QList<MigPlacement> target;   // the whole target layout, sorted by start
+    QList<RepartitionStep> steps; // in an order the hardware accepts
+    QList<int> destroyedBusy;     // uids of busy instances the plan destroys
     int destroyedIdle = 0;
-    QString note;                         // English, for logs and traces
+    QString note; // English, for logs and traces
 };
 
 // Finds a valid target layout for a MIG card that holds, free, as many as possible of the
@@ -63,11 +63,14 @@ struct RepartitionPlan
 // whose creations, then destroys, sit at the lowest starts wins. The search enumerates which
 // destroyable instances to keep (2^n, n <= 7 on every card sold so far) and, for each, the
 // placements of the wanted profiles in what is left.
-RepartitionPlan planRepartition(const CardModel &model, const QList<PlannerInstance> &current,
-                                const QList<int> &wanted, const PlannerOptions &options = {});
+RepartitionPlan planRepartition(const CardModel &model,
+                                const QList<PlannerInstance> &current,
+                                const QList<int> &wanted,
+                                const PlannerOptions &options = {});
 
 // The target layout of a plan applied to `current` (for tests and previews), sorted by start;
 // a destroy of a uid that `current` lacks changes nothing.
-QList<MigPlacement> applySteps(const QList<PlannerInstance> &current, const QList<RepartitionStep> &steps);
+QList<MigPlacement> applySteps(const QList<PlannerInstance> &current,
+                               const QList<RepartitionStep> &steps);
 
 } // namespace Zhaoxi::Sched

@@ -15,20 +15,34 @@ using Domain::WorkloadKind;
 const char *eventCodeName(EventCode code)
 {
     switch (code) {
-    case EventCode::JobSubmitted: return "job-submitted";
-    case EventCode::JobPlaced: return "job-placed";
-    case EventCode::JobWaiting: return "job-waiting";
-    case EventCode::JobPreempting: return "job-preempting";
-    case EventCode::JobEvicted: return "job-evicted";
-    case EventCode::JobFinished: return "job-finished";
-    case EventCode::JobCancelled: return "job-cancelled";
-    case EventCode::JobFailed: return "job-failed";
-    case EventCode::PartitionCreated: return "partition-created";
-    case EventCode::PartitionDestroyed: return "partition-destroyed";
-    case EventCode::CardModeChanged: return "card-mode-changed";
-    case EventCode::CardFailed: return "card-failed";
-    case EventCode::CardRecovered: return "card-recovered";
-    case EventCode::BudgetChanged: return "budget-changed";
+    case EventCode::JobSubmitted:
+        return "job-submitted";
+    case EventCode::JobPlaced:
+        return "job-placed";
+    case EventCode::JobWaiting:
+        return "job-waiting";
+    case EventCode::JobPreempting:
+        return "job-preempting";
+    case EventCode::JobEvicted:
+        return "job-evicted";
+    case EventCode::JobFinished:
+        return "job-finished";
+    case EventCode::JobCancelled:
+        return "job-cancelled";
+    case EventCode::JobFailed:
+        return "job-failed";
+    case EventCode::PartitionCreated:
+        return "partition-created";
+    case EventCode::PartitionDestroyed:
+        return "partition-destroyed";
+    case EventCode::CardModeChanged:
+        return "card-mode-changed";
+    case EventCode::CardFailed:
+        return "card-failed";
+    case EventCode::CardRecovered:
+        return "card-recovered";
+    case EventCode::BudgetChanged:
+        return "budget-changed";
     }
     return "unknown";
 }
@@ -36,9 +50,12 @@ const char *eventCodeName(EventCode code)
 qint64 ClassBudget::forKind(WorkloadKind kind) const
 {
     switch (kind) {
-    case WorkloadKind::Training: return trainingMilli;
-    case WorkloadKind::Inference: return inferenceMilli;
-    case WorkloadKind::Batch: break;
+    case WorkloadKind::Training:
+        return trainingMilli;
+    case WorkloadKind::Inference:
+        return inferenceMilli;
+    case WorkloadKind::Batch:
+        break;
     }
     return batchMilli;
 }
@@ -85,20 +102,29 @@ void Scheduler::publishSteps(const QList<Step> &steps, qint64 nowMs)
             if (!s.units.isEmpty())
                 e.card = s.units.first().card;
             break;
-        case Step::Kind::Evict: e.code = EventCode::JobEvicted; break;
-        case Step::Kind::MarkPreempting: e.code = EventCode::JobPreempting; break;
+        case Step::Kind::Evict:
+            e.code = EventCode::JobEvicted;
+            break;
+        case Step::Kind::MarkPreempting:
+            e.code = EventCode::JobPreempting;
+            break;
         case Step::Kind::Finish:
             e.code = s.jobState == JobState::Finished    ? EventCode::JobFinished
                      : s.jobState == JobState::Cancelled ? EventCode::JobCancelled
                                                          : EventCode::JobFailed;
             break;
-        case Step::Kind::CreatePartition: e.code = EventCode::PartitionCreated; break;
-        case Step::Kind::DestroyPartition: e.code = EventCode::PartitionDestroyed; break;
+        case Step::Kind::CreatePartition:
+            e.code = EventCode::PartitionCreated;
+            break;
+        case Step::Kind::DestroyPartition:
+            e.code = EventCode::PartitionDestroyed;
+            break;
         case Step::Kind::SetMode:
             e.code = EventCode::CardModeChanged;
             e.value = qint64(s.mode);
             break;
-        case Step::Kind::SetUnitState: continue;
+        case Step::Kind::SetUnitState:
+            continue;
         }
         publish(e);
     }
@@ -172,7 +198,8 @@ bool Scheduler::fail(JobId job, qint64 nowMs)
 
 qint64 Scheduler::requeue(JobId job, qint64 nowMs, bool atCheckpoint)
 {
-    if (!job.isValid() || job.value() >= m_state.jobs().size() || m_state.job(job).state != JobState::Running)
+    if (!job.isValid() || job.value() >= m_state.jobs().size()
+        || m_state.job(job).state != JobState::Running)
         return -1;
     m_state.accountProgress(job, nowMs);
     const Job &j = m_state.job(job);
@@ -258,7 +285,9 @@ void Scheduler::setClassBudget(const ClassBudget &budget, qint64 nowMs)
     publish(e);
 }
 
-bool Scheduler::applyLayout(CardId cardId, const QList<Domain::MigPlacement> &target, qint64 nowMs,
+bool Scheduler::applyLayout(CardId cardId,
+                            const QList<Domain::MigPlacement> &target,
+                            qint64 nowMs,
                             QString *why)
 {
     const CardState &card = m_state.card(cardId);
@@ -284,21 +313,23 @@ bool Scheduler::applyLayout(CardId cardId, const QList<Domain::MigPlacement> &ta
             if (u.job.isValid()) {
                 if (why)
                     *why = QStringLiteral("instance %1@%2 serves job %3")
-                               .arg(model.migProfiles[u.profile].name)
-                               .arg(u.start)
-                               .arg(m_state.job(u.job).spec.name);
+                                   .arg(model.migProfiles[u.profile].name)
+                                   .arg(u.start)
+                                   .arg(m_state.job(u.job).spec.name);
                 return false;
             }
             destroy.append(u.uid);
         }
     }
     // Larger instances first: the order the driver accepts for fixed placements.
-    std::sort(create.begin(), create.end(), [&](const Domain::MigPlacement &a, const Domain::MigPlacement &b) {
-        const auto &x = model.migProfiles[a.profile], &y = model.migProfiles[b.profile];
-        if (x.span != y.span)
-            return x.span > y.span;
-        return a.start < b.start;
-    });
+    std::sort(create.begin(),
+              create.end(),
+              [&](const Domain::MigPlacement &a, const Domain::MigPlacement &b) {
+                  const auto &x = model.migProfiles[a.profile], &y = model.migProfiles[b.profile];
+                  if (x.span != y.span)
+                      return x.span > y.span;
+                  return a.start < b.start;
+              });
     Statement st(m_state);
     for (int uid : destroy)
         st.destroyPartition(cardId, uid);
@@ -314,7 +345,8 @@ bool Scheduler::setCardMode(CardId cardId, PartitionMode mode, qint64 nowMs, QSt
     const CardState &card = m_state.card(cardId);
     if (!m_state.model(card).supports(mode)) {
         if (why)
-            *why = QStringLiteral("model %1 has no %2 mode").arg(m_state.model(card).name, Domain::toString(mode));
+            *why = QStringLiteral("model %1 has no %2 mode")
+                           .arg(m_state.model(card).name, Domain::toString(mode));
         return false;
     }
     if (card.clients > 0) {
@@ -463,9 +495,9 @@ bool Scheduler::tryPreempt(JobId id, qint64 nowMs, Decision &d)
     d.trace.victims = plan->victims;
     d.trace.placement = plan->placement;
     d.trace.note = QStringLiteral("preempts %1 job(s) on host %2; ready at %3 ms")
-                       .arg(plan->victims.size())
-                       .arg(m_state.host(plan->host).name)
-                       .arg(plan->readyAtMs);
+                           .arg(plan->victims.size())
+                           .arg(m_state.host(plan->host).name)
+                           .arg(plan->readyAtMs);
     if (plan->readyAtMs <= nowMs)
         d.trace.result = Status::success();
     keepTrace(d.trace);
@@ -485,7 +517,8 @@ bool Scheduler::tryReconfigure(JobId id, qint64 nowMs)
     o.classBudgetLeft = budgetLeft(job.spec.kind);
     m_framework.prepare(ctx, m_state, job, nowMs, o);
     const ComputeDemand &d = job.spec.demand.compute;
-    const bool wantsMig = d.kind == ComputeDemand::Kind::MigProfile || d.kind == ComputeDemand::Kind::MigSlices
+    const bool wantsMig = d.kind == ComputeDemand::Kind::MigProfile
+                          || d.kind == ComputeDemand::Kind::MigSlices
                           || job.spec.isolation == Domain::IsolationRequirement::HardOnly;
 
     struct Option
@@ -516,7 +549,10 @@ bool Scheduler::tryReconfigure(JobId id, qint64 nowMs)
                 continue;
             QList<PlannerInstance> cur;
             for (const Unit &u : c.units)
-                cur.append({u.uid, u.profile, u.start, u.job.isValid() || u.state != UnitState::Ready});
+                cur.append({u.uid,
+                            u.profile,
+                            u.start,
+                            u.job.isValid() || u.state != UnitState::Ready});
             opt.plan = planRepartition(m, cur, {mf.profileOrder.first()});
             if (opt.plan.satisfied < 1 || !opt.plan.destroyedBusy.isEmpty() || !opt.plan.changed)
                 continue;
@@ -565,11 +601,11 @@ bool Scheduler::tryReconfigure(JobId id, qint64 nowMs)
     publishSteps(st.steps(), nowMs);
     dec.trace.kind = DecisionKind::Repartition;
     dec.trace.note = best->mode ? QStringLiteral("switched card %1 to %2 mode")
-                                      .arg(best->card.value())
-                                      .arg(Domain::toString(*best->mode))
+                                          .arg(best->card.value())
+                                          .arg(Domain::toString(*best->mode))
                                 : QStringLiteral("repartitioned card %1: %2")
-                                      .arg(best->card.value())
-                                      .arg(best->plan.note);
+                                          .arg(best->card.value())
+                                          .arg(best->plan.note);
     keepTrace(std::move(dec.trace));
     return true;
 }
@@ -610,7 +646,9 @@ Feasibility Scheduler::couldEverRun(const WorkloadSpec &spec) const
             const CardState &c = m_state.cards()[h.firstCard + i];
             const CardModel &m = m_state.model(c);
             PartitionMode mode = PartitionMode::Whole;
-            if ((d.kind == ComputeDemand::Kind::MigProfile || d.kind == ComputeDemand::Kind::MigSlices) && m.supportsMig())
+            if ((d.kind == ComputeDemand::Kind::MigProfile
+                 || d.kind == ComputeDemand::Kind::MigSlices)
+                && m.supportsMig())
                 mode = PartitionMode::Mig;
             else if (d.kind == ComputeDemand::Kind::Fraction && soft && !m.softModes.isEmpty())
                 mode = m.softModes.first().mode;
@@ -651,7 +689,8 @@ Status Scheduler::couldRunOn(const WorkloadSpec &spec, CardId card, qint64 nowMs
     return d.status;
 }
 
-std::optional<qint64> Scheduler::earliestStart(const WorkloadSpec &spec, qint64 nowMs,
+std::optional<qint64> Scheduler::earliestStart(const WorkloadSpec &spec,
+                                               qint64 nowMs,
                                                const QList<BudgetChange> &changes) const
 {
     ClusterState sim = m_state;
@@ -674,7 +713,8 @@ std::optional<qint64> Scheduler::earliestStart(const WorkloadSpec &spec, qint64 
             expectEnd(j, nowMs);
     }
     QList<BudgetChange> budgetChanges = changes;
-    std::sort(budgetChanges.begin(), budgetChanges.end(),
+    std::sort(budgetChanges.begin(),
+              budgetChanges.end(),
               [](const BudgetChange &a, const BudgetChange &b) { return a.atMs < b.atMs; });
     ClassBudget budget = m_budget;
     auto leftFor = [&](WorkloadKind kind) {
@@ -709,7 +749,8 @@ std::optional<qint64> Scheduler::earliestStart(const WorkloadSpec &spec, qint64 
         qint64 next = -1;
         if (!ends.empty())
             next = ends.begin()->first;
-        if (nextChange < budgetChanges.size() && (next < 0 || budgetChanges[nextChange].atMs < next))
+        if (nextChange < budgetChanges.size()
+            && (next < 0 || budgetChanges[nextChange].atMs < next))
             next = budgetChanges[nextChange].atMs;
         if (next < 0)
             return std::nullopt;

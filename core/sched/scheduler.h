@@ -55,7 +55,8 @@ struct Feasibility
 class Scheduler
 {
 public:
-    explicit Scheduler(ClusterState state, Profile profile = defaultProfile(),
+    explicit Scheduler(ClusterState state,
+                       Profile profile = defaultProfile(),
                        SchedulerOptions options = {});
 
     const ClusterState &state() const { return m_state; }
@@ -65,9 +66,9 @@ public:
 
     // --- Commands -------------------------------------------------------------------------
     JobId submit(const WorkloadSpec &spec, qint64 nowMs);
-    bool cancel(JobId job, qint64 nowMs);             // false when already ended
-    bool finish(JobId job, qint64 nowMs);             // the job completed its work
-    bool fail(JobId job, qint64 nowMs);               // the job crashed on its own
+    bool cancel(JobId job, qint64 nowMs); // false when already ended
+    bool finish(JobId job, qint64 nowMs); // the job completed its work
+    bool fail(JobId job, qint64 nowMs);   // the job crashed on its own
     // Takes a running job off its units and back to the queue (a colocation policy shrinking or
     // pausing training, an operator). `atCheckpoint`: it keeps running until its next checkpoint
     // (at most maxCheckpointWaitMs away) and loses nothing; otherwise it goes at once, losing the
@@ -81,7 +82,9 @@ public:
     const ClassBudget &classBudget() const { return m_budget; }
     // Repartitions a MIG card: the plan's steps apply in one Statement. Refused (false) when a
     // step would destroy a busy instance.
-    bool applyLayout(CardId card, const QList<Domain::MigPlacement> &target, qint64 nowMs,
+    bool applyLayout(CardId card,
+                     const QList<Domain::MigPlacement> &target,
+                     qint64 nowMs,
                      QString *why = nullptr);
     bool setCardMode(CardId card, PartitionMode mode, qint64 nowMs, QString *why = nullptr);
 
@@ -104,7 +107,8 @@ public:
     Status couldRunOn(const WorkloadSpec &spec, CardId card, qint64 nowMs) const;
     // When could it start, given running work's expected ends, the jobs queued ahead of it and
     // the budget changes to come. nullopt: not within the known horizon.
-    std::optional<qint64> earliestStart(const WorkloadSpec &spec, qint64 nowMs,
+    std::optional<qint64> earliestStart(const WorkloadSpec &spec,
+                                        qint64 nowMs,
                                         const QList<BudgetChange> &changes = {}) const;
 
     // --- Explanations ----------------------------------------------------------------------
@@ -126,15 +130,15 @@ private:
     SchedulerOptions m_options;
     ClassBudget m_budget;
     QList<EventSink *> m_sinks;
-    QHash<int, DecisionTrace> m_lastTrace;   // by job id
+    QHash<int, DecisionTrace> m_lastTrace; // by job id
     std::deque<DecisionTrace> m_ring;
-    QHash<int, Reason> m_waitingReason;      // by job id, to record changes only
+    QHash<int, Reason> m_waitingReason; // by job id, to record changes only
     struct Nomination
     {
         HostId host;
         QList<Victim> victims;
     };
-    QHash<int, Nomination> m_nominated;      // preemptors waiting for their victims
+    QHash<int, Nomination> m_nominated; // preemptors waiting for their victims
 };
 
 } // namespace Zhaoxi::Sched

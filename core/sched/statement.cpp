@@ -14,7 +14,9 @@ Statement::~Statement()
 
 // Snapshot what the next mutation touches. Cards and jobs are small and their lists are
 // implicitly shared, so a snapshot is cheap; restoring snapshots in reverse is an exact undo.
-void Statement::save(std::optional<JobId> job, std::optional<CardId> card, std::optional<HostId> host)
+void Statement::save(std::optional<JobId> job,
+                     std::optional<CardId> card,
+                     std::optional<HostId> host)
 {
     Undo u;
     if (job)

@@ -14,27 +14,27 @@ enum class Reason : std::uint8_t {
     None,
     // host level
     HostDown,
-    HostNotAllowed,            // affinity pins another host
-    InsufficientHostCpu,       // a = needed milli, b = free milli
-    InsufficientHostMemory,    // a = needed MiB, b = free MiB
-    HostCpuTooSmall,           // a = needed, b = capacity   (unresolvable)
-    HostMemoryTooSmall,        // a = needed, b = capacity   (unresolvable)
+    HostNotAllowed,         // affinity pins another host
+    InsufficientHostCpu,    // a = needed milli, b = free milli
+    InsufficientHostMemory, // a = needed MiB, b = free MiB
+    HostCpuTooSmall,        // a = needed, b = capacity   (unresolvable)
+    HostMemoryTooSmall,     // a = needed, b = capacity   (unresolvable)
     // card level
     CardFailed,
-    ModelNotAllowed,           // affinity excludes the card model
-    ProfileNotOnModel,         // the requested MIG profile does not exist on this model
-    IsolationMismatch,         // hard isolation asked, card only soft-sliced
-    CardMemoryTooSmall,        // a = needed MiB, b = the most any unit of this card can have
-    CardMemoryInUse,           // a = needed MiB, b = free MiB
-    CardComputeInUse,          // a = needed milli, b = free milli
-    NoFreeUnit,                // every fitting unit of the card is busy
-    NeedsRepartition,          // the card could serve after its layout changes
-    TooManyClients,            // a = the soft mode's client limit
+    ModelNotAllowed,    // affinity excludes the card model
+    ProfileNotOnModel,  // the requested MIG profile does not exist on this model
+    IsolationMismatch,  // hard isolation asked, card only soft-sliced
+    CardMemoryTooSmall, // a = needed MiB, b = the most any unit of this card can have
+    CardMemoryInUse,    // a = needed MiB, b = free MiB
+    CardComputeInUse,   // a = needed milli, b = free milli
+    NoFreeUnit,         // every fitting unit of the card is busy
+    NeedsRepartition,   // the card could serve after its layout changes
+    TooManyClients,     // a = the soft mode's client limit
     CardReconfiguring,
     // job level
-    GangTooWide,               // a = cards needed, b = most cards any host/domain can offer
-    GangNotInOneLinkDomain,    // a = cards needed, b = most feasible cards in one domain
-    ClassBudgetExceeded,       // a = needed milli-cards, b = what the class may still use
+    GangTooWide,            // a = cards needed, b = most cards any host/domain can offer
+    GangNotInOneLinkDomain, // a = cards needed, b = most feasible cards in one domain
+    ClassBudgetExceeded,    // a = needed milli-cards, b = what the class may still use
     NoHosts,
     Count
 };

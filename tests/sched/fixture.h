@@ -31,8 +31,13 @@ inline int profileIndex(const QString &model, const QString &profile)
 }
 
 // A host with `cards` cards of one model in one mode; `domains` link domains of equal size.
-inline HostId addHost(ClusterState &s, const QString &name, const QString &model, int cards,
-                      PartitionMode mode, int domains = 1, qint64 cpuMilli = 128000,
+inline HostId addHost(ClusterState &s,
+                      const QString &name,
+                      const QString &model,
+                      int cards,
+                      PartitionMode mode,
+                      int domains = 1,
+                      qint64 cpuMilli = 128000,
                       qint64 memMiB = 1024 * 1024)
 {
     const HostId h = s.addHost(name, cpuMilli, memMiB);
@@ -41,7 +46,9 @@ inline HostId addHost(ClusterState &s, const QString &name, const QString &model
     return h;
 }
 
-inline WorkloadSpec spec(const QString &name, WorkloadKind kind = WorkloadKind::Batch, int priority = 0)
+inline WorkloadSpec spec(const QString &name,
+                         WorkloadKind kind = WorkloadKind::Batch,
+                         int priority = 0)
 {
     WorkloadSpec s;
     s.name = name;
@@ -92,10 +99,10 @@ inline WorkloadSpec fraction(const QString &name, int milli, qint64 memMiB = 0, 
     return s;
 }
 
-#define ZX_CHECK_INVARIANTS(state)                                                                  \
-    do {                                                                                           \
-        const QString _why = (state).checkInvariants();                                            \
-        QVERIFY2(_why.isEmpty(), qPrintable(_why));                                                \
+#define ZX_CHECK_INVARIANTS(state) \
+    do { \
+        const QString _why = (state).checkInvariants(); \
+        QVERIFY2(_why.isEmpty(), qPrintable(_why)); \
     } while (false)
 
 } // namespace Zhaoxi::Sched::Test

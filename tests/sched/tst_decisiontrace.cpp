@@ -15,7 +15,11 @@ private Q_SLOTS:
     void whyWaiting()
     {
         ClusterState st(catalogue());
-        addHost(st, QStringLiteral("soft"), QStringLiteral("L40S-48GB"), 2, PartitionMode::TimeSlicing);
+        addHost(st,
+                QStringLiteral("soft"),
+                QStringLiteral("L40S-48GB"),
+                2,
+                PartitionMode::TimeSlicing);
         addHost(st, QStringLiteral("mig"), QStringLiteral("H100-SXM5-80GB"), 2, PartitionMode::Mig);
         SchedulerOptions o;
         o.preemptionEnabled = false;
@@ -56,8 +60,16 @@ private Q_SLOTS:
     void whyHere()
     {
         ClusterState st(catalogue());
-        addHost(st, QStringLiteral("empty"), QStringLiteral("H100-SXM5-80GB"), 4, PartitionMode::Whole);
-        addHost(st, QStringLiteral("busy"), QStringLiteral("H100-SXM5-80GB"), 4, PartitionMode::Whole);
+        addHost(st,
+                QStringLiteral("empty"),
+                QStringLiteral("H100-SXM5-80GB"),
+                4,
+                PartitionMode::Whole);
+        addHost(st,
+                QStringLiteral("busy"),
+                QStringLiteral("H100-SXM5-80GB"),
+                4,
+                PartitionMode::Whole);
         Scheduler s(st);
         const JobId first = s.submit(wholeCards(QStringLiteral("first"), 1), 0);
         s.placeNow(first, 0, CardId(4)); // on host "busy"

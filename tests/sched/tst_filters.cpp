@@ -67,50 +67,140 @@ private Q_SLOTS:
         QTest::addColumn<int>("domains");
         QTest::addColumn<QString>("prepare"); // what happens to the appliance first
         QTest::addColumn<QString>("demand");
-        QTest::addColumn<QString>("expect");  // reason code, or "ok"
-        QTest::addColumn<QString>("filter");  // the rejecting filter
+        QTest::addColumn<QString>("expect"); // reason code, or "ok"
+        QTest::addColumn<QString>("filter"); // the rejecting filter
 
         const int whole = int(PartitionMode::Whole), mig = int(PartitionMode::Mig),
                   ts = int(PartitionMode::TimeSlicing), mps = int(PartitionMode::Mps);
         const QString h100 = QStringLiteral("H100-SXM5-80GB"), l40s = QStringLiteral("L40S-48GB"),
                       h200 = QStringLiteral("H200-141GB");
         // Host
-        QTest::newRow("pinned elsewhere") << h100 << whole << 1 << 1 << "" << "whole pin other" << "host-not-allowed" << "Host";
-        QTest::newRow("pinned here") << h100 << whole << 1 << 1 << "" << "whole pin h0" << "ok" << "";
-        QTest::newRow("host down") << h100 << whole << 1 << 1 << "down" << "whole" << "host-down" << "Host";
+        QTest::newRow("pinned elsewhere") << h100 << whole << 1 << 1 << ""
+                                          << "whole pin other"
+                                          << "host-not-allowed"
+                                          << "Host";
+        QTest::newRow("pinned here") << h100 << whole << 1 << 1 << ""
+                                     << "whole pin h0"
+                                     << "ok"
+                                     << "";
+        QTest::newRow("host down") << h100 << whole << 1 << 1 << "down"
+                                   << "whole"
+                                   << "host-down"
+                                   << "Host";
         // HostResources
-        QTest::newRow("cpu over capacity") << h100 << whole << 1 << 1 << "" << "whole cpu 200000" << "host-cpu-too-small" << "HostResources";
-        QTest::newRow("cpu in use") << h100 << whole << 2 << 1 << "hog-cpu" << "whole cpu 64000" << "insufficient-host-cpu" << "HostResources";
-        QTest::newRow("memory over capacity") << h100 << whole << 1 << 1 << "" << "whole hostmem 99999999" << "host-memory-too-small" << "HostResources";
-        QTest::newRow("cpu-only job fits") << h100 << whole << 1 << 1 << "" << "cards 0 cpu 1000" << "ok" << "";
+        QTest::newRow("cpu over capacity") << h100 << whole << 1 << 1 << ""
+                                           << "whole cpu 200000"
+                                           << "host-cpu-too-small"
+                                           << "HostResources";
+        QTest::newRow("cpu in use") << h100 << whole << 2 << 1 << "hog-cpu"
+                                    << "whole cpu 64000"
+                                    << "insufficient-host-cpu"
+                                    << "HostResources";
+        QTest::newRow("memory over capacity") << h100 << whole << 1 << 1 << ""
+                                              << "whole hostmem 99999999"
+                                              << "host-memory-too-small"
+                                              << "HostResources";
+        QTest::newRow("cpu-only job fits") << h100 << whole << 1 << 1 << ""
+                                           << "cards 0 cpu 1000"
+                                           << "ok"
+                                           << "";
         // CardHealth
-        QTest::newRow("failed card") << h100 << whole << 1 << 1 << "fail0" << "whole" << "card-failed" << "CardHealth";
-        QTest::newRow("one of two failed") << h100 << whole << 2 << 1 << "fail0" << "whole" << "ok" << "";
+        QTest::newRow("failed card") << h100 << whole << 1 << 1 << "fail0"
+                                     << "whole"
+                                     << "card-failed"
+                                     << "CardHealth";
+        QTest::newRow("one of two failed") << h100 << whole << 2 << 1 << "fail0"
+                                           << "whole"
+                                           << "ok"
+                                           << "";
         // CardModel
-        QTest::newRow("model not allowed") << h100 << whole << 1 << 1 << "" << "whole model T4-16GB" << "model-not-allowed" << "CardModel";
-        QTest::newRow("model allowed by alias") << h100 << whole << 1 << 1 << "" << "whole model H100" << "ok" << "";
-        QTest::newRow("profile not on model") << h100 << mig << 1 << 1 << "" << "profile 3g.71gb" << "profile-not-on-model" << "CardModel";
-        QTest::newRow("memory larger than card") << l40s << ts << 1 << 1 << "" << "frac 100 mem 60000" << "card-memory-too-small" << "CardModel";
+        QTest::newRow("model not allowed") << h100 << whole << 1 << 1 << ""
+                                           << "whole model T4-16GB"
+                                           << "model-not-allowed"
+                                           << "CardModel";
+        QTest::newRow("model allowed by alias") << h100 << whole << 1 << 1 << ""
+                                                << "whole model H100"
+                                                << "ok"
+                                                << "";
+        QTest::newRow("profile not on model") << h100 << mig << 1 << 1 << ""
+                                              << "profile 3g.71gb"
+                                              << "profile-not-on-model"
+                                              << "CardModel";
+        QTest::newRow("memory larger than card") << l40s << ts << 1 << 1 << ""
+                                                 << "frac 100 mem 60000"
+                                                 << "card-memory-too-small"
+                                                 << "CardModel";
         // Isolation
-        QTest::newRow("hard on time-sliced") << l40s << ts << 1 << 1 << "" << "slices 2 hard" << "isolation-mismatch" << "Isolation";
-        QTest::newRow("hard on MPS") << l40s << mps << 1 << 1 << "" << "whole hard" << "isolation-mismatch" << "Isolation";
-        QTest::newRow("hard on whole") << l40s << whole << 1 << 1 << "" << "whole hard" << "ok" << "";
+        QTest::newRow("hard on time-sliced") << l40s << ts << 1 << 1 << ""
+                                             << "slices 2 hard"
+                                             << "isolation-mismatch"
+                                             << "Isolation";
+        QTest::newRow("hard on MPS") << l40s << mps << 1 << 1 << ""
+                                     << "whole hard"
+                                     << "isolation-mismatch"
+                                     << "Isolation";
+        QTest::newRow("hard on whole") << l40s << whole << 1 << 1 << ""
+                                       << "whole hard"
+                                       << "ok"
+                                       << "";
         // UnitFit
-        QTest::newRow("share compute in use") << l40s << ts << 1 << 1 << "share800" << "frac 300" << "card-compute-in-use" << "UnitFit";
-        QTest::newRow("share fits beside") << l40s << ts << 1 << 1 << "share800" << "frac 200" << "ok" << "";
-        QTest::newRow("share memory in use") << l40s << mps << 1 << 1 << "share800" << "frac 100 mem 40000" << "card-memory-in-use" << "UnitFit";
-        QTest::newRow("whole card busy") << h100 << whole << 1 << 1 << "busy-whole" << "whole" << "no-free-unit" << "UnitFit";
-        QTest::newRow("mig: creates 3g") << h100 << mig << 1 << 1 << "" << "profile 3g.40gb" << "ok" << "";
-        QTest::newRow("mig: 7g blocks 3g") << h100 << mig << 1 << 1 << "busy-7g" << "profile 3g.40gb" << "needs-repartition" << "UnitFit";
-        QTest::newRow("mig: busy 3g") << h100 << mig << 1 << 1 << "busy-3g-3g" << "profile 3g.40gb" << "no-free-unit" << "UnitFit";
-        QTest::newRow("mig: slices on whole-mode MIG card") << h100 << whole << 1 << 1 << "" << "slices 2" << "ok" << "";
-        QTest::newRow("mig: profile on whole card") << h100 << whole << 1 << 1 << "" << "profile 2g.20gb" << "needs-repartition" << "UnitFit";
-        QTest::newRow("frac on MIG card") << h200 << mig << 1 << 1 << "" << "frac 100 mem 10000" << "ok" << "";
+        QTest::newRow("share compute in use") << l40s << ts << 1 << 1 << "share800"
+                                              << "frac 300"
+                                              << "card-compute-in-use"
+                                              << "UnitFit";
+        QTest::newRow("share fits beside") << l40s << ts << 1 << 1 << "share800"
+                                           << "frac 200"
+                                           << "ok"
+                                           << "";
+        QTest::newRow("share memory in use") << l40s << mps << 1 << 1 << "share800"
+                                             << "frac 100 mem 40000"
+                                             << "card-memory-in-use"
+                                             << "UnitFit";
+        QTest::newRow("whole card busy") << h100 << whole << 1 << 1 << "busy-whole"
+                                         << "whole"
+                                         << "no-free-unit"
+                                         << "UnitFit";
+        QTest::newRow("mig: creates 3g") << h100 << mig << 1 << 1 << ""
+                                         << "profile 3g.40gb"
+                                         << "ok"
+                                         << "";
+        QTest::newRow("mig: 7g blocks 3g") << h100 << mig << 1 << 1 << "busy-7g"
+                                           << "profile 3g.40gb"
+                                           << "needs-repartition"
+                                           << "UnitFit";
+        QTest::newRow("mig: busy 3g") << h100 << mig << 1 << 1 << "busy-3g-3g"
+                                      << "profile 3g.40gb"
+                                      << "no-free-unit"
+                                      << "UnitFit";
+        QTest::newRow("mig: slices on whole-mode MIG card") << h100 << whole << 1 << 1 << ""
+                                                            << "slices 2"
+                                                            << "ok"
+                                                            << "";
+        QTest::newRow("mig: profile on whole card") << h100 << whole << 1 << 1 << ""
+                                                    << "profile 2g.20gb"
+                                                    << "needs-repartition"
+                                                    << "UnitFit";
+        QTest::newRow("frac on MIG card") << h200 << mig << 1 << 1 << ""
+                                          << "frac 100 mem 10000"
+                                          << "ok"
+                                          << "";
         // Gang
-        QTest::newRow("gang wider than host") << h100 << whole << 4 << 1 << "" << "whole cards 8" << "gang-too-wide" << "GangLinkDomain";
-        QTest::newRow("gang split over domains") << h100 << whole << 8 << 2 << "busy-whole" << "whole cards 4" << "ok" << "";
-        QTest::newRow("gang needs one domain") << h100 << whole << 8 << 2 << "busy-whole" << "whole cards 5" << "gang-not-in-one-link-domain" << "GangLinkDomain";
-        QTest::newRow("gang any domain") << h100 << whole << 8 << 2 << "busy-whole" << "whole cards 5 anydomain" << "ok" << "";
+        QTest::newRow("gang wider than host") << h100 << whole << 4 << 1 << ""
+                                              << "whole cards 8"
+                                              << "gang-too-wide"
+                                              << "GangLinkDomain";
+        QTest::newRow("gang split over domains") << h100 << whole << 8 << 2 << "busy-whole"
+                                                 << "whole cards 4"
+                                                 << "ok"
+                                                 << "";
+        QTest::newRow("gang needs one domain") << h100 << whole << 8 << 2 << "busy-whole"
+                                               << "whole cards 5"
+                                               << "gang-not-in-one-link-domain"
+                                               << "GangLinkDomain";
+        QTest::newRow("gang any domain") << h100 << whole << 8 << 2 << "busy-whole"
+                                         << "whole cards 5 anydomain"
+                                         << "ok"
+                                         << "";
     }
 
     void refusals()
@@ -125,7 +215,14 @@ private Q_SLOTS:
         QFETCH(QString, filter);
 
         ClusterState s(catalogue());
-        const HostId h = addHost(s, QStringLiteral("h0"), model, cards, PartitionMode(mode), domains, 128000, 512 * 1024);
+        const HostId h = addHost(s,
+                                 QStringLiteral("h0"),
+                                 model,
+                                 cards,
+                                 PartitionMode(mode),
+                                 domains,
+                                 128000,
+                                 512 * 1024);
         Framework fw(defaultProfile());
         auto occupy = [&](const WorkloadSpec &w, CardId only = CardId()) {
             const JobId j = s.addJob(w, 0);
@@ -176,7 +273,11 @@ private Q_SLOTS:
     void unresolvableVsUnschedulable()
     {
         ClusterState s(catalogue());
-        addHost(s, QStringLiteral("h0"), QStringLiteral("L40S-48GB"), 1, PartitionMode::TimeSlicing);
+        addHost(s,
+                QStringLiteral("h0"),
+                QStringLiteral("L40S-48GB"),
+                1,
+                PartitionMode::TimeSlicing);
         Framework fw(defaultProfile());
         const JobId a = s.addJob(parseSpec(QStringLiteral("frac 100 mem 60000")), 0);
         QCOMPARE(fw.decide(s, s.job(a), 0).status.code, Status::Code::Unresolvable);
@@ -208,7 +309,11 @@ private Q_SLOTS:
     {
         // Two soft cards: one with 600 used, one empty. A 300 share goes beside the 600.
         ClusterState s(catalogue());
-        addHost(s, QStringLiteral("h0"), QStringLiteral("L40S-48GB"), 2, PartitionMode::TimeSlicing);
+        addHost(s,
+                QStringLiteral("h0"),
+                QStringLiteral("L40S-48GB"),
+                2,
+                PartitionMode::TimeSlicing);
         Framework fw(defaultProfile());
         const JobId a = s.addJob(parseSpec(QStringLiteral("frac 600")), 0);
         Statement st(s);
@@ -236,7 +341,10 @@ private Q_SLOTS:
         const JobId k = s.addJob(parseSpec(QStringLiteral("slices 1")), 0);
         const Decision d2 = fw.decide(s, s.job(k), 0);
         QCOMPARE(d2.placement->units.first().kind, UnitChoice::Kind::NewPartition);
-        QCOMPARE(s.model(s.card(CardId(0))).migProfiles[d2.placement->units.first().profile].computeSlices, 1);
+        QCOMPARE(s.model(s.card(CardId(0)))
+                         .migProfiles[d2.placement->units.first().profile]
+                         .computeSlices,
+                 1);
     }
 };
 

@@ -23,11 +23,22 @@ private:
         const int shape = rng.bounded(7);
         const QString name = QStringLiteral("job%1").arg(n);
         switch (shape) {
-        case 0: w = wholeCards(name, 1 + rng.bounded(4)); break;
-        case 1: w = migProfile(name, rng.bounded(2) ? QStringLiteral("3g.40gb") : QStringLiteral("1g.18gb")); break;
-        case 2: w = migSlices(name, 1 + rng.bounded(4), rng.bounded(2) * 15000); break;
-        case 3: w = fraction(name, 100 * (1 + rng.bounded(9)), rng.bounded(3) * 4096); break;
-        case 4: w = wholeCards(name, 8); break;
+        case 0:
+            w = wholeCards(name, 1 + rng.bounded(4));
+            break;
+        case 1:
+            w = migProfile(name,
+                           rng.bounded(2) ? QStringLiteral("3g.40gb") : QStringLiteral("1g.18gb"));
+            break;
+        case 2:
+            w = migSlices(name, 1 + rng.bounded(4), rng.bounded(2) * 15000);
+            break;
+        case 3:
+            w = fraction(name, 100 * (1 + rng.bounded(9)), rng.bounded(3) * 4096);
+            break;
+        case 4:
+            w = wholeCards(name, 8);
+            break;
         case 5:
             w = fraction(name, 250);
             w.isolation = IsolationRequirement::HardOnly;
@@ -62,10 +73,38 @@ private Q_SLOTS:
         QFETCH(quint32, seed);
         QRandomGenerator rng(seed);
         ClusterState st(catalogue());
-        addHost(st, QStringLiteral("h200"), QStringLiteral("H200-141GB"), 8, PartitionMode::Mig, 2, 192000, 2048 * 1024);
-        addHost(st, QStringLiteral("h100"), QStringLiteral("H100-SXM5-80GB"), 8, PartitionMode::Whole, 1, 192000, 2048 * 1024);
-        addHost(st, QStringLiteral("l40s"), QStringLiteral("L40S-48GB"), 4, PartitionMode::Mps, 1, 64000, 512 * 1024);
-        addHost(st, QStringLiteral("l20"), QStringLiteral("L20-48GB"), 2, PartitionMode::TimeSlicing, 1, 64000, 512 * 1024);
+        addHost(st,
+                QStringLiteral("h200"),
+                QStringLiteral("H200-141GB"),
+                8,
+                PartitionMode::Mig,
+                2,
+                192000,
+                2048 * 1024);
+        addHost(st,
+                QStringLiteral("h100"),
+                QStringLiteral("H100-SXM5-80GB"),
+                8,
+                PartitionMode::Whole,
+                1,
+                192000,
+                2048 * 1024);
+        addHost(st,
+                QStringLiteral("l40s"),
+                QStringLiteral("L40S-48GB"),
+                4,
+                PartitionMode::Mps,
+                1,
+                64000,
+                512 * 1024);
+        addHost(st,
+                QStringLiteral("l20"),
+                QStringLiteral("L20-48GB"),
+                2,
+                PartitionMode::TimeSlicing,
+                1,
+                64000,
+                512 * 1024);
         SchedulerOptions o;
         o.preemption.graceMs = 20'000;
         Scheduler s(st, defaultProfile(), o);
@@ -101,7 +140,10 @@ private Q_SLOTS:
             } else if (op < 78) {
                 const CardId c(rng.bounded(int(s.state().cards().size())));
                 const auto &m = s.state().model(s.state().card(c));
-                const PartitionMode modes[] = {PartitionMode::Whole, PartitionMode::Mig, PartitionMode::TimeSlicing, PartitionMode::Mps};
+                const PartitionMode modes[] = {PartitionMode::Whole,
+                                               PartitionMode::Mig,
+                                               PartitionMode::TimeSlicing,
+                                               PartitionMode::Mps};
                 const PartitionMode mode = modes[rng.bounded(4)];
                 const ClusterState before = s.state();
                 if (!s.setCardMode(c, mode, now))

@@ -21,7 +21,10 @@ Scheduler twoCardAppliance(qint64 graceMs = 0)
     return Scheduler(s, defaultProfile(), o);
 }
 
-WorkloadSpec trainer(const QString &name, int priority, PreemptionTolerance tol, qint64 intervalMs = 0)
+WorkloadSpec trainer(const QString &name,
+                     int priority,
+                     PreemptionTolerance tol,
+                     qint64 intervalMs = 0)
 {
     WorkloadSpec w = wholeCards(name, 1, priority);
     w.preemption = tol;
@@ -43,7 +46,8 @@ private Q_SLOTS:
         QTest::addColumn<int>("tolA");
         QTest::addColumn<int>("tolB");
         QTest::addColumn<QString>("victim"); // "a", "b" or "none"
-        const int never = int(PreemptionTolerance::Never), ckpt = int(PreemptionTolerance::AtCheckpoint),
+        const int never = int(PreemptionTolerance::Never),
+                  ckpt = int(PreemptionTolerance::AtCheckpoint),
                   restart = int(PreemptionTolerance::Restart);
         QTest::newRow("lower priority goes") << 1 << 5 << restart << restart << "a";
         QTest::newRow("lower priority goes (b)") << 5 << 1 << restart << restart << "b";
@@ -63,8 +67,10 @@ private Q_SLOTS:
         Scheduler s = twoCardAppliance();
         MemoryEventSink sink;
         s.addSink(&sink);
-        const JobId a = s.submit(trainer(QStringLiteral("a"), prioA, PreemptionTolerance(tolA), 10 * kMin), 0);
-        const JobId b = s.submit(trainer(QStringLiteral("b"), prioB, PreemptionTolerance(tolB), 10 * kMin), 0);
+        const JobId a = s.submit(
+                trainer(QStringLiteral("a"), prioA, PreemptionTolerance(tolA), 10 * kMin), 0);
+        const JobId b = s.submit(
+                trainer(QStringLiteral("b"), prioB, PreemptionTolerance(tolB), 10 * kMin), 0);
         QCOMPARE(s.tick(0).placed, 2);
         // 25 minutes in, an urgent job needs a card.
         const JobId u = s.submit(wholeCards(QStringLiteral("urgent"), 1, 10), 25 * kMin);
@@ -78,7 +84,8 @@ private Q_SLOTS:
         }
         const JobId v = victim == QLatin1String("a") ? a : b;
         // An "at checkpoint" victim is evicted at its next checkpoint (30 min), losing nothing.
-        const bool atCheckpoint = s.state().job(v).spec.preemption == PreemptionTolerance::AtCheckpoint;
+        const bool atCheckpoint
+                = s.state().job(v).spec.preemption == PreemptionTolerance::AtCheckpoint;
         if (atCheckpoint) {
             QCOMPARE(s.state().job(v).state, JobState::Preempting);
             QCOMPARE(s.state().job(v).evictAtMs, 30 * kMin);
@@ -104,8 +111,10 @@ private Q_SLOTS:
     void checkpointProgressIsKept()
     {
         Scheduler s = twoCardAppliance();
-        const JobId a = s.submit(trainer(QStringLiteral("a"), 1, PreemptionTolerance::Restart, 10 * kMin), 0);
-        const JobId b = s.submit(trainer(QStringLiteral("b"), 1, PreemptionTolerance::Restart, 10 * kMin), 0);
+        const JobId a = s.submit(
+                trainer(QStringLiteral("a"), 1, PreemptionTolerance::Restart, 10 * kMin), 0);
+        const JobId b = s.submit(
+                trainer(QStringLiteral("b"), 1, PreemptionTolerance::Restart, 10 * kMin), 0);
         s.tick(0);
         s.submit(wholeCards(QStringLiteral("u"), 1, 9), 37 * kMin);
         s.tick(37 * kMin);
@@ -149,7 +158,11 @@ private Q_SLOTS:
     {
         // Four 1/4 shares on one soft card; a 1/2 share needs only two of them gone.
         ClusterState st(catalogue());
-        addHost(st, QStringLiteral("h0"), QStringLiteral("L40S-48GB"), 1, PartitionMode::TimeSlicing);
+        addHost(st,
+                QStringLiteral("h0"),
+                QStringLiteral("L40S-48GB"),
+                1,
+                PartitionMode::TimeSlicing);
         SchedulerOptions o;
         o.preemption.graceMs = 0;
         Scheduler s(st, defaultProfile(), o);
@@ -185,7 +198,11 @@ private Q_SLOTS:
     void gangPreemptsWholeDomain()
     {
         ClusterState st(catalogue());
-        addHost(st, QStringLiteral("h0"), QStringLiteral("H100-SXM5-80GB"), 4, PartitionMode::Whole);
+        addHost(st,
+                QStringLiteral("h0"),
+                QStringLiteral("H100-SXM5-80GB"),
+                4,
+                PartitionMode::Whole);
         SchedulerOptions o;
         o.preemption.graceMs = 0;
         Scheduler s(st, defaultProfile(), o);

@@ -30,7 +30,8 @@ private Q_SLOTS:
         QTest::addColumn<bool>("possible");
         QTest::addColumn<QString>("reason");
         QTest::newRow("4-card gang") << 6 << true << "none";
-        QTest::newRow("8-card gang over two link domains") << 0 << false << "gang-not-in-one-link-domain";
+        QTest::newRow("8-card gang over two link domains")
+                << 0 << false << "gang-not-in-one-link-domain";
         QTest::newRow("9-card gang") << 1 << false << "gang-too-wide";
         QTest::newRow("profile on no model") << 2 << false << "profile-not-on-model";
         QTest::newRow("MIG profile on cards now in whole mode") << 3 << true << "none";
@@ -49,12 +50,24 @@ private Q_SLOTS:
         s.tick(0);
         WorkloadSpec w;
         switch (which) {
-        case 0: w = wholeCards(QStringLiteral("g8"), 8); break;
-        case 1: w = wholeCards(QStringLiteral("g9"), 9); break;
-        case 2: w = migProfile(QStringLiteral("p"), QStringLiteral("3g.71gb")); break;
-        case 3: w = migProfile(QStringLiteral("p"), QStringLiteral("3g.40gb")); break;
-        case 4: w = fraction(QStringLiteral("f"), 100, 200 * 1024); break;
-        case 6: w = wholeCards(QStringLiteral("g4"), 4); break;
+        case 0:
+            w = wholeCards(QStringLiteral("g8"), 8);
+            break;
+        case 1:
+            w = wholeCards(QStringLiteral("g9"), 9);
+            break;
+        case 2:
+            w = migProfile(QStringLiteral("p"), QStringLiteral("3g.71gb"));
+            break;
+        case 3:
+            w = migProfile(QStringLiteral("p"), QStringLiteral("3g.40gb"));
+            break;
+        case 4:
+            w = fraction(QStringLiteral("f"), 100, 200 * 1024);
+            break;
+        case 6:
+            w = wholeCards(QStringLiteral("g4"), 4);
+            break;
         case 5:
             w = wholeCards(QStringLiteral("t4"), 1);
             w.affinity.cardModels = {QStringLiteral("T4-16GB")};
@@ -100,16 +113,20 @@ private Q_SLOTS:
         s.submit(a, 0);
         s.submit(b, 0);
         s.tick(0);
-        QCOMPARE(s.earliestStart(wholeCards(QStringLiteral("one"), 1), 0), std::optional<qint64>(1 * kHour));
-        QCOMPARE(s.earliestStart(wholeCards(QStringLiteral("two"), 2), 0), std::optional<qint64>(2 * kHour));
+        QCOMPARE(s.earliestStart(wholeCards(QStringLiteral("one"), 1), 0),
+                 std::optional<qint64>(1 * kHour));
+        QCOMPARE(s.earliestStart(wholeCards(QStringLiteral("two"), 2), 0),
+                 std::optional<qint64>(2 * kHour));
         QCOMPARE(s.earliestStart(wholeCards(QStringLiteral("three"), 3), 0), std::nullopt);
         // A job queued ahead (higher priority, 3 h) takes the first free card.
         WorkloadSpec ahead = wholeCards(QStringLiteral("ahead"), 1, 50);
         ahead.time.expectedDurationMs = 3 * kHour;
         s.submit(ahead, 0);
         s.tick(0);
-        QCOMPARE(s.earliestStart(wholeCards(QStringLiteral("one"), 1), 0), std::optional<qint64>(2 * kHour));
-        QCOMPARE(s.earliestStart(wholeCards(QStringLiteral("two"), 2), 0), std::optional<qint64>(4 * kHour));
+        QCOMPARE(s.earliestStart(wholeCards(QStringLiteral("one"), 1), 0),
+                 std::optional<qint64>(2 * kHour));
+        QCOMPARE(s.earliestStart(wholeCards(QStringLiteral("two"), 2), 0),
+                 std::optional<qint64>(4 * kHour));
         // The query changes nothing.
         QCOMPARE(s.state().job(JobId(2)).state, JobState::Pending);
     }

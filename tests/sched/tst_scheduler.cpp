@@ -105,10 +105,12 @@ private Q_SLOTS:
         Scheduler s(st);
         MemoryEventSink sink;
         s.addSink(&sink);
-        const JobId first = s.submit(migProfile(QStringLiteral("first"), QStringLiteral("3g.40gb")), 0);
+        const JobId first
+                = s.submit(migProfile(QStringLiteral("first"), QStringLiteral("3g.40gb")), 0);
         s.tick(0);
         QCOMPARE(s.state().job(first).state, JobState::Running);
-        const JobId second = s.submit(migProfile(QStringLiteral("second"), QStringLiteral("3g.40gb")), 1000);
+        const JobId second
+                = s.submit(migProfile(QStringLiteral("second"), QStringLiteral("3g.40gb")), 1000);
         s.tick(1000);
         QCOMPARE(s.state().job(second).state, JobState::Running);
         QCOMPARE(sink.count(EventCode::PartitionDestroyed), 3);
@@ -148,7 +150,8 @@ private Q_SLOTS:
         QCOMPARE(sink.count(EventCode::JobEvicted), 1);
         ZX_CHECK_INVARIANTS(s.state());
         // Nothing lands on the failed card until it recovers.
-        QCOMPARE(s.couldRunOn(wholeCards(QStringLiteral("x"), 1), card, 40 * kMin).reason, Reason::CardFailed);
+        QCOMPARE(s.couldRunOn(wholeCards(QStringLiteral("x"), 1), card, 40 * kMin).reason,
+                 Reason::CardFailed);
         s.cardRecovered(card, 50 * kMin);
         QVERIFY(s.couldRunOn(wholeCards(QStringLiteral("x"), 1), card, 50 * kMin).isSuccess());
     }
@@ -203,7 +206,8 @@ private Q_SLOTS:
         addHost(st, QStringLiteral("h"), QStringLiteral("H100-SXM5-80GB"), 1, PartitionMode::Mig);
         Scheduler s(st);
         const QString m = QStringLiteral("H100-SXM5-80GB");
-        const int p3 = profileIndex(m, QStringLiteral("3g.40gb")), p7 = profileIndex(m, QStringLiteral("7g.80gb"));
+        const int p3 = profileIndex(m, QStringLiteral("3g.40gb")),
+                  p7 = profileIndex(m, QStringLiteral("7g.80gb"));
         QString why;
         QVERIFY(!s.applyLayout(CardId(0), {{p3, 1}}, 0, &why));
         QVERIFY2(why.contains(QLatin1String("start")), qPrintable(why));

@@ -68,9 +68,21 @@ private Q_SLOTS:
         QFETCH(int, gang);
         QFETCH(int, expectHost);
         ClusterState s(catalogue());
-        addHost(s, QStringLiteral("big"), QStringLiteral("H100-SXM5-80GB"), 8, PartitionMode::Whole, 1);
-        addHost(s, QStringLiteral("two-domains"), QStringLiteral("H100-SXM5-80GB"), 8, PartitionMode::Whole, 2);
-        place(s, wholeCards(QStringLiteral("x"), 1), CardId(8)); // one card busy in domain 0 of host 1
+        addHost(s,
+                QStringLiteral("big"),
+                QStringLiteral("H100-SXM5-80GB"),
+                8,
+                PartitionMode::Whole,
+                1);
+        addHost(s,
+                QStringLiteral("two-domains"),
+                QStringLiteral("H100-SXM5-80GB"),
+                8,
+                PartitionMode::Whole,
+                2);
+        place(s,
+              wholeCards(QStringLiteral("x"), 1),
+              CardId(8)); // one card busy in domain 0 of host 1
         Framework fw(only(std::make_shared<TopologyScore>()));
         const JobId j = s.addJob(wholeCards(QStringLiteral("g"), gang), 0);
         const Decision d = fw.decide(s, s.job(j), 0);
@@ -85,7 +97,12 @@ private Q_SLOTS:
     void topologySingleCardStaysOffFreeDomains()
     {
         ClusterState s(catalogue());
-        addHost(s, QStringLiteral("a"), QStringLiteral("H100-SXM5-80GB"), 8, PartitionMode::Whole, 2);
+        addHost(s,
+                QStringLiteral("a"),
+                QStringLiteral("H100-SXM5-80GB"),
+                8,
+                PartitionMode::Whole,
+                2);
         place(s, wholeCards(QStringLiteral("x"), 1), CardId(5)); // domain 1 has work
         Framework fw(defaultProfile());
         const JobId j = s.addJob(wholeCards(QStringLiteral("one"), 1), 0);

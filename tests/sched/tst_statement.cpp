@@ -15,9 +15,22 @@ private:
     ClusterState appliance()
     {
         ClusterState s(catalogue());
-        addHost(s, QStringLiteral("mig-host"), QStringLiteral("H100-SXM5-80GB"), 4, PartitionMode::Mig);
-        addHost(s, QStringLiteral("soft-host"), QStringLiteral("L40S-48GB"), 2, PartitionMode::TimeSlicing);
-        addHost(s, QStringLiteral("whole-host"), QStringLiteral("H200-141GB"), 8, PartitionMode::Whole, 2);
+        addHost(s,
+                QStringLiteral("mig-host"),
+                QStringLiteral("H100-SXM5-80GB"),
+                4,
+                PartitionMode::Mig);
+        addHost(s,
+                QStringLiteral("soft-host"),
+                QStringLiteral("L40S-48GB"),
+                2,
+                PartitionMode::TimeSlicing);
+        addHost(s,
+                QStringLiteral("whole-host"),
+                QStringLiteral("H200-141GB"),
+                8,
+                PartitionMode::Whole,
+                2);
         return s;
     }
 
@@ -60,7 +73,10 @@ private Q_SLOTS:
         const ClusterState before = s;
         {
             Statement st(s);
-            st.createPartition(CardId(0), profileIndex(QStringLiteral("H100-SXM5-80GB"), QStringLiteral("7g.80gb")), 0);
+            st.createPartition(
+                    CardId(0),
+                    profileIndex(QStringLiteral("H100-SXM5-80GB"), QStringLiteral("7g.80gb")),
+                    0);
             st.setMode(CardId(1), PartitionMode::Whole);
         }
         QVERIFY(s == before);

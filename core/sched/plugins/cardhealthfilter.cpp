@@ -3,7 +3,9 @@
 
 namespace Zhaoxi::Sched {
 
-Status CardHealthFilter::filter(const CycleContext &ctx, const HostState &host, CardMask &cards) const
+Status CardHealthFilter::filter(const CycleContext &ctx,
+                                const HostState &host,
+                                CardMask &cards) const
 {
     Q_UNUSED(ctx)
     if (!(cards & host.failedCards))

@@ -3,7 +3,9 @@
 
 namespace Zhaoxi::Sched {
 
-Status CardModelFilter::filter(const CycleContext &ctx, const HostState &host, CardMask &cards) const
+Status CardModelFilter::filter(const CycleContext &ctx,
+                               const HostState &host,
+                               CardMask &cards) const
 {
     // Most hosts hold one model: when every model on the host is allowed, nothing to clear.
     if ((host.models & ctx.allowedModels) == host.models)
@@ -16,7 +18,8 @@ Status CardModelFilter::filter(const CycleContext &ctx, const HostState &host, C
         const ModelFit &mf = ctx.models[c.model];
         if (!mf.allowed) {
             cards &= ~(CardMask(1) << i);
-            st = Status::unresolvable(mf.whyNot, ctx.demandMemoryMiB, ctx.state->model(c).memoryMiB);
+            st = Status::unresolvable(
+                    mf.whyNot, ctx.demandMemoryMiB, ctx.state->model(c).memoryMiB);
         }
     }
     return st;

@@ -12,9 +12,11 @@ Status HostResourcesFilter::filter(const CycleContext &ctx, const HostState &hos
     if (mem > host.memoryMiB)
         return Status::unresolvable(Reason::HostMemoryTooSmall, mem, host.memoryMiB);
     if (cpu > host.cpuMilli - host.usedCpuMilli)
-        return Status::unschedulable(Reason::InsufficientHostCpu, cpu, host.cpuMilli - host.usedCpuMilli);
+        return Status::unschedulable(
+                Reason::InsufficientHostCpu, cpu, host.cpuMilli - host.usedCpuMilli);
     if (mem > host.memoryMiB - host.usedMemoryMiB)
-        return Status::unschedulable(Reason::InsufficientHostMemory, mem, host.memoryMiB - host.usedMemoryMiB);
+        return Status::unschedulable(
+                Reason::InsufficientHostMemory, mem, host.memoryMiB - host.usedMemoryMiB);
     return Status::success();
 }
 

@@ -3,7 +3,9 @@
 
 namespace Zhaoxi::Sched {
 
-Status IsolationFilter::filter(const CycleContext &ctx, const HostState &host, CardMask &cards) const
+Status IsolationFilter::filter(const CycleContext &ctx,
+                               const HostState &host,
+                               CardMask &cards) const
 {
     if (ctx.spec->isolation != Domain::IsolationRequirement::HardOnly)
         return Status::success();

@@ -36,7 +36,8 @@ Status fitCard(const CycleContext &ctx, const CardState &c, CardOption *opt)
         const Unit *best = nullptr;
         if (c.freeProfiles & mf.profiles) {
             for (const Unit &u : c.units) {
-                if (!(mf.profiles >> u.profile & 1) || u.job.isValid() || u.state != UnitState::Ready)
+                if (!(mf.profiles >> u.profile & 1) || u.job.isValid()
+                    || u.state != UnitState::Ready)
                     continue;
                 const int r = mf.profileRank[size_t(u.profile)];
                 if (r < bestRank) {
@@ -49,7 +50,9 @@ Status fitCard(const CycleContext &ctx, const CardState &c, CardOption *opt)
         // instance costs one rank for the reconfiguration; ties keep the existing one).
         int createRank = INT_MAX, createProfile = -1, createStart = -1;
         if (ctx.allowCreatePartitions) {
-            for (int r = 0; (c.creatable & mf.profiles) && r < mf.profileOrder.size() && r + 1 < bestRank; ++r) {
+            for (int r = 0;
+                 (c.creatable & mf.profiles) && r < mf.profileOrder.size() && r + 1 < bestRank;
+                 ++r) {
                 const int start = MigFit::creatableStart(m, c, mf.profileOrder[r]);
                 if (start >= 0) {
                     createRank = r + 1;
@@ -73,7 +76,8 @@ Status fitCard(const CycleContext &ctx, const CardState &c, CardOption *opt)
             opt->choice.profile = createProfile;
             opt->choice.start = createStart;
             opt->rank = createRank;
-            opt->leftoverMilli = 1000 - c.usedMilli - prof.computeSlices * 1000 / m.migComputeSlices;
+            opt->leftoverMilli
+                    = 1000 - c.usedMilli - prof.computeSlices * 1000 / m.migComputeSlices;
             opt->leftoverMiB = m.memoryMiB - c.usedMemoryMiB - prof.memoryMiB;
             return Status::success();
         }
