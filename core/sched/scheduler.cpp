@@ -401,11 +401,22 @@ Scheduler::TickResult Scheduler::tick(qint64 nowMs)
     }
     evictDue(nowMs, r);
     const QList<JobId> pending = queue();
+    QList<HostId> reserved; // hosts whose victims are leaving for a nominated preemptor
     for (JobId id : pending) {
         const Job &job = m_state.job(id);
         DecideOptions o;
         o.allowCreatePartitions = m_options.allowCreatePartitions;
         o.classBudgetLeft = budgetLeft(job.spec.kind);
+        if (!reserved.isEmpty()) {
+            for (const HostState &h : m_state.hosts()) {
+                if (!reserved.contains(h.id))
+                    o.onlyHosts.append(h.id);
+            }
+            if (o.onlyHosts.isEmpty()) {
+                ++r.waiting;
+                continue;
+            }
+        }
         const auto nominated = m_nominated.constFind(id.value());
         QList<Victim> victims;
         if (nominated != m_nominated.cend()) {
@@ -415,6 +426,8 @@ Scheduler::TickResult Scheduler::tick(qint64 nowMs)
             for (const Job &v : m_state.jobs())
                 victimsLeft |= v.state == JobState::Preempting && v.preemptedBy == id;
             if (victimsLeft) {
+                if (m_options.reserveNominatedHosts && !reserved.contains(nominated->host))
+                    reserved.append(nominated->host);
                 ++r.waiting;
                 continue;
             }
@@ -436,7 +449,7 @@ Scheduler::TickResult Scheduler::tick(qint64 nowMs)
             ++r.placed;
             continue;
         }
-        if (d.status.code == Status::Code::Unschedulable) {
+        if (d.status.code == Status::Code::Unschedulable && reserved.isEmpty()) {
             if (m_options.allowReconfigure && d.status.reason != Reason::ClassBudgetExceeded
                 && tryReconfigure(id, nowMs)) {
                 m_waitingReason.remove(id.value());

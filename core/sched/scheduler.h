@@ -39,6 +39,10 @@ struct SchedulerOptions
     bool allowCreatePartitions = true; // carve new MIG instances out of free slots
     bool allowReconfigure = true;      // destroy idle instances / switch idle cards' modes
     int traceRingSize = 2000;          // decision traces kept besides each job's latest
+    // While a preemptor waits for its victims to leave, jobs after it in the queue are not placed
+    // on its host (its victims' units stay reserved for it; without this, victims leaving at
+    // different checkpoints hand their units to lower-priority jobs and the preemption repeats).
+    bool reserveNominatedHosts = false;
 };
 
 // Could this workload ever run on this appliance (forms, drag targets)? If not, why not.

@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "common.h"
+
+#include "queueing.h"
+
+#include "core/catalogue/layoutrules.h"
+
+#include <QSet>
+
+#include <optional>
+
+#include <algorithm>
+
+namespace Zhaoxi::Policy {
+
+using Domain::ComputeDemand;
+
+void CommonParams::read(ParamReader &r)
+{
+    periodMs = r.duration(QStringLiteral("period"), periodMs, 1000, 3600'000);
+    targetUtilisation = r.number(QStringLiteral("targetUtilisation"), targetUtilisation, 0.05, 1);
+    sloSafety = r.number(QStringLiteral("sloSafety"), sloSafety, 0.05, 1);
+    trainingBandwidthShare = r.number(QStringLiteral("trainingBandwidthShare"), trainingBandwidthShare, 0, 1);
+    trainingPowerCapW = r.number(QStringLiteral("trainingPowerCapW"), trainingPowerCapW, -1, 1e7);
+}
+
+int replicasForRate(const ServiceView &s, double rateRps, const CommonParams &p)
+{
+    const int n = replicasFor(rateRps / 1000.0, s.serviceMs, s.cv, p.sloSafety * s.sloMs, 0.99,
+                                   p.targetUtilisation, s.maxReplicas);
+    return std::clamp(n, s.minReplicas, s.maxReplicas);
+}
+
+namespace {
+bool cardServes(const Sched::ClusterState &st, const Sched::CardState &c, const Domain::WorkloadSpec &spec)
+{
+    const Domain::CardModel &m = st.model(c);
+    if (!spec.affinity.cardModels.isEmpty()) {
+        bool ok = false;
+        for (const QString &n : spec.affinity.cardModels)
+            ok |= m.matchesName(n);
+        if (!ok)
+            return false;
+    }
+    switch (spec.demand.compute.kind) {
+    case ComputeDemand::Kind::MigProfile: return m.profileIndex(spec.demand.compute.profile) >= 0;
+    case ComputeDemand::Kind::MigSlices: return m.supportsMig();
+    case ComputeDemand::Kind::Fraction: return !m.softModes.isEmpty() || m.supportsMig();
+    case ComputeDemand::Kind::WholeCard: return true;
+    }
+    return true;
+}
+} // namespace
+
+qint64 freeTraining(PolicyContext &ctx, qint64 nowMs, qint64 milli, bool drain, qint64 deadlineMs,
+                    ActionReason why, int forService)
+{
+    if (milli <= 0)
+        return 0;
+    const Sched::ClusterState &st = ctx.scheduler().state();
+    const Domain::WorkloadSpec *serviceSpec = nullptr;
+    if (forService >= 0) {
+        // Any replica job of the service carries its spec.
+        const QString name = ctx.services(nowMs).value(forService).name;
+        for (const Sched::Job &j : st.jobs()) {
+            if (j.spec.inference && j.spec.inference->service == name) {
+                serviceSpec = &j.spec;
+                break;
+            }
+        }
+    }
+    QList<TrainingView> views = ctx.training(nowMs);
+    qint64 freed = 0;
+    QList<TrainingView> candidates;
+    for (const TrainingView &v : views) {
+        const Sched::Job &j = st.job(v.job);
+        if (serviceSpec) {
+            bool fits = false;
+            for (const Sched::Assignment &a : j.assignments)
+                fits |= cardServes(st, st.card(a.card), *serviceSpec);
+            if (!fits)
+                continue;
+        }
+        if (v.state == Sched::JobState::Preempting)
+            freed += v.milli;
+        else if (v.state == Sched::JobState::Running)
+            candidates.append(v);
+    }
+    std::sort(candidates.begin(), candidates.end(), [&](const TrainingView &a, const TrainingView &b) {
+        if (a.priority != b.priority)
+            return a.priority < b.priority;
+        // Drain: the one whose checkpoint comes first; at once: the one that loses least (its
+        // checkpoint was the most recent, so its next one is the furthest).
+        const qint64 ka = a.nextCheckpointMs < 0 ? (drain ? LLONG_MAX : LLONG_MIN) : a.nextCheckpointMs;
+        const qint64 kb = b.nextCheckpointMs < 0 ? (drain ? LLONG_MAX : LLONG_MIN) : b.nextCheckpointMs;
+        if (ka != kb)
+            return drain ? ka < kb : ka > kb;
+        return a.job < b.job;
+    });
+    for (const TrainingView &v : candidates) {
+        if (freed >= milli)
+            break;
+        if (drain && v.finishEtaMs >= 0 && v.finishEtaMs <= deadlineMs) {
+            freed += v.milli; // it ends by itself in time
+            continue;
+        }
+        const bool atCheckpoint = drain && v.checkpoints && v.nextCheckpointMs >= 0 && v.nextCheckpointMs <= deadlineMs;
+        ctx.requeueTraining(v.job, nowMs, atCheckpoint, why);
+        freed += v.milli;
+    }
+    return freed;
+}
+
+namespace {
+
+// The MIG profile a replica of this demand takes on this model (-1: none).
+int replicaProfile(const Domain::CardModel &m, const Domain::ComputeDemand &d)
+{
+    if (d.kind == ComputeDemand::Kind::MigProfile)
+        return m.profileIndex(d.profile);
+    int best = -1;
+    for (int p = 0; p < m.migProfiles.size(); ++p) {
+        const int slices = m.migProfiles[p].computeSlices;
+        const bool ok = d.kind == ComputeDemand::Kind::MigSlices ? slices >= d.slices
+                        : d.kind == ComputeDemand::Kind::Fraction ? slices * 1000 >= d.milli * m.migComputeSlices
+                                                                  : slices == m.migComputeSlices;
+        if (ok && !m.migProfiles[p].mediaExtensions && (best < 0 || slices < m.migProfiles[best].computeSlices))
+            best = p;
+    }
+    return best;
+}
+
+bool isTraining(const Sched::Job &j)
+{
+    return j.spec.kind != Domain::WorkloadKind::Inference;
+}
+
+} // namespace
+
+int makeRoomForService(PolicyContext &ctx, qint64 nowMs, int service, int replicas, bool drain,
+                       qint64 deadlineMs, ActionReason why)
+{
+    if (replicas <= 0)
+        return 0;
+    const Sched::ClusterState &st = ctx.scheduler().state();
+    const Domain::WorkloadSpec *spec = nullptr;
+    const QString name = ctx.services(nowMs).value(service).name;
+    for (const Sched::Job &j : st.jobs()) {
+        if (j.spec.inference && j.spec.inference->service == name) {
+            spec = &j.spec;
+            break;
+        }
+    }
+    if (!spec)
+        return 0;
+    const Domain::ComputeDemand &d = spec->demand.compute;
+    QHash<int, QList<Domain::MigPlacement>> added; // by card: replicas already planned there
+    QHash<int, int> addedMilli;
+    QSet<int> leaving;                              // jobs planned to leave in this call
+    QHash<int, TrainingView> views;
+    for (const TrainingView &v : ctx.training(nowMs))
+        views.insert(v.job.value(), v);
+    int placed = 0;
+    for (int k = 0; k < replicas; ++k) {
+        struct Option
+        {
+            Sched::CardId card;
+            QList<JobId> victims;
+            double cost = 0;
+            int profile = -1;
+            int start = -1;
+        };
+        std::optional<Option> best;
+        for (const Sched::CardState &c : st.cards()) {
+            if (c.health == Sched::CardHealth::Failed || !st.host(c.host).up || !cardServes(st, c, *spec))
+                continue;
+            const Domain::CardModel &m = st.model(c);
+            // Which jobs hold the card: those staying whatever happens, and training that could go.
+            QList<JobId> trainingHere;
+            bool otherWork = false;
+            for (const Sched::Unit &u : c.units) {
+                if (!u.job.isValid())
+                    continue;
+                const Sched::Job &j = st.job(u.job);
+                if (isTraining(j) && (j.state == Sched::JobState::Running || j.state == Sched::JobState::Preempting)) {
+                    if (!trainingHere.contains(u.job))
+                        trainingHere.append(u.job);
+                } else {
+                    otherWork = true;
+                }
+            }
+            // Try first with only the training already leaving gone, then with all of it gone.
+            for (int pass = 0; pass < 2; ++pass) {
+                QList<JobId> victims;
+                for (JobId j : trainingHere) {
+                    const bool goes = st.job(j).state == Sched::JobState::Preempting || leaving.contains(j.value());
+                    if (!goes && pass == 1)
+                        victims.append(j);
+                }
+                auto stays = [&](const Sched::Unit &u) {
+                    if (!u.job.isValid())
+                        return false;
+                    const Sched::Job &j = st.job(u.job);
+                    if (!isTraining(j))
+                        return true;
+                    if (j.state == Sched::JobState::Preempting || leaving.contains(u.job.value()))
+                        return false;
+                    return !victims.contains(u.job);
+                };
+                Option opt;
+                opt.card = c.id;
+                bool fits = false;
+                if (c.mode == Domain::PartitionMode::Mig) {
+                    const int p = replicaProfile(m, d);
+                    if (p < 0)
+                        break;
+                    QList<Domain::MigPlacement> layout = added.value(c.id.value());
+                    for (const Sched::Unit &u : c.units) {
+                        if (stays(u))
+                            layout.append({u.profile, u.start});
+                    }
+                    const int start = Catalogue::firstFreeStart(m, layout, p);
+                    fits = start >= 0;
+                    opt.profile = p;
+                    opt.start = start;
+                } else if (c.mode == Domain::PartitionMode::Whole) {
+                    bool busy = false;
+                    for (const Sched::Unit &u : c.units)
+                        busy |= stays(u);
+                    fits = !busy && !added.contains(c.id.value()) && (d.kind == ComputeDemand::Kind::WholeCard || !otherWork);
+                } else {
+                    int used = addedMilli.value(c.id.value());
+                    for (const Sched::Unit &u : c.units) {
+                        if (stays(u))
+                            used += u.milli;
+                    }
+                    const int need = d.kind == ComputeDemand::Kind::Fraction ? d.milli : 1000;
+                    fits = used + need <= 1000;
+                }
+                if (!fits)
+                    continue;
+                opt.victims = victims;
+                for (JobId v : victims) {
+                    const TrainingView tv = views.value(v.value());
+                    const double lost = tv.nextCheckpointMs > nowMs ? double(st.job(v).spec.checkpointIntervalMs - (tv.nextCheckpointMs - nowMs)) : 0;
+                    opt.cost += double(tv.milli) * 1e6 + std::max(0.0, lost) + (st.job(v).spec.priority + 1000) * 1e3;
+                }
+                if (!best || opt.cost < best->cost)
+                    best = opt;
+                break; // pass 0 fitting is free; pass 1 only when pass 0 does not fit
+            }
+            if (best && best->cost == 0)
+                break;
+        }
+        if (!best)
+            break;
+        ++placed;
+        if (best->profile >= 0)
+            added[best->card.value()].append({best->profile, best->start});
+        addedMilli[best->card.value()] += d.kind == ComputeDemand::Kind::Fraction ? d.milli : 1000;
+        for (JobId v : best->victims) {
+            leaving.insert(v.value());
+            const TrainingView tv = views.value(v.value());
+            if (drain && tv.finishEtaMs >= 0 && tv.finishEtaMs <= deadlineMs)
+                continue; // it ends by itself in time
+            const bool atCheckpoint = drain && tv.checkpoints && tv.nextCheckpointMs >= 0 && tv.nextCheckpointMs <= deadlineMs;
+            ctx.requeueTraining(v, nowMs, atCheckpoint, why);
+        }
+    }
+    return placed;
+}
+
+void makeRoomForReplicas(PolicyContext &ctx, qint64 nowMs, qint64 inferenceBudgetMilli, bool immediate,
+                         qint64 deadlineMs, ActionReason why)
+{
+    const QList<ServiceView> views = ctx.services(nowMs);
+    qint64 room = inferenceBudgetMilli < 0 ? LLONG_MAX
+                                           : inferenceBudgetMilli - ctx.scheduler().state().classUsage().inference;
+    for (const ServiceView &s : views) {
+        if (s.pending <= 0 || room <= 0)
+            continue;
+        const int n = int(std::min<qint64>(s.pending, room / std::max<qint64>(1, s.unitMilli)));
+        makeRoomForService(ctx, nowMs, s.index, n, !immediate, deadlineMs, why);
+        room -= inferenceMilli(s, n);
+    }
+}
+
+int consolidateTraining(PolicyContext &ctx, qint64 nowMs, qint64 deadlineMs)
+{
+    const Sched::ClusterState &st = ctx.scheduler().state();
+    // The waiting whole-card training job that goes first.
+    const Sched::Job *waiting = nullptr;
+    for (JobId id : ctx.scheduler().queue()) {
+        const Sched::Job &j = st.job(id);
+        if (isTraining(j) && j.spec.demand.cards >= 1 && j.spec.demand.compute.kind == ComputeDemand::Kind::WholeCard) {
+            waiting = &j;
+            break;
+        }
+    }
+    if (!waiting)
+        return 0;
+    const int need = waiting->spec.demand.cards;
+    const Sched::ClassBudget &budget = ctx.scheduler().classBudget();
+    qint64 budgetLeft = budget.trainingMilli < 0 ? LLONG_MAX : budget.trainingMilli - st.classUsage().training;
+    int free = 0;
+    struct Candidate
+    {
+        Sched::CardId card;
+        QList<JobId> jobs;
+        qint64 milli = 0;
+    };
+    QList<Candidate> candidates;
+    for (const Sched::CardState &c : st.cards()) {
+        if (c.health == Sched::CardHealth::Failed || !st.host(c.host).up || !cardServes(st, c, waiting->spec)
+            || c.mode != Domain::PartitionMode::Mig)
+            continue;
+        Candidate cand;
+        cand.card = c.id;
+        bool blocked = false;
+        bool leaving = true;
+        for (const Sched::Unit &u : c.units) {
+            if (!u.job.isValid())
+                continue;
+            const Sched::Job &j = st.job(u.job);
+            if (!isTraining(j) || j.spec.priority >= waiting->spec.priority
+                || j.spec.demand.compute.kind == ComputeDemand::Kind::WholeCard) {
+                blocked = true;
+                break;
+            }
+            leaving &= j.state == Sched::JobState::Preempting;
+            if (!cand.jobs.contains(u.job)) {
+                cand.jobs.append(u.job);
+                cand.milli += st.unitMilli(c, u);
+            }
+        }
+        if (blocked)
+            continue;
+        if (cand.jobs.isEmpty() || leaving)
+            ++free;
+        else
+            candidates.append(cand);
+    }
+    if (free >= need || free + candidates.size() < need)
+        return 0;
+    std::sort(candidates.begin(), candidates.end(), [](const Candidate &a, const Candidate &b) {
+        return a.milli != b.milli ? a.milli < b.milli : a.card < b.card;
+    });
+    candidates = candidates.mid(0, need - free);
+    qint64 freed = 0;
+    for (const Candidate &c : candidates)
+        freed += c.milli;
+    if (budgetLeft + freed < qint64(need) * 1000)
+        return 0;
+    QHash<int, TrainingView> views;
+    for (const TrainingView &v : ctx.training(nowMs))
+        views.insert(v.job.value(), v);
+    int asked = 0;
+    for (const Candidate &c : candidates) {
+        for (JobId j : c.jobs) {
+            const TrainingView v = views.value(j.value());
+            const bool atCheckpoint = v.checkpoints && v.nextCheckpointMs >= 0 && v.nextCheckpointMs <= deadlineMs;
+            ctx.requeueTraining(j, nowMs, atCheckpoint, ActionReason::Consolidate);
+            ++asked;
+        }
+    }
+    return asked;
+}
+
+void QosKnobs::apply(PolicyContext &ctx, qint64 nowMs, double bandwidthShare, double powerCapW)
+{
+    if (bandwidthShare != m_share) {
+        m_share = bandwidthShare;
+        ctx.setTrainingBandwidthShare(bandwidthShare, nowMs);
+    }
+    if (powerCapW != m_cap) {
+        m_cap = powerCapW;
+        ctx.setTrainingPowerCapW(powerCapW, nowMs);
+    }
+}
+
+} // namespace Zhaoxi::Policy

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "params.h"
+#include "policy.h"
+
+namespace Zhaoxi::Policy {
+
+// Parameters every policy takes.
+struct CommonParams
+{
+    qint64 periodMs = 15'000;          // how often the policy looks
+    double targetUtilisation = 0.7;    // replicas are sized to stay under this busy share ...
+    double sloSafety = 0.7;            // ... and to plan the p99 at this share of the SLO
+    double trainingBandwidthShare = 1; // the training class's share of each host's paths
+    double trainingPowerCapW = -1;     // the training class's power cap (<= 0: none)
+    void read(ParamReader &r);
+};
+
+// Replicas for a rate (req/s) by the queueing estimate, within the service's range.
+int replicasForRate(const ServiceView &s, double rateRps, const CommonParams &p);
+
+// Compute the service's replicas would hold, milli-cards.
+inline qint64 inferenceMilli(const ServiceView &s, int replicas) { return s.unitMilli * replicas; }
+
+// Takes training off at least `milli` of compute (counting jobs already leaving), cheapest
+// first: `drain` waits for each job's next checkpoint (or its natural end) when that comes by
+// `deadlineMs`, and takes the rest at once; otherwise all go at once, those that lose least
+// first. Lower priority goes first. When `forService` >= 0, only jobs on cards whose model can
+// host that service's replicas count. Returns the compute freed or being freed.
+qint64 freeTraining(PolicyContext &ctx, qint64 nowMs, qint64 milli, bool drain, qint64 deadlineMs,
+                    ActionReason why, int forService = -1);
+
+// Makes room for `replicas` waiting replicas of one service: for each, the card that can take
+// one at least cost: a card where training already leaving makes room costs nothing; otherwise
+// the training on the card that would then fit it leaves (whole gangs), cheapest card first
+// (compute taken, then work lost). `drain`: at the next checkpoint when it comes by
+// `deadlineMs`, else at once. Returns how many replicas have room (now or once training left).
+int makeRoomForService(PolicyContext &ctx, qint64 nowMs, int service, int replicas, bool drain,
+                       qint64 deadlineMs, ActionReason why);
+
+// Replicas that wait get room, for every service, while the inference class stays within
+// `inferenceBudgetMilli` (-1: no limit).
+void makeRoomForReplicas(PolicyContext &ctx, qint64 nowMs, qint64 inferenceBudgetMilli, bool immediate,
+                         qint64 deadlineMs, ActionReason why);
+
+// Small training jobs left alone on cards that a waiting whole-card training job of higher
+// priority could use (inference scaled down around them) leave at their next checkpoint (by
+// `deadlineMs`), when that gives the waiting job all the cards it needs and its class budget
+// allows it. One waiting job per call; returns how many jobs were asked to leave.
+int consolidateTraining(PolicyContext &ctx, qint64 nowMs, qint64 deadlineMs);
+
+// Applies the QoS knobs when they change (remembers the last values).
+class QosKnobs
+{
+public:
+    void apply(PolicyContext &ctx, qint64 nowMs, double bandwidthShare, double powerCapW);
+
+private:
+    double m_share = -2;
+    double m_cap = -2;
+};
+
+} // namespace Zhaoxi::Policy

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "loadguard.h"
+
+namespace Zhaoxi::Policy {
+
+// Forecast-driven: learns each service's daily shape (the rate per bucket of the day, from the
+// history before the run, then from what it observes) and sizes replicas for the highest rate
+// forecast within `lead`, so capacity moves ahead of ramps; the load-aware guard stays on as the
+// safety net. The forecast is the learned shape scaled by how today compares with it so far
+// (clamped to [levelMin, levelMax]).
+//
+//   lead          duration, default 20m
+//   learningRate  number 0..1, default 0.2: weight of today's bucket in the shape
+//   levelMin, levelMax  numbers, default 0.8, 1.5
+//   + the guard's parameters (loadguard.h)
+class Forecast final : public LoadGuard
+{
+public:
+    static std::unique_ptr<Policy> create(const QJsonObject &params, PolicyError *error);
+    QString name() const override { return QStringLiteral("forecast"); }
+    void start(PolicyContext &ctx, qint64 nowMs) override;
+    qint64 tick(PolicyContext &ctx, qint64 nowMs) override;
+
+    // The learned rate (req/s) of a service at a local time, before the level correction.
+    double shapeAt(int service, qint64 localWeekMs) const;
+    double forecastMax(int service, qint64 fromLocalMs, qint64 toLocalMs, double level) const;
+
+protected:
+    double plannedRate(PolicyContext &ctx, const ServiceView &s, qint64 nowMs) override;
+    qint64 roomDeadlineMs(qint64 nowMs) const override { return nowMs + m_leadMs; }
+
+private:
+    struct Learned
+    {
+        QList<double> shape;     // req/s per bucket of the day
+        int bucket = -1;         // the bucket being observed
+        qint64 arrivalsAtBucketStart = 0;
+        qint64 bucketStartMs = 0;
+        double level = 1;
+    };
+    qint64 m_leadMs = 20 * 60'000;
+    double m_learningRate = 0.2;
+    double m_levelMin = 0.8;
+    double m_levelMax = 1.5;
+    qint64 m_bucketMs = 15 * 60'000;
+    QList<Learned> m_learned;
+};
+
+} // namespace Zhaoxi::Policy

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "common.h"
+
+#include <vector>
+
+namespace Zhaoxi::Policy {
+
+// Load-aware guard: inference gets what its load needs now, training the rest. It watches each
+// service's window p99 and queue depth; on pressure it adds replicas and makes room by taking
+// training off at its next checkpoint (drain, within `drainDeadline`), or at once when the SLO
+// is at risk; it gives capacity back only after the load has stayed low for `hold` and the p99
+// is well inside the SLO (hysteresis).
+//
+//   pressureP99      number, default 0.9: pressure when the window p99 passes this share of the SLO
+//   riskP99          number, default 1.0: the SLO at risk: act at once
+//   releaseP99       number, default 0.5: give back only under this share of the SLO
+//   depthPerReplica  number, default 6: pressure when more requests than this per serving replica
+//   hold             duration, default 10m
+//   stepUp           number, default 0.25: on pressure, grow by this share of the replicas (>= 1;
+//                    twice that when the SLO is at risk)
+//   headroomMilli    number, default 0: compute kept free of training besides the replicas
+//   mode             "drain" | "immediate", default "drain": how room is made under pressure
+//   drainDeadline    duration, default 5m
+//   minWindowRequests number, default 20: fewer requests in the window: no p99 judgement
+//   + the common parameters (common.h)
+class LoadGuard : public Policy
+{
+public:
+    static std::unique_ptr<Policy> create(const QJsonObject &params, PolicyError *error);
+    QString name() const override { return QStringLiteral("guard"); }
+    void start(PolicyContext &ctx, qint64 nowMs) override;
+    qint64 tick(PolicyContext &ctx, qint64 nowMs) override;
+
+protected:
+    // Reads the guard's and the common parameters (subclasses add theirs before finish()).
+    bool readGuard(ParamReader &r);
+    // The rate (req/s) replicas are sized for; the guard uses what it observes.
+    virtual double plannedRate(PolicyContext &ctx, const ServiceView &s, qint64 nowMs);
+    // How far ahead room is made for replicas that wait (the guard: drainDeadline).
+    virtual qint64 roomDeadlineMs(qint64 nowMs) const { return nowMs + m_drainDeadlineMs; }
+
+    CommonParams m_common;
+
+private:
+    struct ServiceState
+    {
+        qint64 belowSinceMs = -1;
+    };
+    double m_pressureP99 = 0.9;
+    double m_riskP99 = 1.0;
+    double m_releaseP99 = 0.5;
+    double m_depthPerReplica = 6;
+    qint64 m_holdMs = 10 * 60'000;
+    double m_stepUp = 0.25;
+    qint64 m_headroomMilli = 0;
+    bool m_drain = true;
+    qint64 m_drainDeadlineMs = 5 * 60'000;
+    qint64 m_minWindowRequests = 20;
+    std::vector<ServiceState> m_state;
+    QosKnobs m_qos;
+};
+
+} // namespace Zhaoxi::Policy

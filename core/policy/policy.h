@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/device/applianceevents.h"
+#include "core/sched/scheduler.h"
+
+#include <QJsonObject>
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+#include <memory>
+
+namespace Zhaoxi::Policy {
+
+using Device::ActionReason;
+using Domain::JobId;
+
+// What a policy sees of one inference service.
+struct ServiceView
+{
+    int index = 0;
+    QString name;
+    double sloMs = 0;
+    double serviceMs = 0;     // mean service time of one request on one replica's unit, nominal
+    double cv = 0;            // of the service time
+    int minReplicas = 1;
+    int maxReplicas = 1;
+    int target = 0;           // replicas asked for (placed or waiting), not draining
+    int serving = 0;          // ready and taking requests
+    int pending = 0;          // asked for, not placed yet
+    qint64 unitMilli = 0;     // compute one replica holds, milli-cards
+    double observedRate = 0;  // requests per second over the sliding window
+    double windowP99Ms = 0;   // over the sliding window
+    qint64 windowRequests = 0;
+    int queueDepth = 0;       // requests in flight or waiting
+    qint64 arrivals = 0;      // since the start (for learning)
+};
+
+// What a policy sees of one training job that holds units.
+struct TrainingView
+{
+    JobId job;
+    Sched::JobState state = Sched::JobState::Running;
+    qint64 milli = 0;            // compute it holds
+    int priority = 0;
+    bool checkpoints = false;    // saves checkpoints (a drain can wait for one)
+    qint64 nextCheckpointMs = -1;
+    qint64 finishEtaMs = -1;     // when it will be done at its current speed (-1 unknown)
+    qint64 placedMs = 0;
+};
+
+// The simulator (or the console) a policy acts through. Every change goes through here so that
+// the owner sees it: the scheduler itself is only readable. Calls happen on the owner's thread,
+// at the time given.
+class PolicyContext
+{
+public:
+    virtual ~PolicyContext() = default;
+
+    virtual const Sched::Scheduler &scheduler() const = 0;
+    // Local wall time of the appliance for `nowMs` (windows), in ms since a local Monday
+    // 00:00; policies take it modulo a day or a week.
+    virtual qint64 localWeekMs(qint64 nowMs) const = 0;
+    virtual qint64 totalMilli() const = 0;
+
+    virtual QList<ServiceView> services(qint64 nowMs) = 0;
+    virtual QList<TrainingView> training(qint64 nowMs) = 0;
+
+    // Elastic replicas, clamped to the service's range. More: new replica jobs are submitted;
+    // fewer: waiting ones are withdrawn first, then the newest drain (finish what they hold).
+    virtual void setReplicas(int service, int replicas, qint64 nowMs, ActionReason why) = 0;
+    virtual void setBudget(const Sched::ClassBudget &budget, qint64 nowMs, ActionReason why) = 0;
+    // Scheduler::requeue with an event: at checkpoint (drain) or at once (preempt).
+    virtual qint64 requeueTraining(JobId job, qint64 nowMs, bool atCheckpoint, ActionReason why) = 0;
+    // Class QoS knobs: the training class's power cap (watts over all its cards, <= 0 none) and
+    // its share of each host's shared paths (0..1; 1 = no quota).
+    virtual void setTrainingPowerCapW(double watts, qint64 nowMs) = 0;
+    virtual void setTrainingBandwidthShare(double share, qint64 nowMs) = 0;
+    virtual void record(const Device::ApplianceEvent &event) = 0;
+
+    // Observed history before the run: for each past day (oldest first), the request rate per
+    // bucket (req/s), buckets of historyBucketMs() from local midnight.
+    virtual QList<QList<double>> history(int service) const = 0;
+    virtual qint64 historyBucketMs() const = 0;
+};
+
+// Why a policy's parameters were refused: the field (JSON path under the policy's object) and
+// why, in English.
+struct PolicyError
+{
+    QString field;
+    QString message;
+};
+
+// A colocation policy: sets class budgets, sizes inference replicas and requeues training,
+// through the context. tick() is called at `start`, then whenever it asked to be woken (it
+// returns the next time). Pure functions of what the context shows and the time given.
+class Policy
+{
+public:
+    virtual ~Policy() = default;
+    virtual QString name() const = 0;
+    virtual void start(PolicyContext &ctx, qint64 nowMs) = 0;
+    virtual qint64 tick(PolicyContext &ctx, qint64 nowMs) = 0;
+};
+
+// The policies by name: "static", "windows", "guard", "forecast". `params` is the policy's
+// object from the scenario (unknown keys are errors). nullptr with *error on a bad parameter or
+// an unknown name.
+std::unique_ptr<Policy> makePolicy(const QString &name, const QJsonObject &params, PolicyError *error);
+QStringList policyNames();
+
+} // namespace Zhaoxi::Policy

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/sched/plugin.h"
+#include "core/sched/plugins/hostview.h"
+#include "core/sched/plugins/shapecache.h"
+#include "core/sched/targetworkload.h"
+
+#include <memory>
+#include <vector>
+
+namespace Zhaoxi::Sched {
+
+// Our default placement score: FGD's idea (place where the host's expected waste, measured
+// against the workload we expect, grows least), with a waste model that also sees what FGD
+// misses. A host's expected waste, in milli-cards, is the sum of
+//  1. fragmentation: for each expected card-job shape (weights renormalised over the card
+//     shapes), the free compute it could not use; a shape uses the cards it fits on, but only
+//     as many copies as the host's free CPU and memory allow (FGD counts every fitting card
+//     however little CPU is left, so it strands cards behind exhausted hosts);
+//  2. balance: free compute beyond what the host's free CPU and memory can feed at the expected
+//     mix's CPU and memory per milli-card (charged to card jobs only), weighted up: compute left
+//     without CPU is lost for certain, fragmentation only probably;
+//  3. holes: per card, the expected leftover once later jobs of the mix fill it
+//     (a small dynamic programme over 0..1000 milli), which tells a hole that later jobs will
+//     close from one that stays dead.
+// score = 2 * floor(50 * sigmoid((waste before - waste after) / 1000)): coarse steps on purpose,
+// so that near-equal placements tie and the framework's stable host order decides (packing
+// hosts in a fixed order beats chasing tiny differences, as the bench shows). A fractional job
+// tries every feasible card and takes the best, the fullest on ties; a gang takes the
+// lowest-indexed free cards. Memoised per (host version, job shape) and by host content.
+// With an empty target workload (nothing observed yet) it scores like best fit.
+class FragmentationScore final : public ScorePlugin
+{
+public:
+    explicit FragmentationScore(std::shared_ptr<const TargetWorkload> target);
+    // Swaps the workload to prepare for (e.g. rebuilt from recent submissions); takes effect at
+    // the next decision. Call between decisions, from the scheduling thread.
+    void setTarget(std::shared_ptr<const TargetWorkload> target);
+    const char *name() const override { return "Fragmentation"; }
+    double score(const CycleContext &ctx, const HostState &host, CardMask feasible) const override;
+    bool picksCards() const override { return true; }
+    bool pickCards(const CycleContext &ctx, const HostState &host, CardMask feasible,
+                   Placement *out) const override;
+    void beginCycle(const CycleContext &ctx) const override;
+
+    // The waste model, resolved against one catalogue. Exposed for tests.
+    class Model
+    {
+    public:
+        static constexpr double kBalanceWeight = 4;  // stranded compute counts 4x
+        static constexpr double kHoleFillChance = 0.7; // a later fitting job lands in a given hole
+        Model() = default;
+        Model(const TargetWorkload &target, const Catalogue::Catalogue &catalogue);
+        bool hasCardShapes() const { return !m_milli.empty(); }
+        // Expected waste of a host, milli-cards. `balance`: include term 2.
+        double waste(const HostView &v, bool balance) const;
+        double fragmentation(const HostView &v) const; // term 1
+        double stranded(const HostView &v) const;      // term 2, unweighted
+        double holeWaste(int freeMilli) const { return m_hole[size_t(std::clamp(freeMilli, 0, 1000))]; }
+        double cpuPerMilli() const { return m_cpuPerMilli; }
+
+    private:
+        std::vector<qint64> m_cpu, m_mem;
+        std::vector<int> m_milli, m_cards;
+        std::vector<double> m_weight;
+        std::vector<char> m_anyModel, m_accept;
+        int m_models = 0;
+        double m_cpuPerMilli = 0, m_memPerMilli = 0;
+        std::vector<double> m_hole; // 0..1000
+    };
+
+    struct Result
+    {
+        double score = 0;
+        int card = -1; // fractional jobs: the chosen card's index on the host
+    };
+    Result evaluate(const CycleContext &ctx, const HostView &host, CardMask feasible) const;
+    const Model &model() const { return m_model; }
+
+private:
+    std::shared_ptr<const TargetWorkload> m_target;
+    mutable Model m_model;
+    mutable const Catalogue::Catalogue *m_catalogue = nullptr;
+    mutable int m_catalogueSize = -1;
+    mutable ShapeCache<Result> m_cache;
+};
+
+} // namespace Zhaoxi::Sched

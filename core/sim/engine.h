@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "fluidbound.h"
+#include "inferenceservice.h"
+#include "report.h"
+#include "scenario.h"
+#include "trainingrun.h"
+
+#include "core/device/applianceevents.h"
+#include "core/device/simulatedbackend.h"
+#include "core/policy/policy.h"
+#include "core/sched/scheduler.h"
+
+#include <QHash>
+
+#include <memory>
+#include <queue>
+#include <vector>
+
+namespace Zhaoxi::Sim {
+
+// The digital twin: replays a scenario under one policy on a virtual clock. Drives the Scheduler
+// (which owns placement), the SimulatedBackend (which owns the hardware's timing and physics) and
+// the workload models, and is the PolicyContext the policy acts through.
+//
+// The loop is discrete-event: requests of each service are generated up to the next event and
+// dispatched at once (a replica is FIFO, so each request's finish is known when it arrives);
+// everything else is an event in one queue ordered by (time, kind, sequence): checkpoints,
+// training ends, replicas becoming ready, submissions, control ticks (metrics, interference,
+// shared paths, power, the fluid bound), policy wake-ups and scheduler wake-ups; device steps and
+// faults come from the backend when their time comes. Nothing reads the wall clock except the
+// report's wall_seconds. Same scenario, policy and seed: the same report, bit for bit.
+class Engine final : public Policy::PolicyContext, private Sched::EventSink
+{
+public:
+    // `policy` empty: the scenario's default. Check policy names first (makePolicy); an unknown
+    // name here runs no policy at all.
+    Engine(const Scenario &scenario, const QString &policy, quint64 seed);
+    ~Engine() override;
+
+    // Runs to the end and reports. Or step by step: start(), advanceTo(), finish().
+    Report run();
+    void start();
+    void advanceTo(qint64 sinceStartMs);
+    Report finish();
+    qint64 nowMs() const { return m_now; }            // absolute
+    qint64 startMs() const { return m_scenario.startMs; }
+
+    // For tests and the console.
+    const Sched::Scheduler &scheduler() const override { return *m_sched; }
+    Sched::Scheduler &mutableScheduler() { return *m_sched; }
+    const Device::SimulatedBackend &backend() const { return *m_backend; }
+    const Device::MemoryApplianceEventSink &applianceEvents() const { return m_events; }
+    const Sched::MemoryEventSink &schedulerEvents() const { return m_schedEvents; }
+    const InferenceService &service(int i) const { return *m_services[std::size_t(i)].model; }
+    const TrainingRun &trainingRun(int i) const { return m_training[std::size_t(i)].run; }
+    Domain::JobId trainingJob(int i) const { return m_training[std::size_t(i)].job; }
+    Policy::Policy *policy() const { return m_policy.get(); }
+
+    // --- PolicyContext ---------------------------------------------------------------------
+    qint64 localWeekMs(qint64 nowMs) const override;
+    qint64 totalMilli() const override;
+    QList<Policy::ServiceView> services(qint64 nowMs) override;
+    QList<Policy::TrainingView> training(qint64 nowMs) override;
+    void setReplicas(int service, int replicas, qint64 nowMs, Policy::ActionReason why) override;
+    void setBudget(const Sched::ClassBudget &budget, qint64 nowMs, Policy::ActionReason why) override;
+    qint64 requeueTraining(Domain::JobId job, qint64 nowMs, bool atCheckpoint, Policy::ActionReason why) override;
+    void setTrainingPowerCapW(double watts, qint64 nowMs) override;
+    void setTrainingBandwidthShare(double share, qint64 nowMs) override;
+    void record(const Device::ApplianceEvent &event) override;
+    QList<QList<double>> history(int service) const override;
+    qint64 historyBucketMs() const override { return 15 * 60'000; }
+
+private:
+    enum class Kind : int { Checkpoint, TrainingDone, ReplicaReady, Submit, Control, PolicyWake, SchedWake };
+    struct Ev
+    {
+        qint64 t;
+        Kind kind;
+        int a;
+        qint64 epoch;
+        quint64 seq;
+        bool operator>(const Ev &o) const
+        {
+            if (t != o.t)
+                return t > o.t;
+            if (kind != o.kind)
+                return int(kind) > int(o.kind);
+            return seq > o.seq;
+        }
+    };
+    struct UnitRef
+    {
+        Domain::CardId card;
+        int profile = -1;
+        int start = -1;
+        int milli = 1000;
+        bool soft = false;
+    };
+    struct Replica
+    {
+        Domain::JobId job;
+        int handle = -1;      // in the service model while placed
+        bool draining = false;
+        bool ready = false;
+        qint64 epoch = 0;
+    };
+    struct ServiceRt
+    {
+        ServiceDef def;
+        std::unique_ptr<InferenceService> model;
+        QList<Replica> replicas;
+        int nextName = 0;
+        double nominalSlowdown = 1; // on its preferred unit
+        qint64 unitMilli = 1000;
+        double unitRef = 1;         // reference cards one replica holds
+        int maxServing = 0;
+        double replicaMs = 0;       // replica-ms held
+    };
+    struct TrainingRt
+    {
+        TrainingDef def;
+        Domain::JobId job;
+        TrainingRun run;
+        bool completed = false;
+        qint64 completedMs = -1;
+        qint64 placement = 0;  // epoch of the current placement
+        qint64 finishEpoch = 0;
+        QList<QPair<double, double>> lossCurve;
+    };
+    struct Role
+    {
+        bool replica = false;
+        int index = -1;
+    };
+
+    void record(const Sched::SchedEvent &event) override; // EventSink
+    void push(qint64 t, Kind kind, int a = 0, qint64 epoch = 0);
+    void step(qint64 untilAbs);
+    void handle(const Ev &e);
+    void drainScheduler(qint64 now);
+    void tickScheduler(qint64 now);
+    void flushSteps(qint64 now);
+    void onPlaced(Domain::JobId job, qint64 now);
+    void onReleased(Domain::JobId job, qint64 now, bool evicted);
+    bool unitsReady(Domain::JobId job) const;
+    void onUnitsReady(Domain::JobId job, qint64 now);
+    void handleDevice(qint64 now);
+    void control(qint64 now);
+    void scheduleFinish(int training, qint64 now);
+    double unitSpeed(const UnitRef &u, Domain::JobId self) const; // reference cards, before clocks
+    void reclaimIdle(qint64 now);
+    int serviceIndexOfJob(Domain::JobId job) const;
+
+    Scenario m_scenario;
+    QString m_policyName;
+    quint64 m_seed;
+    std::unique_ptr<Sched::Scheduler> m_sched;
+    std::unique_ptr<Device::SimulatedBackend> m_backend;
+    std::unique_ptr<Policy::Policy> m_policy;
+    std::vector<ServiceRt> m_services;
+    std::vector<TrainingRt> m_training;
+    QHash<int, Role> m_roles;
+    QHash<int, QList<UnitRef>> m_units;     // by job: what it holds on the device
+    QHash<int, double> m_unitBusy;          // by job: busy share over the last control period
+    QList<int> m_waitingDevice;             // jobs placed whose units are not ready yet
+    std::priority_queue<Ev, std::vector<Ev>, std::greater<Ev>> m_queue;
+    quint64 m_seq = 0;
+    QList<Sched::SchedEvent> m_pending;     // scheduler events not handled yet
+    QList<Device::DeviceStep> m_steps;      // device steps not applied yet
+    bool m_dirty = false;
+    bool m_inFault = false;
+    bool m_started = false;
+    bool m_warm = false;                    // placing what was running before the start
+    qint64 m_now = 0;
+    qint64 m_end = 0;
+    qint64 m_lastControl = 0;
+    qint64 m_nextLossSample = 0;
+    Device::MemoryApplianceEventSink m_events{200'000};
+    Sched::MemoryEventSink m_schedEvents{200'000};
+    FluidBound m_bound;
+    std::vector<double> m_clock;            // per card, from the backend
+    std::vector<bool> m_throttled;
+    std::vector<int> m_pendingSteps;        // per card: device steps not done
+    double m_trainingPowerCapW = -1;
+    double m_trainingBandwidthShare = 1;
+    // accounting
+    double m_allocatedMs = 0, m_busyMs = 0, m_capacityMs = 0;
+    double m_peakPowerW = 0;
+    double m_trainingGB = 0, m_inferenceGB = 0, m_trainingPathShare = 0;
+    int m_reconfigurations = 0;
+    int m_preemptions = 0;
+    int m_faults = 0;
+    double m_wallSeconds = 0;
+};
+
+} // namespace Zhaoxi::Sim

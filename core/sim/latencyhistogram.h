@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QtGlobal>
+
+#include <vector>
+
+namespace Zhaoxi::Sim {
+
+// Latency samples in bounded memory: logarithmic buckets 1 % wide from 10 µs to about 3 hours
+// (under 2,100 counters), plus exact count, sum and maximum. A quantile is read to within 0.5 %
+// of the true sample (the bucket's geometric middle); values outside the range go to the end
+// buckets. Samples can be removed again (a request re-dispatched after its replica was lost).
+class LatencyHistogram
+{
+public:
+    LatencyHistogram();
+
+    void add(double ms) { addBucket(bucketOf(ms), ms); }
+    void remove(double ms);
+    void merge(const LatencyHistogram &other);
+    void subtract(const LatencyHistogram &other);
+    void clear();
+
+    qint64 count() const { return m_count; }
+    double sumMs() const { return m_sum; }
+    double meanMs() const { return m_count ? m_sum / double(m_count) : 0; }
+    double maxMs() const { return m_max; }
+    // The q-quantile (0 < q <= 1); 0 when empty.
+    double quantileMs(double q) const;
+
+    static int bucketOf(double ms);
+    static double bucketMiddleMs(int bucket);
+    static int bucketCount();
+
+private:
+    void addBucket(int b, double ms)
+    {
+        ++m_counts[std::size_t(b)];
+        ++m_count;
+        m_sum += ms;
+        if (ms > m_max)
+            m_max = ms;
+    }
+    std::vector<qint64> m_counts;
+    qint64 m_count = 0;
+    double m_sum = 0;
+    double m_max = 0;
+};
+
+} // namespace Zhaoxi::Sim

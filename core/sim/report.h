@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QJsonObject>
+#include <QList>
+#include <QString>
+
+namespace Zhaoxi::Sim {
+
+struct ServiceReport
+{
+    QString name;
+    double sloMs = 0;
+    qint64 requests = 0;
+    double sloAttainment = 1;
+    double p50Ms = 0;
+    double p95Ms = 0;
+    double p99Ms = 0;
+    double meanWaitMs = 0;
+    int maxReplicas = 0;      // most serving at once
+    double replicaHours = 0;  // replica-hours held (placed)
+    int failedOver = 0;       // requests re-sent after their replica was lost
+};
+
+struct TrainingJobReport
+{
+    QString name;
+    double workHours = 0;  // asked, reference card-hours
+    double doneHours = 0;
+    double lostHours = 0;
+    int evictions = 0;
+    double completedAtH = -1; // hours after the start; -1 not completed
+    double finalLoss = 0;
+    QList<QPair<double, double>> lossCurve; // (hours after start, loss)
+};
+
+// What one run of a scenario under one policy measured. Work is in reference card-hours (one
+// reference card at full speed for an hour); utilisation is time-averaged over healthy cards.
+struct Report
+{
+    QString scenario;
+    QString policy;
+    quint64 seed = 0;
+    double durationH = 0;
+    // inference
+    qint64 requests = 0;
+    double sloAttainment = 1;
+    double p50Ms = 0, p95Ms = 0, p99Ms = 0;
+    QList<ServiceReport> services;
+    // training
+    double workDone = 0;
+    double workBound = 0;
+    double efficiency = 0;
+    double lostWork = 0;
+    int jobsCompleted = 0;
+    QList<TrainingJobReport> jobs;
+    // appliance
+    double allocated = 0;
+    double busy = 0;
+    int reconfigurations = 0;
+    int preemptions = 0;
+    int faults = 0;
+    double energyKwh = 0;
+    double peakPowerW = 0;
+    double trainingGB = 0;     // host-path traffic per class
+    double inferenceGB = 0;
+    double trainingPathShare = 0; // peak share of a host path training used
+    int schedulerEvents = 0;
+    int applianceEvents = 0;
+    double wallSeconds = 0;
+
+    // The report's JSON (docs/simulation.md). With `withWallTime` false, wall_seconds is left
+    // out, so two runs of the same scenario and seed give equal objects.
+    QJsonObject toJson(bool withWallTime = true) const;
+};
+
+// A table of reports side by side (one row per policy), for the terminal.
+QString formatComparison(const QList<Report> &reports);
+// One report as text.
+QString formatReport(const Report &report);
+
+} // namespace Zhaoxi::Sim

@@ -1,0 +1,489 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "exporter.h"
+
+#include "store.h"
+
+#include <QDateTime>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QSaveFile>
+
+#include <cstring>
+
+namespace Zhaoxi::Storage {
+
+namespace {
+
+// Howard Hinnant's days-to-civil: no QDateTime per row, which matters at a million rows.
+void civilFromDays(qint64 z, int *y, unsigned *m, unsigned *d)
+{
+    z += 719468;
+    const qint64 era = (z >= 0 ? z : z - 146096) / 146097;
+    const unsigned doe = unsigned(z - era * 146097);
+    const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    const qint64 yy = qint64(yoe) + era * 400;
+    const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    const unsigned mp = (5 * doy + 2) / 153;
+    *d = doy - (153 * mp + 2) / 5 + 1;
+    *m = mp < 10 ? mp + 3 : mp - 9;
+    *y = int(yy + (*m <= 2));
+}
+
+inline char *digits(char *p, unsigned v, int n)
+{
+    for (int i = n - 1; i >= 0; --i) {
+        p[i] = char('0' + v % 10);
+        v /= 10;
+    }
+    return p + n;
+}
+
+void appendInt(QByteArray &out, qint64 v)
+{
+    char buf[24];
+    char *end = buf + sizeof buf;
+    char *p = end;
+    const bool neg = v < 0;
+    quint64 u = neg ? quint64(0) - quint64(v) : quint64(v);
+    do {
+        *--p = char('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (neg)
+        *--p = '-';
+    out.append(p, end - p);
+}
+
+void appendJsonString(QByteArray &out, const char *p, qsizetype n)
+{
+    out.append('"');
+    qsizetype run = 0;
+    for (qsizetype i = 0; i < n; ++i) {
+        const unsigned char c = static_cast<unsigned char>(p[i]);
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        out.append(p + run, i - run);
+        run = i + 1;
+        switch (c) {
+        case '"': out.append("\\\"", 2); break;
+        case '\\': out.append("\\\\", 2); break;
+        case '\n': out.append("\\n", 2); break;
+        case '\r': out.append("\\r", 2); break;
+        case '\t': out.append("\\t", 2); break;
+        default: {
+            static const char hex[] = "0123456789abcdef";
+            const char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+            out.append(esc, 6);
+        }
+        }
+    }
+    out.append(p + run, n - run);
+    out.append('"');
+}
+
+// The zone's offset changes only on quarter-hour boundaries in every real zone: cache per
+// quarter hour instead of asking QTimeZone for each row.
+class OffsetCache
+{
+public:
+    explicit OffsetCache(const QTimeZone &tz)
+        : m_tz(tz)
+        , m_utc(tz == QTimeZone::utc() || !tz.isValid())
+    {}
+    int offset(qint64 ms)
+    {
+        if (m_utc)
+            return 0;
+        const qint64 q = ms >= 0 ? ms / 900000 : (ms - 899999) / 900000;
+        if (q != m_bucket) {
+            m_bucket = q;
+            m_offset = m_tz.offsetFromUtc(QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC));
+        }
+        return m_offset;
+    }
+
+private:
+    QTimeZone m_tz;
+    bool m_utc;
+    qint64 m_bucket = std::numeric_limits<qint64>::min();
+    int m_offset = 0;
+};
+
+const char *const kColumns[] = {"id", "time", "epoch_ms", "severity", "source", "code", "card",
+                                "partition", "job", "actor", "message", "params"};
+
+struct Template
+{
+    const char *code;
+    const char *text;
+};
+
+// {name}: a param or one of job, card, partition, actor, code.
+const Template kTemplates[] = {
+    {"job-submitted", "Job {job} submitted"},
+    {"job-placed", "Job {job} placed on host {host}"},
+    {"job-waiting", "Job {job} is waiting: {reason}"},
+    {"job-preempting", "Job {job} will be preempted for job {other}"},
+    {"job-evicted", "Job {job} evicted; {value} ms of work lost"},
+    {"job-finished", "Job {job} finished"},
+    {"job-cancelled", "Job {job} cancelled"},
+    {"job-failed", "Job {job} failed"},
+    {"partition-created", "Partition {partition} ({profile}) created on card {card}"},
+    {"partition-destroyed", "Partition {partition} ({profile}) destroyed on card {card}"},
+    {"card-mode-changed", "Card {card} switched to {mode} mode"},
+    {"card-failed", "Card {card} failed"},
+    {"card-recovered", "Card {card} recovered"},
+    {"budget-changed", "Class budgets changed"},
+    {"store-moved-aside", "The store file was unreadable ({problem}); it was moved to {movedTo}"},
+};
+
+QString fieldText(const Event &e, const QByteArray &name)
+{
+    if (name == "job")
+        return e.job >= 0 ? QString::number(e.job) : QStringLiteral("?");
+    if (name == "card")
+        return e.card >= 0 ? QString::number(e.card) : QStringLiteral("?");
+    if (name == "partition")
+        return e.partition >= 0 ? QString::number(e.partition) : QStringLiteral("?");
+    if (name == "actor")
+        return e.actor;
+    if (name == "code")
+        return QString::fromLatin1(e.code);
+    QString v = jsonParam(e.params, QLatin1StringView(name));
+    return v.isEmpty() ? QStringLiteral("?") : v;
+}
+
+} // namespace
+
+QByteArray isoTime(qint64 epochMs, int offsetSeconds)
+{
+    const qint64 local = epochMs + qint64(offsetSeconds) * 1000;
+    qint64 days = local >= 0 ? local / 86400000 : (local - 86399999) / 86400000;
+    qint64 msOfDay = local - days * 86400000;
+    int y = 0;
+    unsigned m = 0, d = 0;
+    civilFromDays(days, &y, &m, &d);
+    char buf[40];
+    char *p = buf;
+    if (y < 0 || y > 9999) {
+        // Outside ISO-8601's four digits: fall back to an expanded year.
+        const QByteArray ys = (y < 0 ? "-" : "+") + QByteArray::number(std::abs(y)).rightJustified(6, '0');
+        std::memcpy(p, ys.constData(), size_t(ys.size()));
+        p += ys.size();
+    } else {
+        p = digits(p, unsigned(y), 4);
+    }
+    *p++ = '-';
+    p = digits(p, m, 2);
+    *p++ = '-';
+    p = digits(p, d, 2);
+    *p++ = 'T';
+    const unsigned ms = unsigned(msOfDay);
+    p = digits(p, ms / 3600000, 2);
+    *p++ = ':';
+    p = digits(p, ms / 60000 % 60, 2);
+    *p++ = ':';
+    p = digits(p, ms / 1000 % 60, 2);
+    *p++ = '.';
+    p = digits(p, ms % 1000, 3);
+    const int off = offsetSeconds;
+    *p++ = off < 0 ? '-' : '+';
+    const unsigned a = unsigned(std::abs(off));
+    p = digits(p, a / 3600, 2);
+    *p++ = ':';
+    p = digits(p, a / 60 % 60, 2);
+    return QByteArray(buf, p - buf);
+}
+
+QString jsonParam(const QByteArray &params, QLatin1StringView key)
+{
+    // A flat object written by the Recorder; find "key" followed by a colon at depth 1.
+    const char *s = params.constData();
+    const qsizetype n = params.size();
+    int depth = 0;
+    for (qsizetype i = 0; i < n; ++i) {
+        const char c = s[i];
+        if (c == '{' || c == '[') {
+            ++depth;
+        } else if (c == '}' || c == ']') {
+            --depth;
+        } else if (c == '"') {
+            qsizetype j = i + 1;
+            while (j < n && s[j] != '"')
+                j += s[j] == '\\' ? 2 : 1;
+            const bool isKey = depth == 1 && j - i - 1 == key.size()
+                               && std::memcmp(s + i + 1, key.data(), size_t(key.size())) == 0;
+            i = j;
+            if (!isKey)
+                continue;
+            qsizetype k = j + 1;
+            while (k < n && (s[k] == ' ' || s[k] == '\t'))
+                ++k;
+            if (k >= n || s[k] != ':')
+                continue;
+            ++k;
+            while (k < n && (s[k] == ' ' || s[k] == '\t'))
+                ++k;
+            if (k < n && s[k] == '"') {
+                qsizetype e = k + 1;
+                while (e < n && s[e] != '"')
+                    e += s[e] == '\\' ? 2 : 1;
+                // Let Qt unescape the string properly.
+                const QByteArray doc = "[" + QByteArray(s + k, e - k + 1) + "]";
+                return QJsonDocument::fromJson(doc).array().at(0).toString();
+            }
+            qsizetype e = k;
+            int nest = 0;
+            while (e < n && (nest > 0 || (s[e] != ',' && s[e] != '}'))) {
+                if (s[e] == '{' || s[e] == '[')
+                    ++nest;
+                else if (s[e] == '}' || s[e] == ']')
+                    --nest;
+                ++e;
+            }
+            return QString::fromUtf8(s + k, e - k).trimmed();
+        }
+    }
+    return {};
+}
+
+namespace {
+
+// A template split once into literal text and fields, so a million rows do not re-parse it.
+struct CompiledTemplate
+{
+    QByteArray code;
+    QList<std::pair<QString, QByteArray>> parts; // literal text, then a field name (may be empty)
+};
+
+const QList<CompiledTemplate> &compiledTemplates()
+{
+    static const QList<CompiledTemplate> compiled = [] {
+        QList<CompiledTemplate> r;
+        for (const Template &t : kTemplates) {
+            CompiledTemplate c;
+            c.code = t.code;
+            const QByteArray text = t.text;
+            qsizetype i = 0;
+            while (i < text.size()) {
+                const qsizetype open = text.indexOf('{', i);
+                if (open < 0) {
+                    c.parts.append({QString::fromLatin1(text.mid(i)), QByteArray()});
+                    break;
+                }
+                const qsizetype close = text.indexOf('}', open);
+                c.parts.append({QString::fromLatin1(text.mid(i, open - i)), text.mid(open + 1, close - open - 1)});
+                i = close + 1;
+            }
+            r.append(c);
+        }
+        return r;
+    }();
+    return compiled;
+}
+
+} // namespace
+
+QString englishMessage(const Event &e)
+{
+    for (const CompiledTemplate &t : compiledTemplates()) {
+        if (e.code != t.code)
+            continue;
+        QString r;
+        r.reserve(64);
+        for (const auto &[literal, field] : t.parts) {
+            r += literal;
+            if (!field.isEmpty())
+                r += fieldText(e, field);
+        }
+        return r;
+    }
+    QString r = QString::fromLatin1(e.code);
+    if (!e.actor.isEmpty())
+        r = e.actor + QStringLiteral(": ") + r;
+    return r;
+}
+
+namespace Csv {
+
+void appendCell(QByteArray &line, const char *p, qsizetype n, bool guard)
+{
+    const bool inject = guard && n > 0
+                        && (p[0] == '=' || p[0] == '+' || p[0] == '-' || p[0] == '@' || p[0] == '\t'
+                            || p[0] == '\r');
+    bool quote = false;
+    for (qsizetype i = 0; i < n && !quote; ++i)
+        quote = p[i] == ',' || p[i] == '"' || p[i] == '\r' || p[i] == '\n';
+    if (!quote) {
+        if (inject)
+            line.append('\'');
+        line.append(p, n);
+        return;
+    }
+    line.append('"');
+    if (inject)
+        line.append('\'');
+    qsizetype run = 0;
+    for (qsizetype i = 0; i < n; ++i) {
+        if (p[i] == '"') {
+            line.append(p + run, i - run + 1);
+            line.append('"');
+            run = i + 1;
+        }
+    }
+    line.append(p + run, n - run);
+    line.append('"');
+}
+
+} // namespace Csv
+
+ExportResult exportEvents(Reader &reader, const EventFilter &filter, const ExportOptions &options,
+                          QIODevice *out)
+{
+    ExportResult result;
+    const MessageFn message = options.message ? options.message : MessageFn(englishMessage);
+    OffsetCache offsets(options.timeZone);
+    QByteArray buf;
+    buf.reserve(1 << 21);
+    bool writeFailed = false;
+    auto drain = [&](bool force) {
+        if (buf.size() < (1 << 20) && !force)
+            return;
+        if (out->write(buf) != buf.size())
+            writeFailed = true;
+        buf.clear();
+    };
+    const bool csv = options.format == ExportFormat::Csv;
+    if (csv) {
+        if (options.bom)
+            buf.append("\xEF\xBB\xBF");
+        for (size_t i = 0; i < std::size(kColumns); ++i) {
+            if (i)
+                buf.append(',');
+            buf.append(kColumns[i]);
+        }
+        buf.append("\r\n");
+    }
+    auto optInt = [&](int v) {
+        if (v >= 0)
+            appendInt(buf, v);
+        else if (!csv)
+            buf.append("null");
+    };
+    QString err;
+    const bool ok = reader.forEachEvent(
+        filter,
+        [&](const Event &e) {
+            const QByteArray time = isoTime(e.atMs, offsets.offset(e.atMs));
+            const QByteArray msg = message(e).toUtf8();
+            const QByteArray actor = e.actor.toUtf8();
+            const char *sev = toString(e.severity);
+            const char *src = toString(e.source);
+            if (csv) {
+                appendInt(buf, e.id);
+                buf.append(',');
+                buf.append(time);
+                buf.append(',');
+                appendInt(buf, e.atMs);
+                buf.append(',');
+                buf.append(sev);
+                buf.append(',');
+                buf.append(src);
+                buf.append(',');
+                Csv::appendCell(buf, e.code.constData(), e.code.size());
+                buf.append(',');
+                optInt(e.card);
+                buf.append(',');
+                optInt(e.partition);
+                buf.append(',');
+                optInt(e.job);
+                buf.append(',');
+                Csv::appendCell(buf, actor.constData(), actor.size());
+                buf.append(',');
+                Csv::appendCell(buf, msg.constData(), msg.size());
+                buf.append(',');
+                if (e.params.isEmpty())
+                    buf.append("{}");
+                else
+                    Csv::appendCell(buf, e.params.constData(), e.params.size());
+                buf.append("\r\n");
+            } else {
+                buf.append("{\"id\":");
+                appendInt(buf, e.id);
+                buf.append(",\"time\":\"");
+                buf.append(time);
+                buf.append("\",\"epoch_ms\":");
+                appendInt(buf, e.atMs);
+                buf.append(",\"severity\":\"");
+                buf.append(sev);
+                buf.append("\",\"source\":\"");
+                buf.append(src);
+                buf.append("\",\"code\":");
+                appendJsonString(buf, e.code.constData(), e.code.size());
+                buf.append(",\"card\":");
+                optInt(e.card);
+                buf.append(",\"partition\":");
+                optInt(e.partition);
+                buf.append(",\"job\":");
+                optInt(e.job);
+                buf.append(",\"actor\":");
+                if (e.actor.isEmpty())
+                    buf.append("null");
+                else
+                    appendJsonString(buf, actor.constData(), actor.size());
+                buf.append(",\"message\":");
+                appendJsonString(buf, msg.constData(), msg.size());
+                buf.append(",\"params\":");
+                // Params are JSON objects by contract (the Recorder writes them); anything else
+                // is carried as a string rather than breaking the line.
+                if (e.params.isEmpty())
+                    buf.append("{}");
+                else if (e.params.startsWith('{') && e.params.endsWith('}'))
+                    buf.append(e.params);
+                else
+                    appendJsonString(buf, e.params.constData(), e.params.size());
+                buf.append("}\n");
+            }
+            ++result.rows;
+            drain(false);
+            return !writeFailed;
+        },
+        &err);
+    drain(true);
+    if (!ok) {
+        result.error = QStringLiteral("reading events failed: %1").arg(err);
+        return result;
+    }
+    if (writeFailed) {
+        result.error = QStringLiteral("writing failed: %1").arg(out->errorString());
+        return result;
+    }
+    result.ok = true;
+    return result;
+}
+
+ExportResult exportEventsToFile(Reader &reader, const EventFilter &filter,
+                                const ExportOptions &options, const QString &path)
+{
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly)) {
+        ExportResult r;
+        r.error = QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
+        return r;
+    }
+    ExportResult r = exportEvents(reader, filter, options, &file);
+    if (!r.ok) {
+        file.cancelWriting();
+        r.error = QStringLiteral("%1: %2").arg(path, r.error);
+        return r;
+    }
+    if (!file.commit()) {
+        r.ok = false;
+        r.error = QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
+    }
+    return r;
+}
+
+} // namespace Zhaoxi::Storage

@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "statecodec.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+namespace Zhaoxi::Storage {
+
+using namespace Sched;
+
+namespace {
+
+const char *unitStateName(UnitState s)
+{
+    switch (s) {
+    case UnitState::Ready: return "ready";
+    case UnitState::Creating: return "creating";
+    case UnitState::Destroying: return "destroying";
+    }
+    return "ready";
+}
+
+template<typename E, size_t N>
+bool fromName(const QString &text, const E (&values)[N], const char *(*name)(E), E *out)
+{
+    for (E v : values) {
+        if (text == QLatin1String(name(v))) {
+            *out = v;
+            return true;
+        }
+    }
+    return false;
+}
+
+const char *healthName(CardHealth h)
+{
+    return toString(h);
+}
+const char *jobStateName(JobState s)
+{
+    return toString(s);
+}
+
+QJsonValue optionalMs(qint64 v)
+{
+    return v < 0 ? QJsonValue(qint64(-1)) : QJsonValue(v);
+}
+
+QJsonObject statusJson(const Status &s)
+{
+    return QJsonObject{{QStringLiteral("code"), QLatin1String(statusCodeName(s.code))},
+                       {QStringLiteral("reason"), QLatin1String(reasonCode(s.reason))},
+                       {QStringLiteral("a"), s.a},
+                       {QStringLiteral("b"), s.b}};
+}
+
+QJsonObject candidateJson(const CandidateTrace &c)
+{
+    QJsonArray scores;
+    for (double s : c.scores)
+        scores.append(s);
+    QJsonObject o{{QStringLiteral("host"), c.host.value()},
+                  {QStringLiteral("verdict"), statusJson(c.verdict)},
+                  {QStringLiteral("total"), c.total},
+                  {QStringLiteral("rank"), c.rank},
+                  {QStringLiteral("feasibleCards"), c.feasibleCards},
+                  {QStringLiteral("scores"), scores}};
+    if (!c.filter.isEmpty())
+        o.insert(QStringLiteral("filter"), c.filter);
+    return o;
+}
+
+} // namespace
+
+QByteArray layoutsToJson(const ClusterState &state)
+{
+    QJsonArray cards;
+    for (const CardState &c : state.cards()) {
+        const CardModel &m = state.model(c);
+        QJsonArray units;
+        for (const Unit &u : c.units) {
+            QJsonObject uo{{QStringLiteral("uid"), u.uid},
+                           {QStringLiteral("start"), u.start},
+                           {QStringLiteral("milli"), u.milli},
+                           {QStringLiteral("memoryMiB"), u.memoryMiB},
+                           {QStringLiteral("state"), QLatin1String(unitStateName(u.state))}};
+            if (u.profile >= 0)
+                uo.insert(QStringLiteral("profile"), m.migProfiles[u.profile].name);
+            if (u.job.isValid())
+                uo.insert(QStringLiteral("job"), u.job.value());
+            units.append(uo);
+        }
+        cards.append(QJsonObject{{QStringLiteral("card"), c.id.value()},
+                                 {QStringLiteral("model"), m.name},
+                                 {QStringLiteral("mode"), Domain::toString(c.mode)},
+                                 {QStringLiteral("health"), QLatin1String(toString(c.health))},
+                                 {QStringLiteral("units"), units}});
+    }
+    QJsonArray hosts;
+    for (const HostState &h : state.hosts()) {
+        hosts.append(QJsonObject{{QStringLiteral("host"), h.id.value()},
+                                 {QStringLiteral("name"), h.name},
+                                 {QStringLiteral("up"), h.up}});
+    }
+    return QJsonDocument(QJsonObject{{QStringLiteral("cards"), cards}, {QStringLiteral("hosts"), hosts}})
+        .toJson(QJsonDocument::Compact);
+}
+
+QByteArray queueToJson(const ClusterState &state)
+{
+    QJsonArray jobs;
+    for (const Job &j : state.jobs()) {
+        QJsonArray as;
+        for (const Assignment &a : j.assignments)
+            as.append(QJsonObject{{QStringLiteral("card"), a.card.value()}, {QStringLiteral("uid"), a.unitUid}});
+        jobs.append(QJsonObject{{QStringLiteral("id"), j.id.value()},
+                                {QStringLiteral("spec"), Domain::workloadSpecToJson(j.spec)},
+                                {QStringLiteral("state"), QLatin1String(toString(j.state))},
+                                {QStringLiteral("submittedMs"), j.submittedMs},
+                                {QStringLiteral("startedMs"), optionalMs(j.startedMs)},
+                                {QStringLiteral("endedMs"), optionalMs(j.endedMs)},
+                                {QStringLiteral("workDoneMs"), j.workDoneMs},
+                                {QStringLiteral("checkpointMs"), j.checkpointMs},
+                                {QStringLiteral("lostWorkMs"), j.lostWorkMs},
+                                {QStringLiteral("accountedAtMs"), j.accountedAtMs},
+                                {QStringLiteral("preemptions"), j.preemptions},
+                                {QStringLiteral("evictAtMs"), optionalMs(j.evictAtMs)},
+                                {QStringLiteral("preemptedBy"), j.preemptedBy.value()},
+                                {QStringLiteral("host"), j.host.value()},
+                                {QStringLiteral("assignments"), as}});
+    }
+    return QJsonDocument(QJsonObject{{QStringLiteral("jobs"), jobs}}).toJson(QJsonDocument::Compact);
+}
+
+bool restoreState(ClusterState &state, const QByteArray &layouts, const QByteArray &queue, QString *error)
+{
+    auto fail = [&](const QString &msg) {
+        if (error)
+            *error = msg;
+        return false;
+    };
+    QJsonParseError pe;
+    const QJsonDocument ld = QJsonDocument::fromJson(layouts, &pe);
+    if (!ld.isObject())
+        return fail(QStringLiteral("layouts: not a JSON object (%1)").arg(pe.errorString()));
+    const QJsonDocument qd = QJsonDocument::fromJson(queue, &pe);
+    if (!qd.isObject())
+        return fail(QStringLiteral("queue: not a JSON object (%1)").arg(pe.errorString()));
+    if (!state.jobs().isEmpty())
+        return fail(QStringLiteral("the state to restore onto already has jobs"));
+
+    // Soft shares, by (card, recorded uid), so running jobs get their shares back.
+    QHash<QPair<int, int>, QPair<int, qint64>> shares;
+    static const CardHealth healths[] = {CardHealth::Healthy, CardHealth::Throttled, CardHealth::Failed};
+    static const UnitState unitStates[] = {UnitState::Ready, UnitState::Creating, UnitState::Destroying};
+    for (const QJsonValue &cv : ld.object().value(QStringLiteral("cards")).toArray()) {
+        const QJsonObject co = cv.toObject();
+        const int ci = co.value(QStringLiteral("card")).toInt(-1);
+        if (ci < 0 || ci >= state.cards().size())
+            return fail(QStringLiteral("layouts: card %1 is not in the appliance").arg(ci));
+        const CardId card(ci);
+        const CardState &cs = state.card(card);
+        const CardModel &model = state.model(cs);
+        if (co.value(QStringLiteral("model")).toString() != model.name)
+            return fail(QStringLiteral("layouts: card %1 was a %2, the appliance has a %3")
+                            .arg(ci)
+                            .arg(co.value(QStringLiteral("model")).toString(), model.name));
+        PartitionMode mode = PartitionMode::Whole;
+        if (!Domain::partitionModeFromString(co.value(QStringLiteral("mode")).toString(), &mode))
+            return fail(QStringLiteral("layouts: card %1 has an unknown mode").arg(ci));
+        CardHealth health = CardHealth::Healthy;
+        if (!fromName(co.value(QStringLiteral("health")).toString(), healths, healthName, &health))
+            return fail(QStringLiteral("layouts: card %1 has an unknown health").arg(ci));
+        if (cs.clients != 0)
+            return fail(QStringLiteral("layouts: card %1 is in use").arg(ci));
+        if (cs.mode == PartitionMode::Mig) {
+            const QList<Unit> existing = cs.units;
+            for (const Unit &u : existing)
+                state.destroyPartition(card, u.uid);
+        }
+        if (cs.mode != mode)
+            state.setMode(card, mode);
+        for (const QJsonValue &uv : co.value(QStringLiteral("units")).toArray()) {
+            const QJsonObject uo = uv.toObject();
+            const int uid = uo.value(QStringLiteral("uid")).toInt(-1);
+            if (mode == PartitionMode::Mig) {
+                const int profile = model.profileIndex(uo.value(QStringLiteral("profile")).toString());
+                const int start = uo.value(QStringLiteral("start")).toInt(-1);
+                UnitState us = UnitState::Ready;
+                fromName(uo.value(QStringLiteral("state")).toString(), unitStates, unitStateName, &us);
+                if (profile < 0 || start < 0 || uid < 0)
+                    return fail(QStringLiteral("layouts: card %1 has a bad MIG instance").arg(ci));
+                state.createPartition(card, profile, start, us, uid);
+            } else if (mode == PartitionMode::TimeSlicing || mode == PartitionMode::Mps) {
+                shares.insert({ci, uid},
+                              {uo.value(QStringLiteral("milli")).toInt(),
+                               qint64(uo.value(QStringLiteral("memoryMiB")).toDouble())});
+            }
+        }
+        if (state.card(card).health != health)
+            state.setCardHealth(card, health);
+    }
+    for (const QJsonValue &hv : ld.object().value(QStringLiteral("hosts")).toArray()) {
+        const QJsonObject ho = hv.toObject();
+        const int hi = ho.value(QStringLiteral("host")).toInt(-1);
+        if (hi < 0 || hi >= state.hosts().size())
+            return fail(QStringLiteral("layouts: host %1 is not in the appliance").arg(hi));
+        const bool up = ho.value(QStringLiteral("up")).toBool(true);
+        if (state.host(HostId(hi)).up != up)
+            state.setHostUp(HostId(hi), up);
+    }
+
+    static const JobState jobStates[] = {JobState::Pending,  JobState::Running,   JobState::Preempting,
+                                         JobState::Finished, JobState::Cancelled, JobState::Failed};
+    for (const QJsonValue &jv : qd.object().value(QStringLiteral("jobs")).toArray()) {
+        const QJsonObject jo = jv.toObject();
+        const int id = jo.value(QStringLiteral("id")).toInt(-1);
+        Domain::SpecError se;
+        const auto spec = Domain::workloadSpecFromJson(jo.value(QStringLiteral("spec")).toObject(), &se);
+        if (!spec)
+            return fail(QStringLiteral("queue: job %1: %2").arg(id).arg(se.toString()));
+        JobState js = JobState::Pending;
+        if (!fromName(jo.value(QStringLiteral("state")).toString(), jobStates, jobStateName, &js))
+            return fail(QStringLiteral("queue: job %1 has an unknown state").arg(id));
+        const JobId job = state.addJob(*spec, qint64(jo.value(QStringLiteral("submittedMs")).toDouble()));
+        if (job.value() != id)
+            return fail(QStringLiteral("queue: job %1 out of order (expected %2)").arg(id).arg(job.value()));
+        const bool active = js == JobState::Running || js == JobState::Preempting;
+        if (active) {
+            const int hi = jo.value(QStringLiteral("host")).toInt(-1);
+            if (hi < 0 || hi >= state.hosts().size())
+                return fail(QStringLiteral("queue: job %1 runs on an unknown host").arg(id));
+            state.attachHost(job, HostId(hi));
+            for (const QJsonValue &av : jo.value(QStringLiteral("assignments")).toArray()) {
+                const QJsonObject ao = av.toObject();
+                const int ci = ao.value(QStringLiteral("card")).toInt(-1);
+                const int uid = ao.value(QStringLiteral("uid")).toInt(-1);
+                if (ci < 0 || ci >= state.cards().size())
+                    return fail(QStringLiteral("queue: job %1 holds unknown card %2").arg(id).arg(ci));
+                const CardState &cs = state.card(CardId(ci));
+                if (cs.host.value() != hi)
+                    return fail(QStringLiteral("queue: job %1 holds card %2 of another host").arg(id).arg(ci));
+                UnitChoice choice;
+                choice.card = CardId(ci);
+                if (cs.mode == PartitionMode::Whole) {
+                    choice.uid = cs.units.value(0).uid;
+                    if (cs.units.size() != 1 || cs.units[0].job.isValid())
+                        return fail(QStringLiteral("queue: job %1: card %2 is not free").arg(id).arg(ci));
+                } else if (cs.mode == PartitionMode::Mig) {
+                    const Unit *u = cs.unit(uid);
+                    if (!u || u->job.isValid())
+                        return fail(QStringLiteral("queue: job %1: card %2 has no free instance %3")
+                                        .arg(id)
+                                        .arg(ci)
+                                        .arg(uid));
+                    choice.uid = uid;
+                } else {
+                    const auto share = shares.value({ci, uid}, {-1, 0});
+                    if (share.first <= 0)
+                        return fail(QStringLiteral("queue: job %1: card %2 share %3 is not in the layouts")
+                                        .arg(id)
+                                        .arg(ci)
+                                        .arg(uid));
+                    choice.kind = UnitChoice::Kind::NewShare;
+                    choice.milli = share.first;
+                    choice.memoryMiB = share.second;
+                }
+                state.bind(job, choice);
+            }
+        }
+        state.setJobState(job, js);
+        Job &j = state.jobRef(job);
+        j.startedMs = qint64(jo.value(QStringLiteral("startedMs")).toDouble(-1));
+        j.endedMs = qint64(jo.value(QStringLiteral("endedMs")).toDouble(-1));
+        j.workDoneMs = qint64(jo.value(QStringLiteral("workDoneMs")).toDouble());
+        j.checkpointMs = qint64(jo.value(QStringLiteral("checkpointMs")).toDouble());
+        j.lostWorkMs = qint64(jo.value(QStringLiteral("lostWorkMs")).toDouble());
+        j.accountedAtMs = qint64(jo.value(QStringLiteral("accountedAtMs")).toDouble());
+        j.preemptions = jo.value(QStringLiteral("preemptions")).toInt();
+        j.evictAtMs = qint64(jo.value(QStringLiteral("evictAtMs")).toDouble(-1));
+        j.preemptedBy = JobId(jo.value(QStringLiteral("preemptedBy")).toInt(-1));
+    }
+    const QString problem = state.checkInvariants();
+    if (!problem.isEmpty())
+        return fail(QStringLiteral("the restored state is inconsistent: %1").arg(problem));
+    return true;
+}
+
+QByteArray decisionTraceToJson(const DecisionTrace &t)
+{
+    static const char *const kinds[] = {"placement", "preemption", "repartition", "refusal"};
+    QJsonObject o{{QStringLiteral("job"), t.job.value()},
+                  {QStringLiteral("atMs"), t.atMs},
+                  {QStringLiteral("kind"), QLatin1String(kinds[int(t.kind)])},
+                  {QStringLiteral("result"), statusJson(t.result)},
+                  {QStringLiteral("hostsConsidered"), t.hostsConsidered},
+                  {QStringLiteral("hostsFeasible"), t.hostsFeasible},
+                  {QStringLiteral("filterPlugins"), QJsonArray::fromStringList(t.filterPlugins)},
+                  {QStringLiteral("scorePlugins"), QJsonArray::fromStringList(t.scorePlugins)}};
+    QJsonObject rejectedBy;
+    for (int r = 0; r < kReasonCount; ++r) {
+        if (t.rejectedBy[size_t(r)] > 0)
+            rejectedBy.insert(QLatin1String(reasonCode(Reason(r))), t.rejectedBy[size_t(r)]);
+    }
+    o.insert(QStringLiteral("rejectedBy"), rejectedBy);
+    if (t.placement) {
+        QJsonArray units;
+        for (const UnitChoice &u : t.placement->units) {
+            units.append(QJsonObject{{QStringLiteral("card"), u.card.value()},
+                                     {QStringLiteral("kind"), int(u.kind)},
+                                     {QStringLiteral("uid"), u.uid},
+                                     {QStringLiteral("profile"), u.profile},
+                                     {QStringLiteral("start"), u.start},
+                                     {QStringLiteral("milli"), u.milli},
+                                     {QStringLiteral("memoryMiB"), u.memoryMiB}});
+        }
+        o.insert(QStringLiteral("placement"),
+                 QJsonObject{{QStringLiteral("host"), t.placement->host.value()}, {QStringLiteral("units"), units}});
+    }
+    QJsonArray best, rejected, victims;
+    for (const CandidateTrace &c : t.best)
+        best.append(candidateJson(c));
+    for (const CandidateTrace &c : t.rejected)
+        rejected.append(candidateJson(c));
+    for (const Victim &v : t.victims) {
+        victims.append(QJsonObject{{QStringLiteral("job"), v.job.value()},
+                                   {QStringLiteral("priority"), v.priority},
+                                   {QStringLiteral("lostWorkMs"), v.lostWorkMs},
+                                   {QStringLiteral("evictAtMs"), v.evictAtMs}});
+    }
+    o.insert(QStringLiteral("best"), best);
+    o.insert(QStringLiteral("rejected"), rejected);
+    o.insert(QStringLiteral("victims"), victims);
+    if (!t.note.isEmpty())
+        o.insert(QStringLiteral("note"), t.note);
+    return QJsonDocument(o).toJson(QJsonDocument::Compact);
+}
+
+} // namespace Zhaoxi::Storage

@@ -1,1 +1,0 @@
-// replaced by the openb trace reader (issue 3)
