@@ -51,13 +51,14 @@ QStringList listValues(Args &args, const QString &name)
 bool leftovers(const char *command, const Args &args, Io &io)
 {
     if (!args.missingValueFor().isEmpty()) {
-        io.err << "zhaoxictl " << command << ": option " << args.missingValueFor() << " needs a value\n";
+        io.err << "zhaoxictl " << command << ": option " << args.missingValueFor()
+               << " needs a value\n";
         return false;
     }
     const QStringList unknown = args.unknownOptions();
     if (!unknown.isEmpty()) {
-        io.err << "zhaoxictl " << command << ": unknown option" << (unknown.size() == 1 ? " " : "s ")
-               << unknown.join(QStringLiteral(", ")) << "\n";
+        io.err << "zhaoxictl " << command << ": unknown option"
+               << (unknown.size() == 1 ? " " : "s ") << unknown.join(QStringLiteral(", ")) << "\n";
         return false;
     }
     if (!args.positional().isEmpty()) {
@@ -112,11 +113,12 @@ int runEvents(const QStringList &argList, Io &io)
     else
         return usageError(io, QStringLiteral("--format: '%1' is not csv or jsonl").arg(*format));
     if (bom && options.format != St::ExportFormat::Csv)
-        return usageError(io, QStringLiteral("--bom: only for --format csv (JSON Lines never has a BOM)"));
+        return usageError(
+                io, QStringLiteral("--bom: only for --format csv (JSON Lines never has a BOM)"));
     options.bom = bom;
     if (tz) {
         const QTimeZone zone = *tz == QLatin1String("local") ? QTimeZone::systemTimeZone()
-                                                              : QTimeZone(tz->toUtf8());
+                                                             : QTimeZone(tz->toUtf8());
         if (!zone.isValid())
             return usageError(io, QStringLiteral("--tz: unknown time zone '%1'").arg(*tz));
         options.timeZone = zone;
@@ -126,32 +128,43 @@ int runEvents(const QStringList &argList, Io &io)
     if (from) {
         filter.fromMs = parseTime(*from);
         if (!filter.fromMs)
-            return usageError(io, QStringLiteral("--from: '%1' is neither ISO-8601 nor epoch ms").arg(*from));
+            return usageError(
+                    io, QStringLiteral("--from: '%1' is neither ISO-8601 nor epoch ms").arg(*from));
     }
     if (to) {
         filter.toMs = parseTime(*to);
         if (!filter.toMs)
-            return usageError(io, QStringLiteral("--to: '%1' is neither ISO-8601 nor epoch ms").arg(*to));
+            return usageError(
+                    io, QStringLiteral("--to: '%1' is neither ISO-8601 nor epoch ms").arg(*to));
     }
     for (const QString &s : severities) {
         const auto v = St::severityFromString(s);
         if (!v)
-            return usageError(io, QStringLiteral("--severity: '%1' is not info, warning, error or critical").arg(s));
+            return usageError(
+                    io,
+                    QStringLiteral("--severity: '%1' is not info, warning, error or critical")
+                            .arg(s));
         filter.severities << *v;
     }
     for (const QString &s : sources) {
         const auto v = St::sourceFromString(s);
         if (!v)
-            return usageError(io, QStringLiteral("--source: '%1' is not scheduler, policy, device, operator or system").arg(s));
+            return usageError(
+                    io,
+                    QStringLiteral(
+                            "--source: '%1' is not scheduler, policy, device, operator or system")
+                            .arg(s));
         filter.sources << *v;
     }
-    for (const auto &[list, name, target] : {std::tuple{&cards, "--card", &filter.cards},
-                                             std::tuple{&jobs, "--job", &filter.jobs}}) {
+    for (const auto &[list, name, target] :
+         {std::tuple{&cards, "--card", &filter.cards}, std::tuple{&jobs, "--job", &filter.jobs}}) {
         for (const QString &s : *list) {
             bool ok = false;
             const int v = s.toInt(&ok);
             if (!ok || v < 0)
-                return usageError(io, QStringLiteral("%1: '%2' is not a number >= 0").arg(QLatin1String(name), s));
+                return usageError(io,
+                                  QStringLiteral("%1: '%2' is not a number >= 0")
+                                          .arg(QLatin1String(name), s));
             *target << v;
         }
     }

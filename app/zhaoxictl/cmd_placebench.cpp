@@ -25,6 +25,7 @@ struct RunOutcome
     BenchResult result;
     double seconds = 0;      // the replay: every decision, bind and sample
     double setupSeconds = 0; // the protocol's preparation and the cluster build
+    QString invariants;      // ClusterState::checkInvariants() after the run; empty = consistent
 };
 
 QJsonValue number(double v)
@@ -70,6 +71,7 @@ QJsonObject runJson(const RunOutcome &o)
     j[QStringLiteral("alloc_curve")] = curveJson(r.curves.alloc);
     j[QStringLiteral("frag_curve")] = curveJson(r.curves.frag);
     j[QStringLiteral("frag_ratio_curve")] = curveJson(r.curves.fragRatio);
+    j[QStringLiteral("invariants")] = o.invariants.isEmpty() ? QStringLiteral("ok") : o.invariants;
     return j;
 }
 
@@ -135,10 +137,11 @@ int runPlaceBench(const QStringList &argList, Io &io)
         return usage(QStringLiteral("--pods FILE is required"));
     if (!policy)
         return usage(QStringLiteral("--policy NAME is required (known: %1)")
-                         .arg(Sched::placementPolicyNames().join(QStringLiteral(", "))));
+                             .arg(Sched::placementPolicyNames().join(QStringLiteral(", "))));
     if (!Sched::placementPolicyNames().contains(*policy))
-        return usage(QStringLiteral("unknown policy '%1' (known: %2)")
-                         .arg(*policy, Sched::placementPolicyNames().join(QStringLiteral(", "))));
+        return usage(
+                QStringLiteral("unknown policy '%1' (known: %2)")
+                        .arg(*policy, Sched::placementPolicyNames().join(QStringLiteral(", "))));
     if (seedText.has_value() == seedsText.has_value())
         return usage(QStringLiteral("give exactly one of --seed N and --seeds A-B"));
     QList<qint64> seeds;
@@ -157,7 +160,10 @@ int runPlaceBench(const QStringList &argList, Io &io)
         if (!okA || !okB)
             return usage(QStringLiteral("--seeds: '%1' is not a range A-B").arg(*seedsText));
         if (b < a)
-            return usage(QStringLiteral("--seeds: the range %1 is empty (%2 > %3)").arg(*seedsText).arg(a).arg(b));
+            return usage(QStringLiteral("--seeds: the range %1 is empty (%2 > %3)")
+                                 .arg(*seedsText)
+                                 .arg(a)
+                                 .arg(b));
         if (b - a >= 1000)
             return usage(QStringLiteral("--seeds: at most 1000 seeds at once"));
         for (qint64 s = a; s <= b; ++s)
@@ -204,6 +210,10 @@ int runPlaceBench(const QStringList &argList, Io &io)
         bench->replay();
         out.seconds = double(t.nsecsElapsed()) / 1e9;
         out.result = bench->result();
+        out.invariants = bench->verify();
+        if (!out.invariants.isEmpty())
+            io.err << "place-bench: inconsistent state after seed " << seed << ": "
+                   << out.invariants << "\n";
         runs.append(out);
         if (!json)
             printRun(io.out, out);
@@ -241,14 +251,20 @@ int runPlaceBench(const QStringList &argList, Io &io)
         io.out << "\nseed  alloc@130  frag%@130  ratio%@130  arrivals  seconds  decisions/s\n";
         for (const RunOutcome &o : std::as_const(runs)) {
             const BenchResult &r = o.result;
-            io.out << QString::number(r.seed).leftJustified(6) << fmt(r.curves.alloc.value(130, NAN)).rightJustified(9)
+            io.out << QString::number(r.seed).leftJustified(6)
+                   << fmt(r.curves.alloc.value(130, NAN)).rightJustified(9)
                    << fmt(r.curves.frag.value(130, NAN)).rightJustified(11)
                    << fmt(r.curves.fragRatio.value(130, NAN)).rightJustified(12)
-                   << QString::number(r.arrivals).rightJustified(10) << fmt(o.seconds, 3).rightJustified(9)
-                   << fmt(perSecond(o), 0).rightJustified(13) << "\n";
+                   << QString::number(r.arrivals).rightJustified(10)
+                   << fmt(o.seconds, 3).rightJustified(9) << fmt(perSecond(o), 0).rightJustified(13)
+                   << "\n";
         }
-        io.out << "mean allocation at 130 %: " << fmt(mean) << " +- " << fmt(sd) << " over " << runs.size()
-               << " seeds (policy " << *policy << ")\n";
+        io.out << "mean allocation at 130 %: " << fmt(mean) << " +- " << fmt(sd) << " over "
+               << runs.size() << " seeds (policy " << *policy << ")\n";
+    }
+    for (const RunOutcome &o : std::as_const(runs)) {
+        if (!o.invariants.isEmpty())
+            return 1; // the figures are not to be trusted
     }
     return 0;
 }

@@ -7,6 +7,8 @@
 #include "core/policy/policy.h"
 #include "core/sim/engine.h"
 #include "core/sim/scenario.h"
+#include "core/storage/recorder.h"
+#include "core/storage/store.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -14,13 +16,98 @@
 
 namespace Zhaoxi::Cli {
 
+namespace {
+
+bool isDeviceEvent(Device::ApplianceEventCode code)
+{
+    using C = Device::ApplianceEventCode;
+    switch (code) {
+    case C::StepStarted:
+    case C::StepDone:
+    case C::StepFailed:
+    case C::FaultCardLost:
+    case C::FaultMemoryError:
+    case C::FaultThermalThrottle:
+    case C::CardRecovered:
+    case C::ThrottleStarted:
+    case C::ThrottleEnded:
+        return true;
+    default:
+        return false;
+    }
+}
+
+Storage::Severity severityOf(Device::ApplianceEventCode code)
+{
+    using C = Device::ApplianceEventCode;
+    switch (code) {
+    case C::StepFailed:
+    case C::FaultMemoryError:
+    case C::FaultCardLost:
+        return Storage::Severity::Error;
+    case C::FaultThermalThrottle:
+    case C::ThrottleStarted:
+    case C::GuardPressure:
+        return Storage::Severity::Warning;
+    default:
+        return Storage::Severity::Info;
+    }
+}
+
+// Replays the run minute by minute so the store gets each card's metrics over the day, then the
+// run's scheduler, policy and device events and its final state (issue 5: simulate --db).
+Sim::Report recordRun(Sim::Engine &engine, const Sim::Scenario &scenario, Storage::Store &store)
+{
+    Storage::Recorder rec(store);
+    engine.start();
+    rec.setState(&engine.scheduler().state());
+    const int cards = int(engine.scheduler().state().cards().size());
+    constexpr qint64 kStepMs = 60'000;
+    for (qint64 t = kStepMs; t <= scenario.durationMs; t += kStepMs) {
+        engine.advanceTo(t);
+        const qint64 at = engine.nowMs();
+        for (int c = 0; c < cards; ++c) {
+            const Device::CardMetrics m = engine.backend().metrics(Domain::CardId(c));
+            if (m.lost)
+                continue;
+            using Storage::Metric;
+            if (m.utilisation == m.utilisation) // NaN: not available
+                rec.recordMetric(at, {Metric::GpuUtil, c, -1, {}, -1}, 100.0 * m.utilisation);
+            rec.recordMetric(at, {Metric::MemoryUsedMiB, c, -1, {}, -1}, double(m.memoryUsedMiB));
+            rec.recordMetric(at, {Metric::TemperatureC, c, -1, {}, -1}, m.temperatureC);
+            rec.recordMetric(at, {Metric::PowerW, c, -1, {}, -1}, m.powerW);
+        }
+    }
+    Sim::Report report = engine.finish();
+    for (const Sched::SchedEvent &e : engine.schedulerEvents().events())
+        rec.record(e);
+    for (const Device::ApplianceEvent &e : engine.applianceEvents().events()) {
+        const QJsonObject params{
+                {QStringLiteral("reason"), QLatin1String(Device::toString(e.reason))},
+                {QStringLiteral("a"), e.a},
+                {QStringLiteral("b"), e.b},
+                {QStringLiteral("c"), e.c},
+                {QStringLiteral("value"), e.value}};
+        const Storage::Subject subject{e.card.value(), -1, e.job.value()};
+        const QByteArray code(Device::toString(e.code));
+        if (isDeviceEvent(e.code))
+            rec.recordDevice(e.atMs, code, severityOf(e.code), params, subject);
+        else
+            rec.recordPolicy(e.atMs, code, severityOf(e.code), params, subject);
+    }
+    rec.recordState(engine.scheduler().state(), engine.nowMs());
+    return report;
+}
+
+} // namespace
+
 int runSimulate(const QStringList &argList, Io &io)
 {
     Args args(argList);
     const std::optional<QString> scenarioPath = args.value(QStringLiteral("scenario"));
     const std::optional<QString> policyName = args.value(QStringLiteral("policy"));
     const std::optional<QString> seedText = args.value(QStringLiteral("seed"));
-    args.value(QStringLiteral("db")); // the store belongs to another command; accepted, unused here
+    const std::optional<QString> dbPath = args.value(QStringLiteral("db"));
     const bool compare = args.flag(QStringLiteral("compare"));
     const bool json = args.flag(QStringLiteral("json"));
     if (!args.missingValueFor().isEmpty()) {
@@ -28,7 +115,8 @@ int runSimulate(const QStringList &argList, Io &io)
         return 2;
     }
     if (!args.unknownOptions().isEmpty() || !args.positional().isEmpty()) {
-        io.err << "simulate: unexpected argument(s): " << (args.unknownOptions() + args.positional()).join(QLatin1Char(' ')) << "\n";
+        io.err << "simulate: unexpected argument(s): "
+               << (args.unknownOptions() + args.positional()).join(QLatin1Char(' ')) << "\n";
         return 2;
     }
     if (!scenarioPath) {
@@ -39,13 +127,19 @@ int runSimulate(const QStringList &argList, Io &io)
         io.err << "simulate: --compare runs every policy; leave out --policy\n";
         return 2;
     }
+    if (compare && dbPath) {
+        io.err << "simulate: --db records one run; leave out --compare\n";
+        return 2;
+    }
     if (policyName && !Policy::policyNames().contains(*policyName)) {
-        io.err << "simulate: unknown policy \"" << *policyName << "\" (known: " << Policy::policyNames().join(QStringLiteral(", ")) << ")\n";
+        io.err << "simulate: unknown policy \"" << *policyName
+               << "\" (known: " << Policy::policyNames().join(QStringLiteral(", ")) << ")\n";
         return 2;
     }
     const Catalogue::Catalogue catalogue = Catalogue::Catalogue::builtIn();
     Sim::ScenarioError error;
-    const std::optional<Sim::Scenario> scenario = Sim::loadScenarioFile(*scenarioPath, catalogue, &error);
+    const std::optional<Sim::Scenario> scenario
+            = Sim::loadScenarioFile(*scenarioPath, catalogue, &error);
     if (!scenario) {
         io.err << "simulate: " << error.toString() << "\n";
         return 2;
@@ -55,29 +149,49 @@ int runSimulate(const QStringList &argList, Io &io)
         bool ok = false;
         seed = seedText->toULongLong(&ok);
         if (!ok) {
-            io.err << "simulate: --seed expects a non-negative integer, got \"" << *seedText << "\"\n";
+            io.err << "simulate: --seed expects a non-negative integer, got \"" << *seedText
+                   << "\"\n";
             return 2;
         }
     }
-    const QStringList policies = compare ? Policy::policyNames() : QStringList{policyName.value_or(scenario->defaultPolicy)};
+    const QStringList policies
+            = compare ? Policy::policyNames()
+                      : QStringList{policyName.value_or(scenario->defaultPolicy)};
     QList<Sim::Report> reports;
-    for (const QString &p : policies) {
-        Sim::Engine engine(*scenario, p, seed);
-        reports.append(engine.run());
+    if (dbPath) {
+        QString storeError;
+        const std::unique_ptr<Storage::Store> store = Storage::Store::open(*dbPath, &storeError);
+        if (!store) {
+            io.err << "simulate: cannot open the store " << *dbPath << ": " << storeError << "\n";
+            return 2;
+        }
+        Sim::Engine engine(*scenario, policies.first(), seed);
+        reports.append(recordRun(engine, *scenario, *store));
+        if (!store->flush()) {
+            io.err << "simulate: the store " << *dbPath << " did not commit the run\n";
+            return 2;
+        }
+    } else {
+        for (const QString &p : policies) {
+            Sim::Engine engine(*scenario, p, seed);
+            reports.append(engine.run());
+        }
     }
     if (json) {
         if (compare) {
             QJsonArray a;
             for (const Sim::Report &r : reports)
                 a.append(r.toJson());
-            io.out << QJsonDocument(QJsonObject{{QStringLiteral("policies"), a}}).toJson(QJsonDocument::Indented);
+            io.out << QJsonDocument(QJsonObject{{QStringLiteral("policies"), a}})
+                              .toJson(QJsonDocument::Indented);
         } else {
             io.out << QJsonDocument(reports.first().toJson()).toJson(QJsonDocument::Indented);
         }
         return 0;
     }
     if (compare)
-        io.out << "scenario " << scenario->name << ", seed " << seed << "\n\n" << Sim::formatComparison(reports);
+        io.out << "scenario " << scenario->name << ", seed " << seed << "\n\n"
+               << Sim::formatComparison(reports);
     else
         io.out << Sim::formatReport(reports.first());
     return 0;

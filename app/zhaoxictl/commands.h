@@ -26,16 +26,41 @@ int runApplyPlan(const QStringList &args, Io &io);   // cmd_applyplan.cpp
 int runNvmlCheck(const QStringList &args, Io &io);   // cmd_nvmlcheck.cpp
 
 inline const Command kCommands[] = {
-    {"catalogue", "catalogue [--json]  list card models and their partition profiles", runCatalogue},
-    {"layouts", "layouts --model NAME [--profiles P1,P2,...] [--json]  every maximal MIG layout", runLayouts},
-    {"check-layout", "check-layout --model NAME PROFILE@START ...  is this MIG layout valid, or why not", runCheckLayout},
-    {"simulate", "simulate --scenario FILE [--policy NAME] [--seed N] [--compare] [--json] [--db FILE]  replay a scenario on the simulated appliance", runSimulate},
-    {"events", "events export --db FILE --format csv|jsonl [--from T] [--to T] [--severity S] [--source S] [--card N] [--job J] [--code C] [--out FILE]  export the event log", runEvents},
-    {"metrics", "metrics --db FILE --prom  latest metrics in the Prometheus text format", runMetrics},
-    {"migparted", "migparted import FILE --model NAME [--config NAME] [--json] | export --scenario FILE  NVIDIA mig-parted configuration files", runMigParted},
-    {"apply-plan", "apply-plan --plan FILE [--yes]  apply a plan exported from the console to this machine's NVIDIA cards", runApplyPlan},
-    {"nvml-check", "nvml-check [--library PATH]  read-only: what the NVML backend reads on this machine", runNvmlCheck},
-    {"place-bench", "place-bench --nodes FILE --pods FILE --policy NAME --seed N|--seeds A-B [--tune 1.3] [--json]  FGD protocol replay", runPlaceBench},
+        {"catalogue",
+         "catalogue [--json]  list card models and their partition profiles",
+         runCatalogue},
+        {"layouts",
+         "layouts --model NAME [--profiles P1,P2,...] [--json]  every maximal MIG layout",
+         runLayouts},
+        {"check-layout",
+         "check-layout --model NAME PROFILE@START ...  is this MIG layout valid, or why not",
+         runCheckLayout},
+        {"simulate",
+         "simulate --scenario FILE [--policy NAME] [--seed N] [--compare] [--json] [--db FILE]  "
+         "replay a scenario on the simulated appliance",
+         runSimulate},
+        {"events",
+         "events export --db FILE --format csv|jsonl [--from T] [--to T] [--severity S] [--source "
+         "S] [--card N] [--job J] [--code C] [--out FILE]  export the event log",
+         runEvents},
+        {"metrics",
+         "metrics --db FILE --prom  latest metrics in the Prometheus text format",
+         runMetrics},
+        {"migparted",
+         "migparted import FILE --model NAME [--config NAME] [--json] | export --scenario FILE  "
+         "NVIDIA mig-parted configuration files",
+         runMigParted},
+        {"apply-plan",
+         "apply-plan --plan FILE [--yes]  apply a plan exported from the console to this machine's "
+         "NVIDIA cards",
+         runApplyPlan},
+        {"nvml-check",
+         "nvml-check [--library PATH]  read-only: what the NVML backend reads on this machine",
+         runNvmlCheck},
+        {"place-bench",
+         "place-bench --nodes FILE --pods FILE --policy NAME --seed N|--seeds A-B [--tune 1.3] "
+         "[--json]  FGD protocol replay",
+         runPlaceBench},
 };
 
 } // namespace Zhaoxi::Cli

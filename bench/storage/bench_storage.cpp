@@ -21,10 +21,18 @@ namespace {
 
 constexpr qint64 kT0 = Q_INT64_C(1714521600000);
 constexpr qint64 kDay = 24 * 3600 * 1000;
-const char *const kCodes[] = {"job-submitted", "job-placed",      "job-waiting",  "job-preempting",
-                              "job-evicted",   "job-finished",    "partition-created",
-                              "partition-destroyed", "card-mode-changed", "card-failed",
-                              "window-opened", "operator-login"};
+const char *const kCodes[] = {"job-submitted",
+                              "job-placed",
+                              "job-waiting",
+                              "job-preempting",
+                              "job-evicted",
+                              "job-finished",
+                              "partition-created",
+                              "partition-destroyed",
+                              "card-mode-changed",
+                              "card-failed",
+                              "window-opened",
+                              "operator-login"};
 
 double medianMs(const std::function<void()> &f, int runs)
 {
@@ -57,7 +65,8 @@ int main(int argc, char **argv)
     QTemporaryDir tmp(dirPath.isEmpty() ? QDir::tempPath() + QStringLiteral("/bench_storage-XXXXXX")
                                         : dirPath + QStringLiteral("/bench_storage-XXXXXX"));
     const QString path = tmp.filePath(QStringLiteral("bench.sqlite"));
-    std::printf("store: %s, %lld events over 30 days\n", qPrintable(path), static_cast<long long>(n));
+    std::printf(
+            "store: %s, %lld events over 30 days\n", qPrintable(path), static_cast<long long>(n));
 
     // --- ingest -------------------------------------------------------------------------------
     QString err;
@@ -87,9 +96,13 @@ int main(int argc, char **argv)
     const double enqueueS = timer.nsecsElapsed() / 1e9;
     store->flush();
     const double ingestS = timer.nsecsElapsed() / 1e9;
-    std::printf("ingest: %lld events in %.3f s = %.0f events/s sustained (producer done after %.3f s; "
-                "batched, one writer thread, synchronous=NORMAL)\n",
-                static_cast<long long>(n), ingestS, n / ingestS, enqueueS);
+    std::printf(
+            "ingest: %lld events in %.3f s = %.0f events/s sustained (producer done after %.3f s; "
+            "batched, one writer thread, synchronous=NORMAL)\n",
+            static_cast<long long>(n),
+            ingestS,
+            n / ingestS,
+            enqueueS);
     store.reset(); // checkpoint the WAL
     std::printf("file: %.1f MiB\n", QFileInfo(path).size() / 1048576.0);
 
@@ -107,9 +120,13 @@ int main(int argc, char **argv)
         timer.restart();
         const ExportResult r = exportEventsToFile(*reader, {}, options, out);
         const double s = timer.nsecsElapsed() / 1e9;
-        std::printf("export %s: %lld events in %.3f s (%.1f MiB, English messages, +08:00 times)%s\n",
-                    format == ExportFormat::Csv ? "CSV  " : "JSONL", static_cast<long long>(r.rows), s,
-                    QFileInfo(out).size() / 1048576.0, r.ok ? "" : qPrintable(QStringLiteral(" FAILED: ") + r.error));
+        std::printf(
+                "export %s: %lld events in %.3f s (%.1f MiB, English messages, +08:00 times)%s\n",
+                format == ExportFormat::Csv ? "CSV  " : "JSONL",
+                static_cast<long long>(r.rows),
+                s,
+                QFileInfo(out).size() / 1048576.0,
+                r.ok ? "" : qPrintable(QStringLiteral(" FAILED: ") + r.error));
     }
 
     // --- one-day filtered queries -------------------------------------------------------------
@@ -142,13 +159,18 @@ int main(int argc, char **argv)
     for (const Q &q : queries) {
         qint64 rows = 0;
         const double ms = medianMs(
-            [&] {
-                rows = 0;
-                reader->forEachEvent(q.filter, [&](const Event &) { ++rows; return true; });
-            },
-            21);
-        std::printf("query %-45s %6lld rows, median %.2f ms (rows materialised as Events)\n", q.name,
-                    static_cast<long long>(rows), ms);
+                [&] {
+                    rows = 0;
+                    reader->forEachEvent(q.filter, [&](const Event &) {
+                        ++rows;
+                        return true;
+                    });
+                },
+                21);
+        std::printf("query %-45s %6lld rows, median %.2f ms (rows materialised as Events)\n",
+                    q.name,
+                    static_cast<long long>(rows),
+                    ms);
     }
     return 0;
 }

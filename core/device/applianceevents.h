@@ -18,27 +18,27 @@ using Domain::JobId;
 // words belong to the UI (HOUSE_STYLE 4). Append only: codes are stored.
 enum class ApplianceEventCode : std::uint8_t {
     // device
-    StepStarted,        // card, step kind in `a`, profile/start in b/c
-    StepDone,           // card, step kind in `a`, profile/start in b/c, duration ms in `value`
-    StepFailed,         // card, step kind in `a`, `reason`
-    FaultCardLost,      // card
-    FaultMemoryError,   // card
+    StepStarted,          // card, step kind in `a`, profile/start in b/c
+    StepDone,             // card, step kind in `a`, profile/start in b/c, duration ms in `value`
+    StepFailed,           // card, step kind in `a`, `reason`
+    FaultCardLost,        // card
+    FaultMemoryError,     // card
     FaultThermalThrottle, // card, value = duration ms
-    CardRecovered,      // card
-    ThrottleStarted,    // card (temperature above its limit), value = temperature (m°C)
-    ThrottleEnded,      // card
+    CardRecovered,        // card
+    ThrottleStarted,      // card (temperature above its limit), value = temperature (m°C)
+    ThrottleEnded,        // card
     // policy
-    WindowSwitch,       // a = window index, value = when it opens (prepared ahead of the edge)
-    WindowOpened,       // a = window index
-    BudgetSet,          // value = training milli, a = inference milli (-1 = unlimited)
-    ReplicaAdded,       // service in `a`, job
-    ReplicaRemoved,     // service in `a`, job
-    TrainingRequeued,   // job, reason, value = when it leaves, a = 1 at checkpoint / 0 at once
-    GuardPressure,      // service in `a`, value = window p99 (µs), b = queue depth
-    GuardRelease,       // service in `a`: capacity returned to training
-    ForecastRamp,       // service in `a`, value = forecast replicas
-    PowerCapSet,        // a = class (WorkloadKind), value = watts (-1 = uncapped)
-    BandwidthQuotaSet,  // a = class, value = share in 1/1000
+    WindowSwitch,      // a = window index, value = when it opens (prepared ahead of the edge)
+    WindowOpened,      // a = window index
+    BudgetSet,         // value = training milli, a = inference milli (-1 = unlimited)
+    ReplicaAdded,      // service in `a`, job
+    ReplicaRemoved,    // service in `a`, job
+    TrainingRequeued,  // job, reason, value = when it leaves, a = 1 at checkpoint / 0 at once
+    GuardPressure,     // service in `a`, value = window p99 (µs), b = queue depth
+    GuardRelease,      // service in `a`: capacity returned to training
+    ForecastRamp,      // service in `a`, value = forecast replicas
+    PowerCapSet,       // a = class (WorkloadKind), value = watts (-1 = uncapped)
+    BandwidthQuotaSet, // a = class, value = share in 1/1000
     // workload
     TrainingCheckpoint, // job, value = work saved (ms of reference-card time)
     TrainingResumed,    // job, value = work lost since its checkpoint (ms)
@@ -49,17 +49,17 @@ enum class ApplianceEventCode : std::uint8_t {
 // Why a policy or the device acted.
 enum class ActionReason : std::uint8_t {
     None,
-    Window,          // a window edge
-    SloAtRisk,       // window p99 above the SLO: act at once
-    Pressure,        // p99 or queue depth approaching the limit: act at the next checkpoint
-    LoadFell,        // hysteresis satisfied: return capacity
-    ForecastRamp,    // a forecast ramp ahead
-    StaticShare,     // the static split
-    DeviceInUse,     // "in use": the instance serves work
-    InvalidOrder,    // the driver refused the order
-    GpuLost,         // the card is gone
-    LoadRose,        // the observed (or forecast) load needs more replicas
-    Consolidate,     // small training leaves a card a waiting whole-card job can use
+    Window,       // a window edge
+    SloAtRisk,    // window p99 above the SLO: act at once
+    Pressure,     // p99 or queue depth approaching the limit: act at the next checkpoint
+    LoadFell,     // hysteresis satisfied: return capacity
+    ForecastRamp, // a forecast ramp ahead
+    StaticShare,  // the static split
+    DeviceInUse,  // "in use": the instance serves work
+    InvalidOrder, // the driver refused the order
+    GpuLost,      // the card is gone
+    LoadRose,     // the observed (or forecast) load needs more replicas
+    Consolidate,  // small training leaves a card a waiting whole-card job can use
 };
 
 const char *toString(ApplianceEventCode code);

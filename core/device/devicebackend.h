@@ -46,8 +46,8 @@ const char *toString(DeviceStep::Kind kind);
 // The outcome of one step, reported when the step completes (or is refused).
 struct StepResult
 {
-    quint64 order = 0;   // the id apply() returned
-    int index = 0;       // the step's index in its order
+    quint64 order = 0; // the id apply() returned
+    int index = 0;     // the step's index in its order
     DeviceStep step;
     DeviceError error = DeviceError::None;
     qint64 startedMs = 0;
@@ -90,12 +90,12 @@ struct CardLayout
 struct CardMetrics
 {
     qint64 atMs = 0;
-    double utilisation = 0;      // 0..1, compute busy
+    double utilisation = 0; // 0..1, compute busy
     qint64 memoryUsedMiB = 0;
     double temperatureC = 0;
     double powerW = 0;
-    bool throttled = false;      // clocks reduced (heat or an injected fault)
-    double clockFactor = 1;      // throughput kept by the clocks (1 = full)
+    bool throttled = false; // clocks reduced (heat or an injected fault)
+    double clockFactor = 1; // throughput kept by the clocks (1 = full)
     bool lost = false;
 };
 

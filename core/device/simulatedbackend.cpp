@@ -13,13 +13,20 @@ using Domain::CardModel;
 const char *toString(DeviceError error)
 {
     switch (error) {
-    case DeviceError::None: return "ok";
-    case DeviceError::InUse: return "in-use";
-    case DeviceError::InvalidPlacement: return "invalid-placement";
-    case DeviceError::InsufficientResources: return "insufficient-resources";
-    case DeviceError::NotFound: return "not-found";
-    case DeviceError::NotSupported: return "not-supported";
-    case DeviceError::GpuLost: return "gpu-lost";
+    case DeviceError::None:
+        return "ok";
+    case DeviceError::InUse:
+        return "in-use";
+    case DeviceError::InvalidPlacement:
+        return "invalid-placement";
+    case DeviceError::InsufficientResources:
+        return "insufficient-resources";
+    case DeviceError::NotFound:
+        return "not-found";
+    case DeviceError::NotSupported:
+        return "not-supported";
+    case DeviceError::GpuLost:
+        return "gpu-lost";
     }
     return "unknown";
 }
@@ -27,9 +34,12 @@ const char *toString(DeviceError error)
 const char *toString(DeviceStep::Kind kind)
 {
     switch (kind) {
-    case DeviceStep::Kind::CreateInstance: return "create-instance";
-    case DeviceStep::Kind::DestroyInstance: return "destroy-instance";
-    case DeviceStep::Kind::SetMode: return "set-mode";
+    case DeviceStep::Kind::CreateInstance:
+        return "create-instance";
+    case DeviceStep::Kind::DestroyInstance:
+        return "destroy-instance";
+    case DeviceStep::Kind::SetMode:
+        return "set-mode";
     }
     return "unknown";
 }
@@ -37,15 +47,20 @@ const char *toString(DeviceStep::Kind kind)
 const char *toString(FaultKind kind)
 {
     switch (kind) {
-    case FaultKind::CardLost: return "card-lost";
-    case FaultKind::MemoryError: return "memory-error";
-    case FaultKind::ThermalThrottle: return "thermal-throttle";
-    case FaultKind::Recovered: return "recovered";
+    case FaultKind::CardLost:
+        return "card-lost";
+    case FaultKind::MemoryError:
+        return "memory-error";
+    case FaultKind::ThermalThrottle:
+        return "thermal-throttle";
+    case FaultKind::Recovered:
+        return "recovered";
     }
     return "unknown";
 }
 
-SimulatedBackend::SimulatedBackend(const Sched::ClusterState &state, SimulatedBackendOptions options)
+SimulatedBackend::SimulatedBackend(const Sched::ClusterState &state,
+                                   SimulatedBackendOptions options)
     : m_catalogue(state.catalogue())
     , m_options(options)
 {
@@ -62,7 +77,7 @@ SimulatedBackend::SimulatedBackend(const Sched::ClusterState &state, SimulatedBa
         }
         card.temperatureC = m_options.ambientC
                             + m_options.riseAtMaxPowerC * state.model(c).idlePowerW
-                                  / std::max(1, state.model(c).maxPowerW);
+                                      / std::max(1, state.model(c).maxPowerW);
         m_cards.push_back(std::move(card));
     }
 }
@@ -135,7 +150,8 @@ DeviceError SimulatedBackend::check(const Card &c, const DeviceStep &s) const
             return DeviceError::NotSupported;
         if (!m.migProfiles[s.profile].starts.contains(s.start))
             return DeviceError::InvalidPlacement;
-        const Catalogue::LayoutVerdict v = Catalogue::canAdd(m, placements(c), {s.profile, s.start});
+        const Catalogue::LayoutVerdict v
+                = Catalogue::canAdd(m, placements(c), {s.profile, s.start});
         return v.isValid() ? DeviceError::None : DeviceError::InsufficientResources;
     }
     case DeviceStep::Kind::DestroyInstance: {
@@ -202,7 +218,8 @@ void SimulatedBackend::finishStep(Card &c)
         c.mode = p.step.mode;
         break;
     }
-    m_results.append(StepResult{p.order, p.index, p.step, DeviceError::None, c.stepStartMs, c.stepEndMs});
+    m_results.append(
+            StepResult{p.order, p.index, p.step, DeviceError::None, c.stepStartMs, c.stepEndMs});
 }
 
 double SimulatedBackend::clockFactor(const Card &c) const
@@ -240,7 +257,8 @@ void SimulatedBackend::integrate(Card &c, qint64 toMs)
     const double p = power(c);
     const double dt = double(toMs - c.updatedMs) / 1000.0;
     c.energyJ += p * dt;
-    const double target = m_options.ambientC + m_options.riseAtMaxPowerC * p / std::max(1, m.maxPowerW);
+    const double target
+            = m_options.ambientC + m_options.riseAtMaxPowerC * p / std::max(1, m.maxPowerW);
     c.temperatureC = target + (c.temperatureC - target) * std::exp(-dt / m_options.thermalTauS);
     if (!c.hot && c.temperatureC > m_options.throttleAtC)
         c.hot = true;
@@ -306,7 +324,8 @@ void SimulatedBackend::advance(qint64 nowMs)
                         c.instances.removeAt(findInstance(c, p.step.profile, p.step.start));
                     else if (p.step.kind == DeviceStep::Kind::DestroyInstance)
                         c.instances[findInstance(c, p.step.profile, p.step.start)].ready = true;
-                    m_results.append(StepResult{p.order, p.index, p.step, DeviceError::GpuLost, c.stepStartMs, t});
+                    m_results.append(StepResult{
+                            p.order, p.index, p.step, DeviceError::GpuLost, c.stepStartMs, t});
                 }
                 startNext(c, t);
                 break;
@@ -409,8 +428,11 @@ void SimulatedBackend::setPowerCapW(CardId card, double watts, qint64 nowMs)
 
 void SimulatedBackend::injectFault(const DeviceFault &fault)
 {
-    auto it = std::upper_bound(m_faults.begin(), m_faults.end(), fault,
-                               [](const DeviceFault &a, const DeviceFault &b) { return a.atMs < b.atMs; });
+    auto it = std::upper_bound(
+            m_faults.begin(),
+            m_faults.end(),
+            fault,
+            [](const DeviceFault &a, const DeviceFault &b) { return a.atMs < b.atMs; });
     m_faults.insert(it, fault);
 }
 

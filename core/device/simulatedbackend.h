@@ -13,17 +13,17 @@ namespace Zhaoxi::Device {
 // The simulated appliance's physics. Defaults are planning figures, not measurements.
 struct SimulatedBackendOptions
 {
-    qint64 createMs = 4000;        // one MIG instance created (GPU + compute instance)
-    qint64 destroyMs = 2000;       // one MIG instance destroyed
-    qint64 modeSwitchMs = 8000;    // whole <-> MIG <-> soft (MIG mode needs a GPU reset)
-    double ambientC = 30;          // inlet temperature
-    double riseAtMaxPowerC = 55;   // steady temperature rise at the board power limit
-    double thermalTauS = 90;       // first-order thermal time constant
-    double throttleAtC = 87;       // clocks drop above this ...
-    double resumeBelowC = 82;      // ... and recover below this (hysteresis)
-    double heatThrottleFactor = 0.75;  // throughput kept while hot
-    double faultThrottleFactor = 0.6;  // throughput kept during an injected throttling fault
-    qint64 defaultFaultMs = 60'000;    // memory-error reset / throttling fault, when unspecified
+    qint64 createMs = 4000;           // one MIG instance created (GPU + compute instance)
+    qint64 destroyMs = 2000;          // one MIG instance destroyed
+    qint64 modeSwitchMs = 8000;       // whole <-> MIG <-> soft (MIG mode needs a GPU reset)
+    double ambientC = 30;             // inlet temperature
+    double riseAtMaxPowerC = 55;      // steady temperature rise at the board power limit
+    double thermalTauS = 90;          // first-order thermal time constant
+    double throttleAtC = 87;          // clocks drop above this ...
+    double resumeBelowC = 82;         // ... and recover below this (hysteresis)
+    double heatThrottleFactor = 0.75; // throughput kept while hot
+    double faultThrottleFactor = 0.6; // throughput kept during an injected throttling fault
+    qint64 defaultFaultMs = 60'000;   // memory-error reset / throttling fault, when unspecified
 };
 
 // A DeviceBackend that behaves like the hardware, on a virtual clock.
@@ -46,7 +46,8 @@ class SimulatedBackend final : public DeviceBackend
 {
 public:
     // Topology and initial layouts from the state (jobs are ignored).
-    explicit SimulatedBackend(const Sched::ClusterState &state, SimulatedBackendOptions options = {});
+    explicit SimulatedBackend(const Sched::ClusterState &state,
+                              SimulatedBackendOptions options = {});
 
     // Sets the clock's origin (energy and temperature start counting here). Call once, first.
     void startAt(qint64 nowMs);
@@ -97,11 +98,11 @@ private:
         CardInfo info;
         PartitionMode mode = PartitionMode::Whole;
         QList<Instance> instances;
-        bool busy = false;      // whole / soft card serves work
+        bool busy = false; // whole / soft card serves work
         bool lost = false;
         qint64 lostUntilMs = -1; // -1: permanent or not lost
         std::deque<Pending> queue;
-        bool running = false;   // queue.front() in progress
+        bool running = false; // queue.front() in progress
         qint64 stepStartMs = 0;
         qint64 stepEndMs = 0;
         // physics
@@ -110,7 +111,7 @@ private:
         double temperatureC = 0;
         double powerCapW = 0;
         double energyJ = 0;
-        bool hot = false;        // heat throttling
+        bool hot = false; // heat throttling
         qint64 faultThrottleUntilMs = -1;
         qint64 updatedMs = 0;
     };

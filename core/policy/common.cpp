@@ -20,19 +20,27 @@ void CommonParams::read(ParamReader &r)
     periodMs = r.duration(QStringLiteral("period"), periodMs, 1000, 3600'000);
     targetUtilisation = r.number(QStringLiteral("targetUtilisation"), targetUtilisation, 0.05, 1);
     sloSafety = r.number(QStringLiteral("sloSafety"), sloSafety, 0.05, 1);
-    trainingBandwidthShare = r.number(QStringLiteral("trainingBandwidthShare"), trainingBandwidthShare, 0, 1);
+    trainingBandwidthShare
+            = r.number(QStringLiteral("trainingBandwidthShare"), trainingBandwidthShare, 0, 1);
     trainingPowerCapW = r.number(QStringLiteral("trainingPowerCapW"), trainingPowerCapW, -1, 1e7);
 }
 
 int replicasForRate(const ServiceView &s, double rateRps, const CommonParams &p)
 {
-    const int n = replicasFor(rateRps / 1000.0, s.serviceMs, s.cv, p.sloSafety * s.sloMs, 0.99,
-                                   p.targetUtilisation, s.maxReplicas);
+    const int n = replicasFor(rateRps / 1000.0,
+                              s.serviceMs,
+                              s.cv,
+                              p.sloSafety * s.sloMs,
+                              0.99,
+                              p.targetUtilisation,
+                              s.maxReplicas);
     return std::clamp(n, s.minReplicas, s.maxReplicas);
 }
 
 namespace {
-bool cardServes(const Sched::ClusterState &st, const Sched::CardState &c, const Domain::WorkloadSpec &spec)
+bool cardServes(const Sched::ClusterState &st,
+                const Sched::CardState &c,
+                const Domain::WorkloadSpec &spec)
 {
     const Domain::CardModel &m = st.model(c);
     if (!spec.affinity.cardModels.isEmpty()) {
@@ -43,17 +51,26 @@ bool cardServes(const Sched::ClusterState &st, const Sched::CardState &c, const 
             return false;
     }
     switch (spec.demand.compute.kind) {
-    case ComputeDemand::Kind::MigProfile: return m.profileIndex(spec.demand.compute.profile) >= 0;
-    case ComputeDemand::Kind::MigSlices: return m.supportsMig();
-    case ComputeDemand::Kind::Fraction: return !m.softModes.isEmpty() || m.supportsMig();
-    case ComputeDemand::Kind::WholeCard: return true;
+    case ComputeDemand::Kind::MigProfile:
+        return m.profileIndex(spec.demand.compute.profile) >= 0;
+    case ComputeDemand::Kind::MigSlices:
+        return m.supportsMig();
+    case ComputeDemand::Kind::Fraction:
+        return !m.softModes.isEmpty() || m.supportsMig();
+    case ComputeDemand::Kind::WholeCard:
+        return true;
     }
     return true;
 }
 } // namespace
 
-qint64 freeTraining(PolicyContext &ctx, qint64 nowMs, qint64 milli, bool drain, qint64 deadlineMs,
-                    ActionReason why, int forService)
+qint64 freeTraining(PolicyContext &ctx,
+                    qint64 nowMs,
+                    qint64 milli,
+                    bool drain,
+                    qint64 deadlineMs,
+                    ActionReason why,
+                    int forService)
 {
     if (milli <= 0)
         return 0;
@@ -86,17 +103,21 @@ qint64 freeTraining(PolicyContext &ctx, qint64 nowMs, qint64 milli, bool drain, 
         else if (v.state == Sched::JobState::Running)
             candidates.append(v);
     }
-    std::sort(candidates.begin(), candidates.end(), [&](const TrainingView &a, const TrainingView &b) {
-        if (a.priority != b.priority)
-            return a.priority < b.priority;
-        // Drain: the one whose checkpoint comes first; at once: the one that loses least (its
-        // checkpoint was the most recent, so its next one is the furthest).
-        const qint64 ka = a.nextCheckpointMs < 0 ? (drain ? LLONG_MAX : LLONG_MIN) : a.nextCheckpointMs;
-        const qint64 kb = b.nextCheckpointMs < 0 ? (drain ? LLONG_MAX : LLONG_MIN) : b.nextCheckpointMs;
-        if (ka != kb)
-            return drain ? ka < kb : ka > kb;
-        return a.job < b.job;
-    });
+    std::sort(candidates.begin(),
+              candidates.end(),
+              [&](const TrainingView &a, const TrainingView &b) {
+                  if (a.priority != b.priority)
+                      return a.priority < b.priority;
+                  // Drain: the one whose checkpoint comes first; at once: the one that loses least (its
+                  // checkpoint was the most recent, so its next one is the furthest).
+                  const qint64 ka = a.nextCheckpointMs < 0 ? (drain ? LLONG_MAX : LLONG_MIN)
+                                                           : a.nextCheckpointMs;
+                  const qint64 kb = b.nextCheckpointMs < 0 ? (drain ? LLONG_MAX : LLONG_MIN)
+                                                           : b.nextCheckpointMs;
+                  if (ka != kb)
+                      return drain ? ka < kb : ka > kb;
+                  return a.job < b.job;
+              });
     for (const TrainingView &v : candidates) {
         if (freed >= milli)
             break;
@@ -104,7 +125,8 @@ qint64 freeTraining(PolicyContext &ctx, qint64 nowMs, qint64 milli, bool drain, 
             freed += v.milli; // it ends by itself in time
             continue;
         }
-        const bool atCheckpoint = drain && v.checkpoints && v.nextCheckpointMs >= 0 && v.nextCheckpointMs <= deadlineMs;
+        const bool atCheckpoint = drain && v.checkpoints && v.nextCheckpointMs >= 0
+                                  && v.nextCheckpointMs <= deadlineMs;
         ctx.requeueTraining(v.job, nowMs, atCheckpoint, why);
         freed += v.milli;
     }
@@ -122,9 +144,11 @@ int replicaProfile(const Domain::CardModel &m, const Domain::ComputeDemand &d)
     for (int p = 0; p < m.migProfiles.size(); ++p) {
         const int slices = m.migProfiles[p].computeSlices;
         const bool ok = d.kind == ComputeDemand::Kind::MigSlices ? slices >= d.slices
-                        : d.kind == ComputeDemand::Kind::Fraction ? slices * 1000 >= d.milli * m.migComputeSlices
-                                                                  : slices == m.migComputeSlices;
-        if (ok && !m.migProfiles[p].mediaExtensions && (best < 0 || slices < m.migProfiles[best].computeSlices))
+                        : d.kind == ComputeDemand::Kind::Fraction
+                                ? slices * 1000 >= d.milli * m.migComputeSlices
+                                : slices == m.migComputeSlices;
+        if (ok && !m.migProfiles[p].mediaExtensions
+            && (best < 0 || slices < m.migProfiles[best].computeSlices))
             best = p;
     }
     return best;
@@ -137,8 +161,13 @@ bool isTraining(const Sched::Job &j)
 
 } // namespace
 
-int makeRoomForService(PolicyContext &ctx, qint64 nowMs, int service, int replicas, bool drain,
-                       qint64 deadlineMs, ActionReason why)
+int makeRoomForService(PolicyContext &ctx,
+                       qint64 nowMs,
+                       int service,
+                       int replicas,
+                       bool drain,
+                       qint64 deadlineMs,
+                       ActionReason why)
 {
     if (replicas <= 0)
         return 0;
@@ -156,7 +185,7 @@ int makeRoomForService(PolicyContext &ctx, qint64 nowMs, int service, int replic
     const Domain::ComputeDemand &d = spec->demand.compute;
     QHash<int, QList<Domain::MigPlacement>> added; // by card: replicas already planned there
     QHash<int, int> addedMilli;
-    QSet<int> leaving;                              // jobs planned to leave in this call
+    QSet<int> leaving; // jobs planned to leave in this call
     QHash<int, TrainingView> views;
     for (const TrainingView &v : ctx.training(nowMs))
         views.insert(v.job.value(), v);
@@ -172,7 +201,8 @@ int makeRoomForService(PolicyContext &ctx, qint64 nowMs, int service, int replic
         };
         std::optional<Option> best;
         for (const Sched::CardState &c : st.cards()) {
-            if (c.health == Sched::CardHealth::Failed || !st.host(c.host).up || !cardServes(st, c, *spec))
+            if (c.health == Sched::CardHealth::Failed || !st.host(c.host).up
+                || !cardServes(st, c, *spec))
                 continue;
             const Domain::CardModel &m = st.model(c);
             // Which jobs hold the card: those staying whatever happens, and training that could go.
@@ -182,7 +212,9 @@ int makeRoomForService(PolicyContext &ctx, qint64 nowMs, int service, int replic
                 if (!u.job.isValid())
                     continue;
                 const Sched::Job &j = st.job(u.job);
-                if (isTraining(j) && (j.state == Sched::JobState::Running || j.state == Sched::JobState::Preempting)) {
+                if (isTraining(j)
+                    && (j.state == Sched::JobState::Running
+                        || j.state == Sched::JobState::Preempting)) {
                     if (!trainingHere.contains(u.job))
                         trainingHere.append(u.job);
                 } else {
@@ -193,7 +225,8 @@ int makeRoomForService(PolicyContext &ctx, qint64 nowMs, int service, int replic
             for (int pass = 0; pass < 2; ++pass) {
                 QList<JobId> victims;
                 for (JobId j : trainingHere) {
-                    const bool goes = st.job(j).state == Sched::JobState::Preempting || leaving.contains(j.value());
+                    const bool goes = st.job(j).state == Sched::JobState::Preempting
+                                      || leaving.contains(j.value());
                     if (!goes && pass == 1)
                         victims.append(j);
                 }
@@ -227,7 +260,8 @@ int makeRoomForService(PolicyContext &ctx, qint64 nowMs, int service, int replic
                     bool busy = false;
                     for (const Sched::Unit &u : c.units)
                         busy |= stays(u);
-                    fits = !busy && !added.contains(c.id.value()) && (d.kind == ComputeDemand::Kind::WholeCard || !otherWork);
+                    fits = !busy && !added.contains(c.id.value())
+                           && (d.kind == ComputeDemand::Kind::WholeCard || !otherWork);
                 } else {
                     int used = addedMilli.value(c.id.value());
                     for (const Sched::Unit &u : c.units) {
@@ -242,8 +276,12 @@ int makeRoomForService(PolicyContext &ctx, qint64 nowMs, int service, int replic
                 opt.victims = victims;
                 for (JobId v : victims) {
                     const TrainingView tv = views.value(v.value());
-                    const double lost = tv.nextCheckpointMs > nowMs ? double(st.job(v).spec.checkpointIntervalMs - (tv.nextCheckpointMs - nowMs)) : 0;
-                    opt.cost += double(tv.milli) * 1e6 + std::max(0.0, lost) + (st.job(v).spec.priority + 1000) * 1e3;
+                    const double lost = tv.nextCheckpointMs > nowMs
+                                                ? double(st.job(v).spec.checkpointIntervalMs
+                                                         - (tv.nextCheckpointMs - nowMs))
+                                                : 0;
+                    opt.cost += double(tv.milli) * 1e6 + std::max(0.0, lost)
+                                + (st.job(v).spec.priority + 1000) * 1e3;
                 }
                 if (!best || opt.cost < best->cost)
                     best = opt;
@@ -263,19 +301,25 @@ int makeRoomForService(PolicyContext &ctx, qint64 nowMs, int service, int replic
             const TrainingView tv = views.value(v.value());
             if (drain && tv.finishEtaMs >= 0 && tv.finishEtaMs <= deadlineMs)
                 continue; // it ends by itself in time
-            const bool atCheckpoint = drain && tv.checkpoints && tv.nextCheckpointMs >= 0 && tv.nextCheckpointMs <= deadlineMs;
+            const bool atCheckpoint = drain && tv.checkpoints && tv.nextCheckpointMs >= 0
+                                      && tv.nextCheckpointMs <= deadlineMs;
             ctx.requeueTraining(v, nowMs, atCheckpoint, why);
         }
     }
     return placed;
 }
 
-void makeRoomForReplicas(PolicyContext &ctx, qint64 nowMs, qint64 inferenceBudgetMilli, bool immediate,
-                         qint64 deadlineMs, ActionReason why)
+void makeRoomForReplicas(PolicyContext &ctx,
+                         qint64 nowMs,
+                         qint64 inferenceBudgetMilli,
+                         bool immediate,
+                         qint64 deadlineMs,
+                         ActionReason why)
 {
     const QList<ServiceView> views = ctx.services(nowMs);
-    qint64 room = inferenceBudgetMilli < 0 ? LLONG_MAX
-                                           : inferenceBudgetMilli - ctx.scheduler().state().classUsage().inference;
+    qint64 room = inferenceBudgetMilli < 0
+                          ? LLONG_MAX
+                          : inferenceBudgetMilli - ctx.scheduler().state().classUsage().inference;
     for (const ServiceView &s : views) {
         if (s.pending <= 0 || room <= 0)
             continue;
@@ -288,82 +332,84 @@ void makeRoomForReplicas(PolicyContext &ctx, qint64 nowMs, qint64 inferenceBudge
 int consolidateTraining(PolicyContext &ctx, qint64 nowMs, qint64 deadlineMs)
 {
     const Sched::ClusterState &st = ctx.scheduler().state();
-    // The waiting whole-card training job that goes first.
-    const Sched::Job *waiting = nullptr;
-    for (JobId id : ctx.scheduler().queue()) {
-        const Sched::Job &j = st.job(id);
-        if (isTraining(j) && j.spec.demand.cards >= 1 && j.spec.demand.compute.kind == ComputeDemand::Kind::WholeCard) {
-            waiting = &j;
-            break;
-        }
-    }
-    if (!waiting)
-        return 0;
-    const int need = waiting->spec.demand.cards;
     const Sched::ClassBudget &budget = ctx.scheduler().classBudget();
-    qint64 budgetLeft = budget.trainingMilli < 0 ? LLONG_MAX : budget.trainingMilli - st.classUsage().training;
-    int free = 0;
+    const qint64 budgetLeft = budget.trainingMilli < 0
+                                      ? LLONG_MAX
+                                      : budget.trainingMilli - st.classUsage().training;
     struct Candidate
     {
         Sched::CardId card;
         QList<JobId> jobs;
         qint64 milli = 0;
     };
-    QList<Candidate> candidates;
-    for (const Sched::CardState &c : st.cards()) {
-        if (c.health == Sched::CardHealth::Failed || !st.host(c.host).up || !cardServes(st, c, waiting->spec)
-            || c.mode != Domain::PartitionMode::Mig)
+    // The first waiting whole-card training job, in queue order, that this can help.
+    for (JobId id : ctx.scheduler().queue()) {
+        const Sched::Job &waiting = st.job(id);
+        if (!isTraining(waiting) || waiting.spec.demand.cards < 1
+            || waiting.spec.demand.compute.kind != ComputeDemand::Kind::WholeCard)
             continue;
-        Candidate cand;
-        cand.card = c.id;
-        bool blocked = false;
-        bool leaving = true;
-        for (const Sched::Unit &u : c.units) {
-            if (!u.job.isValid())
+        const int need = waiting.spec.demand.cards;
+        int free = 0;
+        QList<Candidate> candidates;
+        for (const Sched::CardState &c : st.cards()) {
+            if (c.health == Sched::CardHealth::Failed || !st.host(c.host).up
+                || !cardServes(st, c, waiting.spec) || c.mode != Domain::PartitionMode::Mig)
                 continue;
-            const Sched::Job &j = st.job(u.job);
-            if (!isTraining(j) || j.spec.priority >= waiting->spec.priority
-                || j.spec.demand.compute.kind == ComputeDemand::Kind::WholeCard) {
-                blocked = true;
-                break;
+            Candidate cand;
+            cand.card = c.id;
+            bool blocked = false;
+            bool leaving = true;
+            for (const Sched::Unit &u : c.units) {
+                if (!u.job.isValid())
+                    continue;
+                const Sched::Job &j = st.job(u.job);
+                if (!isTraining(j) || j.spec.priority >= waiting.spec.priority
+                    || j.spec.demand.compute.kind == ComputeDemand::Kind::WholeCard) {
+                    blocked = true;
+                    break;
+                }
+                leaving &= j.state == Sched::JobState::Preempting;
+                if (!cand.jobs.contains(u.job)) {
+                    cand.jobs.append(u.job);
+                    cand.milli += st.unitMilli(c, u);
+                }
             }
-            leaving &= j.state == Sched::JobState::Preempting;
-            if (!cand.jobs.contains(u.job)) {
-                cand.jobs.append(u.job);
-                cand.milli += st.unitMilli(c, u);
-            }
+            if (blocked)
+                continue;
+            if (cand.jobs.isEmpty() || leaving)
+                ++free;
+            else
+                candidates.append(cand);
         }
-        if (blocked)
+        if (free >= need)
+            return 0; // it will be placed (or waits for its budget), nothing to move
+        if (free + candidates.size() < need)
             continue;
-        if (cand.jobs.isEmpty() || leaving)
-            ++free;
-        else
-            candidates.append(cand);
-    }
-    if (free >= need || free + candidates.size() < need)
-        return 0;
-    std::sort(candidates.begin(), candidates.end(), [](const Candidate &a, const Candidate &b) {
-        return a.milli != b.milli ? a.milli < b.milli : a.card < b.card;
-    });
-    candidates = candidates.mid(0, need - free);
-    qint64 freed = 0;
-    for (const Candidate &c : candidates)
-        freed += c.milli;
-    if (budgetLeft + freed < qint64(need) * 1000)
-        return 0;
-    QHash<int, TrainingView> views;
-    for (const TrainingView &v : ctx.training(nowMs))
-        views.insert(v.job.value(), v);
-    int asked = 0;
-    for (const Candidate &c : candidates) {
-        for (JobId j : c.jobs) {
-            const TrainingView v = views.value(j.value());
-            const bool atCheckpoint = v.checkpoints && v.nextCheckpointMs >= 0 && v.nextCheckpointMs <= deadlineMs;
-            ctx.requeueTraining(j, nowMs, atCheckpoint, ActionReason::Consolidate);
-            ++asked;
+        std::sort(candidates.begin(), candidates.end(), [](const Candidate &a, const Candidate &b) {
+            return a.milli != b.milli ? a.milli < b.milli : a.card < b.card;
+        });
+        candidates = candidates.mid(0, need - free);
+        qint64 freed = 0;
+        for (const Candidate &c : candidates)
+            freed += c.milli;
+        if (budgetLeft + freed < qint64(need) * 1000)
+            continue;
+        QHash<int, TrainingView> views;
+        for (const TrainingView &v : ctx.training(nowMs))
+            views.insert(v.job.value(), v);
+        int asked = 0;
+        for (const Candidate &c : candidates) {
+            for (JobId j : c.jobs) {
+                const TrainingView v = views.value(j.value());
+                const bool atCheckpoint = v.checkpoints && v.nextCheckpointMs >= 0
+                                          && v.nextCheckpointMs <= deadlineMs;
+                ctx.requeueTraining(j, nowMs, atCheckpoint, ActionReason::Consolidate);
+                ++asked;
+            }
         }
+        return asked;
     }
-    return asked;
+    return 0;
 }
 
 void QosKnobs::apply(PolicyContext &ctx, qint64 nowMs, double bandwidthShare, double powerCapW)

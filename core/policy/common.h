@@ -21,28 +21,45 @@ struct CommonParams
 int replicasForRate(const ServiceView &s, double rateRps, const CommonParams &p);
 
 // Compute the service's replicas would hold, milli-cards.
-inline qint64 inferenceMilli(const ServiceView &s, int replicas) { return s.unitMilli * replicas; }
+inline qint64 inferenceMilli(const ServiceView &s, int replicas)
+{
+    return s.unitMilli * replicas;
+}
 
 // Takes training off at least `milli` of compute (counting jobs already leaving), cheapest
 // first: `drain` waits for each job's next checkpoint (or its natural end) when that comes by
 // `deadlineMs`, and takes the rest at once; otherwise all go at once, those that lose least
 // first. Lower priority goes first. When `forService` >= 0, only jobs on cards whose model can
 // host that service's replicas count. Returns the compute freed or being freed.
-qint64 freeTraining(PolicyContext &ctx, qint64 nowMs, qint64 milli, bool drain, qint64 deadlineMs,
-                    ActionReason why, int forService = -1);
+qint64 freeTraining(PolicyContext &ctx,
+                    qint64 nowMs,
+                    qint64 milli,
+                    bool drain,
+                    qint64 deadlineMs,
+                    ActionReason why,
+                    int forService = -1);
 
 // Makes room for `replicas` waiting replicas of one service: for each, the card that can take
 // one at least cost: a card where training already leaving makes room costs nothing; otherwise
 // the training on the card that would then fit it leaves (whole gangs), cheapest card first
 // (compute taken, then work lost). `drain`: at the next checkpoint when it comes by
 // `deadlineMs`, else at once. Returns how many replicas have room (now or once training left).
-int makeRoomForService(PolicyContext &ctx, qint64 nowMs, int service, int replicas, bool drain,
-                       qint64 deadlineMs, ActionReason why);
+int makeRoomForService(PolicyContext &ctx,
+                       qint64 nowMs,
+                       int service,
+                       int replicas,
+                       bool drain,
+                       qint64 deadlineMs,
+                       ActionReason why);
 
 // Replicas that wait get room, for every service, while the inference class stays within
 // `inferenceBudgetMilli` (-1: no limit).
-void makeRoomForReplicas(PolicyContext &ctx, qint64 nowMs, qint64 inferenceBudgetMilli, bool immediate,
-                         qint64 deadlineMs, ActionReason why);
+void makeRoomForReplicas(PolicyContext &ctx,
+                         qint64 nowMs,
+                         qint64 inferenceBudgetMilli,
+                         bool immediate,
+                         qint64 deadlineMs,
+                         ActionReason why);
 
 // Small training jobs left alone on cards that a waiting whole-card training job of higher
 // priority could use (inference scaled down around them) leave at their next checkpoint (by

@@ -115,7 +115,8 @@ qint64 Forecast::tick(PolicyContext &ctx, qint64 nowMs)
             if (l.bucket >= 0 && nowMs > l.bucketStartMs) {
                 const double observed = double(s.arrivals - l.arrivalsAtBucketStart) * 1000.0
                                         / double(nowMs - l.bucketStartMs);
-                l.shape[l.bucket] = (1 - m_learningRate) * l.shape[l.bucket] + m_learningRate * observed;
+                l.shape[l.bucket]
+                        = (1 - m_learningRate) * l.shape[l.bucket] + m_learningRate * observed;
             }
             l.bucket = bucket;
             l.arrivalsAtBucketStart = s.arrivals;

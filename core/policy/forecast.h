@@ -34,8 +34,8 @@ protected:
 private:
     struct Learned
     {
-        QList<double> shape;     // req/s per bucket of the day
-        int bucket = -1;         // the bucket being observed
+        QList<double> shape; // req/s per bucket of the day
+        int bucket = -1;     // the bucket being observed
         qint64 arrivalsAtBucketStart = 0;
         qint64 bucketStartMs = 0;
         double level = 1;

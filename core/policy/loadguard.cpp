@@ -25,9 +25,12 @@ bool LoadGuard::readGuard(ParamReader &r)
     m_holdMs = r.duration(QStringLiteral("hold"), m_holdMs, 0, 24 * 3600'000LL);
     m_stepUp = r.number(QStringLiteral("stepUp"), m_stepUp, 0, 10);
     m_headroomMilli = qint64(r.number(QStringLiteral("headroomMilli"), 0, 0, 1e9));
-    m_drain = r.string(QStringLiteral("mode"), QStringLiteral("drain"), {QStringLiteral("drain"), QStringLiteral("immediate")})
+    m_drain = r.string(QStringLiteral("mode"),
+                       QStringLiteral("drain"),
+                       {QStringLiteral("drain"), QStringLiteral("immediate")})
               == QLatin1String("drain");
-    m_drainDeadlineMs = r.duration(QStringLiteral("drainDeadline"), m_drainDeadlineMs, 0, 24 * 3600'000LL);
+    m_drainDeadlineMs
+            = r.duration(QStringLiteral("drainDeadline"), m_drainDeadlineMs, 0, 24 * 3600'000LL);
     m_minWindowRequests = qint64(r.number(QStringLiteral("minWindowRequests"), 20, 0, 1e9));
     return r.ok();
 }
@@ -60,11 +63,18 @@ qint64 LoadGuard::tick(PolicyContext &ctx, qint64 nowMs)
         const bool pressure = p99 > m_pressureP99 * s.sloMs || depth;
         risk[std::size_t(s.index)] = p99 > m_riskP99 * s.sloMs;
         if (pressure) {
-            desired = std::max(desired, s.target + std::max(1, int(std::ceil(s.target * (risk[std::size_t(s.index)] ? 2 * m_stepUp : m_stepUp)))));
+            desired = std::max(
+                    desired,
+                    s.target
+                            + std::max(1,
+                                       int(std::ceil(s.target
+                                                     * (risk[std::size_t(s.index)] ? 2 * m_stepUp
+                                                                                   : m_stepUp)))));
             Device::ApplianceEvent e;
             e.atMs = nowMs;
             e.code = Device::ApplianceEventCode::GuardPressure;
-            e.reason = risk[std::size_t(s.index)] ? ActionReason::SloAtRisk : ActionReason::Pressure;
+            e.reason
+                    = risk[std::size_t(s.index)] ? ActionReason::SloAtRisk : ActionReason::Pressure;
             e.a = s.index;
             e.b = s.queueDepth;
             e.value = qint64(p99 * 1000);
@@ -90,9 +100,10 @@ qint64 LoadGuard::tick(PolicyContext &ctx, qint64 nowMs)
                 n = s.target;
             }
         }
-        const ActionReason why = pressure ? (risk[std::size_t(s.index)] ? ActionReason::SloAtRisk : ActionReason::Pressure)
-                                 : n < s.target        ? ActionReason::LoadFell
-                                                       : ActionReason::LoadRose;
+        const ActionReason why = pressure ? (risk[std::size_t(s.index)] ? ActionReason::SloAtRisk
+                                                                        : ActionReason::Pressure)
+                                 : n < s.target ? ActionReason::LoadFell
+                                                : ActionReason::LoadRose;
         ctx.setReplicas(s.index, n, nowMs, why);
         need += inferenceMilli(s, n);
     }
@@ -107,7 +118,12 @@ qint64 LoadGuard::tick(PolicyContext &ctx, qint64 nowMs)
         if (s.pending <= 0)
             continue;
         const bool atRisk = risk[std::size_t(s.index)] || s.serving == 0;
-        makeRoomForService(ctx, nowMs, s.index, s.pending, m_drain && !atRisk, roomDeadlineMs(nowMs),
+        makeRoomForService(ctx,
+                           nowMs,
+                           s.index,
+                           s.pending,
+                           m_drain && !atRisk,
+                           roomDeadlineMs(nowMs),
                            atRisk ? ActionReason::SloAtRisk : ActionReason::Pressure);
     }
     consolidateTraining(ctx, nowMs, nowMs + m_drainDeadlineMs);

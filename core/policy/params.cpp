@@ -13,13 +13,20 @@ namespace {
 QString typeName(const QJsonValue &v)
 {
     switch (v.type()) {
-    case QJsonValue::Null: return QStringLiteral("null");
-    case QJsonValue::Bool: return QStringLiteral("boolean");
-    case QJsonValue::Double: return QStringLiteral("number");
-    case QJsonValue::String: return QStringLiteral("string");
-    case QJsonValue::Array: return QStringLiteral("array");
-    case QJsonValue::Object: return QStringLiteral("object");
-    case QJsonValue::Undefined: break;
+    case QJsonValue::Null:
+        return QStringLiteral("null");
+    case QJsonValue::Bool:
+        return QStringLiteral("boolean");
+    case QJsonValue::Double:
+        return QStringLiteral("number");
+    case QJsonValue::String:
+        return QStringLiteral("string");
+    case QJsonValue::Array:
+        return QStringLiteral("array");
+    case QJsonValue::Object:
+        return QStringLiteral("object");
+    case QJsonValue::Undefined:
+        break;
     }
     return QStringLiteral("nothing");
 }
@@ -73,7 +80,9 @@ qint64 ParamReader::duration(const QString &key, qint64 fallbackMs, qint64 minMs
         return fallbackMs;
     }
     if (ms < minMs || ms > maxMs) {
-        fail(field(key), QStringLiteral("must be %1..%2").arg(Domain::durationToString(minMs), Domain::durationToString(maxMs)));
+        fail(field(key),
+             QStringLiteral("must be %1..%2")
+                     .arg(Domain::durationToString(minMs), Domain::durationToString(maxMs)));
         return fallbackMs;
     }
     return ms;
@@ -85,9 +94,11 @@ std::optional<qint64> ParamReader::timeOfDay(const QString &key)
     const QJsonValue v = m_object.value(key);
     static const QRegularExpression re(QStringLiteral("^([01][0-9]|2[0-4]):([0-5][0-9])$"));
     const QRegularExpressionMatch m = re.match(v.toString());
-    if (!v.isString() || !m.hasMatch() || (m.captured(1) == QLatin1String("24") && m.captured(2) != QLatin1String("00"))) {
-        fail(field(key), v.isUndefined() ? QStringLiteral("required (\"HH:MM\")")
-                                         : QStringLiteral("expected a time of day \"HH:MM\""));
+    if (!v.isString() || !m.hasMatch()
+        || (m.captured(1) == QLatin1String("24") && m.captured(2) != QLatin1String("00"))) {
+        fail(field(key),
+             v.isUndefined() ? QStringLiteral("required (\"HH:MM\")")
+                             : QStringLiteral("expected a time of day \"HH:MM\""));
         return std::nullopt;
     }
     return (m.captured(1).toLongLong() * 60 + m.captured(2).toLongLong()) * 60'000;
@@ -117,7 +128,9 @@ QString ParamReader::string(const QString &key, const QString &fallback, const Q
         return fallback;
     }
     if (!allowed.isEmpty() && !allowed.contains(v.toString())) {
-        fail(field(key), QStringLiteral("expected one of %1, got \"%2\"").arg(allowed.join(QStringLiteral(", ")), v.toString()));
+        fail(field(key),
+             QStringLiteral("expected one of %1, got \"%2\"")
+                     .arg(allowed.join(QStringLiteral(", ")), v.toString()));
         return fallback;
     }
     return v.toString();

@@ -32,7 +32,10 @@ public:
     QString string(const QString &key, const QString &fallback, const QStringList &allowed = {});
     QJsonArray array(const QString &key);
     bool has(const QString &key) const { return m_object.contains(key); }
-    QString field(const QString &key) const { return m_path.isEmpty() ? key : m_path + QLatin1Char('.') + key; }
+    QString field(const QString &key) const
+    {
+        return m_path.isEmpty() ? key : m_path + QLatin1Char('.') + key;
+    }
     void fail(const QString &field, const QString &message);
     bool finish();
 

@@ -22,19 +22,19 @@ struct ServiceView
     int index = 0;
     QString name;
     double sloMs = 0;
-    double serviceMs = 0;     // mean service time of one request on one replica's unit, nominal
-    double cv = 0;            // of the service time
+    double serviceMs = 0; // mean service time of one request on one replica's unit, nominal
+    double cv = 0;        // of the service time
     int minReplicas = 1;
     int maxReplicas = 1;
-    int target = 0;           // replicas asked for (placed or waiting), not draining
-    int serving = 0;          // ready and taking requests
-    int pending = 0;          // asked for, not placed yet
-    qint64 unitMilli = 0;     // compute one replica holds, milli-cards
-    double observedRate = 0;  // requests per second over the sliding window
-    double windowP99Ms = 0;   // over the sliding window
+    int target = 0;          // replicas asked for (placed or waiting), not draining
+    int serving = 0;         // ready and taking requests
+    int pending = 0;         // asked for, not placed yet
+    qint64 unitMilli = 0;    // compute one replica holds, milli-cards
+    double observedRate = 0; // requests per second over the sliding window
+    double windowP99Ms = 0;  // over the sliding window
     qint64 windowRequests = 0;
-    int queueDepth = 0;       // requests in flight or waiting
-    qint64 arrivals = 0;      // since the start (for learning)
+    int queueDepth = 0;  // requests in flight or waiting
+    qint64 arrivals = 0; // since the start (for learning)
 };
 
 // What a policy sees of one training job that holds units.
@@ -42,11 +42,11 @@ struct TrainingView
 {
     JobId job;
     Sched::JobState state = Sched::JobState::Running;
-    qint64 milli = 0;            // compute it holds
+    qint64 milli = 0; // compute it holds
     int priority = 0;
-    bool checkpoints = false;    // saves checkpoints (a drain can wait for one)
+    bool checkpoints = false; // saves checkpoints (a drain can wait for one)
     qint64 nextCheckpointMs = -1;
-    qint64 finishEtaMs = -1;     // when it will be done at its current speed (-1 unknown)
+    qint64 finishEtaMs = -1; // when it will be done at its current speed (-1 unknown)
     qint64 placedMs = 0;
 };
 
@@ -72,7 +72,8 @@ public:
     virtual void setReplicas(int service, int replicas, qint64 nowMs, ActionReason why) = 0;
     virtual void setBudget(const Sched::ClassBudget &budget, qint64 nowMs, ActionReason why) = 0;
     // Scheduler::requeue with an event: at checkpoint (drain) or at once (preempt).
-    virtual qint64 requeueTraining(JobId job, qint64 nowMs, bool atCheckpoint, ActionReason why) = 0;
+    virtual qint64 requeueTraining(JobId job, qint64 nowMs, bool atCheckpoint, ActionReason why)
+            = 0;
     // Class QoS knobs: the training class's power cap (watts over all its cards, <= 0 none) and
     // its share of each host's shared paths (0..1; 1 = no quota).
     virtual void setTrainingPowerCapW(double watts, qint64 nowMs) = 0;
@@ -108,7 +109,9 @@ public:
 // The policies by name: "static", "windows", "guard", "forecast". `params` is the policy's
 // object from the scenario (unknown keys are errors). nullptr with *error on a bad parameter or
 // an unknown name.
-std::unique_ptr<Policy> makePolicy(const QString &name, const QJsonObject &params, PolicyError *error);
+std::unique_ptr<Policy> makePolicy(const QString &name,
+                                   const QJsonObject &params,
+                                   PolicyError *error);
 QStringList policyNames();
 
 } // namespace Zhaoxi::Policy

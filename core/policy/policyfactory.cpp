@@ -8,10 +8,15 @@ namespace Zhaoxi::Policy {
 
 QStringList policyNames()
 {
-    return {QStringLiteral("static"), QStringLiteral("windows"), QStringLiteral("guard"), QStringLiteral("forecast")};
+    return {QStringLiteral("static"),
+            QStringLiteral("windows"),
+            QStringLiteral("guard"),
+            QStringLiteral("forecast")};
 }
 
-std::unique_ptr<Policy> makePolicy(const QString &name, const QJsonObject &params, PolicyError *error)
+std::unique_ptr<Policy> makePolicy(const QString &name,
+                                   const QJsonObject &params,
+                                   PolicyError *error)
 {
     if (name == QLatin1String("static"))
         return StaticSplit::create(params, error);
@@ -22,7 +27,9 @@ std::unique_ptr<Policy> makePolicy(const QString &name, const QJsonObject &param
     if (name == QLatin1String("forecast"))
         return Forecast::create(params, error);
     if (error)
-        *error = PolicyError{QString(), QStringLiteral("unknown policy \"%1\" (known: %2)").arg(name, policyNames().join(QStringLiteral(", ")))};
+        *error = PolicyError{QString(),
+                             QStringLiteral("unknown policy \"%1\" (known: %2)")
+                                     .arg(name, policyNames().join(QStringLiteral(", ")))};
     return nullptr;
 }
 

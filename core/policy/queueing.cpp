@@ -12,13 +12,26 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // The standard normal quantile (Acklam's rational approximation), enough for planning.
 double normalQuantile(double p)
 {
-    static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
-                               1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00};
-    static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
-                               6.680131188771972e+01, -1.328068155288572e+01};
-    static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
-                               -2.549671010319250e+00, 4.374664141464968e+00, 2.938163982698783e+00};
-    static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+    static const double a[] = {-3.969683028665376e+01,
+                               2.209460984245205e+02,
+                               -2.759285104469687e+02,
+                               1.383577518672690e+02,
+                               -3.066479806614716e+01,
+                               2.506628277459239e+00};
+    static const double b[] = {-5.447609879822406e+01,
+                               1.615858368580409e+02,
+                               -1.556989798598866e+02,
+                               6.680131188771972e+01,
+                               -1.328068155288572e+01};
+    static const double c[] = {-7.784894002430293e-03,
+                               -3.223964580411365e-01,
+                               -2.400758277161838e+00,
+                               -2.549671010319250e+00,
+                               4.374664141464968e+00,
+                               2.938163982698783e+00};
+    static const double d[] = {7.784695709041462e-03,
+                               3.224671290700398e-01,
+                               2.445134137142996e+00,
                                3.754408661907416e+00};
     if (p < 0.02425) {
         const double q = std::sqrt(-2 * std::log(p));
@@ -79,8 +92,13 @@ double latencyQuantileMs(int servers, double ratePerMs, double serviceMs, double
     return std::max(service, serviceMs + wait);
 }
 
-int replicasFor(double ratePerMs, double serviceMs, double cv, double targetMs, double q,
-                double maxUtilisation, int limit)
+int replicasFor(double ratePerMs,
+                double serviceMs,
+                double cv,
+                double targetMs,
+                double q,
+                double maxUtilisation,
+                int limit)
 {
     if (ratePerMs <= 0)
         return 0;

@@ -22,7 +22,12 @@ double latencyQuantileMs(int servers, double ratePerMs, double serviceMs, double
 // The fewest replicas whose latency q-quantile stays within `targetMs` and whose utilisation
 // stays within `maxUtilisation`, for a rate; 0 for a zero rate, `limit` + 1 when none up to
 // `limit` will do.
-int replicasFor(double ratePerMs, double serviceMs, double cv, double targetMs, double q,
-                double maxUtilisation, int limit);
+int replicasFor(double ratePerMs,
+                double serviceMs,
+                double cv,
+                double targetMs,
+                double q,
+                double maxUtilisation,
+                int limit);
 
 } // namespace Zhaoxi::Policy

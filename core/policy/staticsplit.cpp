@@ -41,7 +41,8 @@ qint64 StaticSplit::tick(PolicyContext &ctx, qint64 nowMs)
     while (need > b.inferenceMilli) {
         int cut = -1;
         for (int i = 0; i < views.size(); ++i) {
-            if (want[i] > views[i].minReplicas && (cut < 0 || views[i].unitMilli * want[i] > views[cut].unitMilli * want[cut]))
+            if (want[i] > views[i].minReplicas
+                && (cut < 0 || views[i].unitMilli * want[i] > views[cut].unitMilli * want[cut]))
                 cut = i;
         }
         if (cut < 0)
@@ -52,7 +53,12 @@ qint64 StaticSplit::tick(PolicyContext &ctx, qint64 nowMs)
     for (int i = 0; i < views.size(); ++i)
         ctx.setReplicas(i, want[i], nowMs, ActionReason::StaticShare);
     // The share is inference's: replicas that wait for room within it get it (at checkpoints).
-    makeRoomForReplicas(ctx, nowMs, b.inferenceMilli, false, nowMs + m_common.periodMs * 20, ActionReason::StaticShare);
+    makeRoomForReplicas(ctx,
+                        nowMs,
+                        b.inferenceMilli,
+                        false,
+                        nowMs + m_common.periodMs * 20,
+                        ActionReason::StaticShare);
     consolidateTraining(ctx, nowMs, nowMs + 10 * 60'000);
     return nowMs + m_common.periodMs;
 }

@@ -9,8 +9,13 @@ namespace Zhaoxi::Policy {
 namespace {
 constexpr qint64 kDayMs = 24 * 3600'000LL;
 constexpr qint64 kWeekMs = 7 * kDayMs;
-const QStringList kDays = {QStringLiteral("mon"), QStringLiteral("tue"), QStringLiteral("wed"), QStringLiteral("thu"),
-                           QStringLiteral("fri"), QStringLiteral("sat"), QStringLiteral("sun")};
+const QStringList kDays = {QStringLiteral("mon"),
+                           QStringLiteral("tue"),
+                           QStringLiteral("wed"),
+                           QStringLiteral("thu"),
+                           QStringLiteral("fri"),
+                           QStringLiteral("sat"),
+                           QStringLiteral("sun")};
 
 qint64 mod(qint64 a, qint64 b)
 {
@@ -25,7 +30,9 @@ std::unique_ptr<Policy> TimeWindows::create(const QJsonObject &params, PolicyErr
     ParamReader r(params, QString(), error);
     p->m_common.read(r);
     p->m_prepareMs = r.duration(QStringLiteral("prepareAhead"), p->m_prepareMs, 0, 12 * 3600'000LL);
-    p->m_drain = r.string(QStringLiteral("mode"), QStringLiteral("drain"), {QStringLiteral("drain"), QStringLiteral("immediate")})
+    p->m_drain = r.string(QStringLiteral("mode"),
+                          QStringLiteral("drain"),
+                          {QStringLiteral("drain"), QStringLiteral("immediate")})
                  == QLatin1String("drain");
     p->m_defaultShare = r.number(QStringLiteral("defaultInferenceShare"), 0.5, 0, 1);
     const QJsonArray ws = r.array(QStringLiteral("windows"));
@@ -49,20 +56,24 @@ std::unique_ptr<Policy> TimeWindows::create(const QJsonObject &params, PolicyErr
         if (!w.has(QStringLiteral("inferenceShare")))
             w.fail(w.field(QStringLiteral("inferenceShare")), QStringLiteral("required"));
         win.inferenceShare = w.number(QStringLiteral("inferenceShare"), 0.5, 0, 1);
-        win.bandwidthShare = w.number(QStringLiteral("trainingBandwidthShare"), p->m_common.trainingBandwidthShare, 0, 1);
-        win.powerCapW = w.number(QStringLiteral("trainingPowerCapW"), p->m_common.trainingPowerCapW, -1, 1e7);
+        win.bandwidthShare = w.number(
+                QStringLiteral("trainingBandwidthShare"), p->m_common.trainingBandwidthShare, 0, 1);
+        win.powerCapW = w.number(
+                QStringLiteral("trainingPowerCapW"), p->m_common.trainingPowerCapW, -1, 1e7);
         if (w.has(QStringLiteral("days"))) {
             const QJsonArray days = w.array(QStringLiteral("days"));
             win.days = 0;
             for (qsizetype d = 0; w.ok() && d < days.size(); ++d) {
                 const qsizetype k = kDays.indexOf(days[d].toString());
                 if (k < 0)
-                    w.fail(w.field(QStringLiteral("days[%1]").arg(d)), QStringLiteral("expected one of mon, tue, wed, thu, fri, sat, sun"));
+                    w.fail(w.field(QStringLiteral("days[%1]").arg(d)),
+                           QStringLiteral("expected one of mon, tue, wed, thu, fri, sat, sun"));
                 else
                     win.days |= quint8(1u << k);
             }
             if (w.ok() && win.days == 0)
-                w.fail(w.field(QStringLiteral("days")), QStringLiteral("must name at least one day"));
+                w.fail(w.field(QStringLiteral("days")),
+                       QStringLiteral("must name at least one day"));
         }
         if (!w.finish()) {
             r.fail(error ? error->field : path, error ? error->message : QString());
@@ -143,7 +154,8 @@ qint64 TimeWindows::tick(PolicyContext &ctx, qint64 nowMs)
     const qint64 total = ctx.totalMilli();
     const qint64 local = ctx.localWeekMs(nowMs);
     const int cur = windowAt(local);
-    auto trainingFor = [&](int w) { return total - qint64(std::llround(shareOf(w) * double(total))); };
+    auto trainingFor
+            = [&](int w) { return total - qint64(std::llround(shareOf(w) * double(total))); };
 
     if (cur != m_current) {
         m_current = cur;
@@ -155,7 +167,9 @@ qint64 TimeWindows::tick(PolicyContext &ctx, qint64 nowMs)
         ctx.record(e);
     }
     const Window *w = cur >= 0 ? &m_windows[cur] : nullptr;
-    m_qos.apply(ctx, nowMs, w ? w->bandwidthShare : m_common.trainingBandwidthShare,
+    m_qos.apply(ctx,
+                nowMs,
+                w ? w->bandwidthShare : m_common.trainingBandwidthShare,
                 w ? w->powerCapW : m_common.trainingPowerCapW);
 
     Sched::ClassBudget b;
@@ -184,7 +198,11 @@ qint64 TimeWindows::tick(PolicyContext &ctx, qint64 nowMs)
     ctx.setBudget(b, nowMs, ActionReason::Window);
     const qint64 used = ctx.scheduler().state().classUsage().training;
     if (used > b.trainingMilli)
-        freeTraining(ctx, nowMs, used - b.trainingMilli, m_drain, preparing ? nowMs + edgeIn : nowMs,
+        freeTraining(ctx,
+                     nowMs,
+                     used - b.trainingMilli,
+                     m_drain,
+                     preparing ? nowMs + edgeIn : nowMs,
                      ActionReason::Window);
 
     // Replicas for the observed load within the inference share.
@@ -198,7 +216,8 @@ qint64 TimeWindows::tick(PolicyContext &ctx, qint64 nowMs)
     while (need > b.inferenceMilli) {
         int cut = -1;
         for (int i = 0; i < views.size(); ++i) {
-            if (want[i] > views[i].minReplicas && (cut < 0 || views[i].unitMilli * want[i] > views[cut].unitMilli * want[cut]))
+            if (want[i] > views[i].minReplicas
+                && (cut < 0 || views[i].unitMilli * want[i] > views[cut].unitMilli * want[cut]))
                 cut = i;
         }
         if (cut < 0)
@@ -209,7 +228,12 @@ qint64 TimeWindows::tick(PolicyContext &ctx, qint64 nowMs)
     for (int i = 0; i < views.size(); ++i)
         ctx.setReplicas(i, want[i], nowMs, ActionReason::Window);
     // The share is inference's: replicas that wait for room within it get it (at checkpoints).
-    makeRoomForReplicas(ctx, nowMs, b.inferenceMilli, false, nowMs + m_common.periodMs * 20, ActionReason::Window);
+    makeRoomForReplicas(ctx,
+                        nowMs,
+                        b.inferenceMilli,
+                        false,
+                        nowMs + m_common.periodMs * 20,
+                        ActionReason::Window);
 
     consolidateTraining(ctx, nowMs, nowMs + 10 * 60'000);
     qint64 wake = nowMs + m_common.periodMs;

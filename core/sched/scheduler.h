@@ -42,7 +42,7 @@ struct SchedulerOptions
     // While a preemptor waits for its victims to leave, jobs after it in the queue are not placed
     // on its host (its victims' units stay reserved for it; without this, victims leaving at
     // different checkpoints hand their units to lower-priority jobs and the preemption repeats).
-    bool reserveNominatedHosts = false;
+    bool reserveNominatedHosts = true;
 };
 
 // Could this workload ever run on this appliance (forms, drag targets)? If not, why not.

@@ -86,9 +86,15 @@ WorkloadShape TargetWorkload::shapeOf(const WorkloadSpec &spec)
     if (spec.demand.cards > 0) {
         const ComputeDemand &d = spec.demand.compute;
         switch (d.kind) {
-        case ComputeDemand::Kind::WholeCard: s.milli = 1000; break;
-        case ComputeDemand::Kind::Fraction: s.milli = d.milli; break;
-        case ComputeDemand::Kind::MigSlices: s.milli = (d.slices * 1000 + 6) / 7; break;
+        case ComputeDemand::Kind::WholeCard:
+            s.milli = 1000;
+            break;
+        case ComputeDemand::Kind::Fraction:
+            s.milli = d.milli;
+            break;
+        case ComputeDemand::Kind::MigSlices:
+            s.milli = (d.slices * 1000 + 6) / 7;
+            break;
         case ComputeDemand::Kind::MigProfile: {
             // "3g.40gb": the compute slices lead the name.
             const int g = d.profile.indexOf(QLatin1Char('g'));
@@ -102,7 +108,8 @@ WorkloadShape TargetWorkload::shapeOf(const WorkloadSpec &spec)
     return s;
 }
 
-ResolvedWorkload::ResolvedWorkload(const TargetWorkload &target, const Catalogue::Catalogue &catalogue)
+ResolvedWorkload::ResolvedWorkload(const TargetWorkload &target,
+                                   const Catalogue::Catalogue &catalogue)
 {
     const QList<Domain::CardModel> &models = catalogue.models();
     m_models = int(models.size());
@@ -133,7 +140,9 @@ ResolvedWorkload::ResolvedWorkload(const TargetWorkload &target, const Catalogue
     }
 }
 
-double ResolvedWorkload::fragmentation(const int *freeMilli, const int *model, int cardCount,
+double ResolvedWorkload::fragmentation(const int *freeMilli,
+                                       const int *model,
+                                       int cardCount,
                                        qint64 cpuFree) const
 {
     // The simulator's buckets: lack both, lack GPU, satisfied, lack CPU, CPU-only fits, CPU-only

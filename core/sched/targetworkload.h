@@ -32,8 +32,8 @@ size_t qHash(const WorkloadShape &shape, size_t seed = 0) noexcept;
 struct WeightedShape
 {
     WorkloadShape shape;
-    qint64 count = 0;  // jobs of this shape that were counted
-    double weight = 0; // the shape's share among the kept shapes; the weights sum to 1
+    qint64 count = 0;     // jobs of this shape that were counted
+    double weight = 0;    // the shape's share among the kept shapes; the weights sum to 1
     qint64 memoryMiB = 0; // mean host memory of its jobs (not part of the shape: FGD ignores it)
 };
 
@@ -107,14 +107,19 @@ public:
     // Whether shape t accepts catalogue model `model`.
     bool accepts(int t, int model) const
     {
-        return m_anyModel[size_t(t)] || (model >= 0 && model < m_models && m_accept[size_t(t) * size_t(m_models) + size_t(model)]);
+        return m_anyModel[size_t(t)]
+               || (model >= 0 && model < m_models
+                   && m_accept[size_t(t) * size_t(m_models) + size_t(model)]);
     }
 
     // FGD's fragmentation of one host (FGD protocol 4.6), in milli-cards: the free card compute
     // that each shape could not use, weighted by the shapes' weights. `freeMilli[k]` and
     // `model[k]` describe card k; `cpuFree` is the host's free CPU. Summed in the simulator's
     // seven buckets so the result is bit-identical to it.
-    double fragmentation(const int *freeMilli, const int *model, int cardCount, qint64 cpuFree) const;
+    double fragmentation(const int *freeMilli,
+                         const int *model,
+                         int cardCount,
+                         qint64 cpuFree) const;
 
 private:
     std::vector<qint64> m_cpu;

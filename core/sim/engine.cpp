@@ -30,12 +30,14 @@ Engine::Engine(const Scenario &scenario, const QString &policy, quint64 seed)
     , m_seed(seed)
 {
     const Sched::ClusterState &state = m_scenario.appliance.state;
-    m_sched = std::make_unique<Sched::Scheduler>(state, Sched::defaultProfile(), m_scenario.scheduler);
+    m_sched = std::make_unique<Sched::Scheduler>(
+            state, Sched::defaultProfile(), m_scenario.scheduler);
     m_sched->addSink(this);
     m_sched->addSink(&m_schedEvents);
     m_backend = std::make_unique<Device::SimulatedBackend>(state, m_scenario.device);
     for (const FaultDef &f : m_scenario.faults)
-        m_backend->injectFault(Device::DeviceFault{m_scenario.startMs + f.atMs, f.card, f.kind, f.durationMs});
+        m_backend->injectFault(
+                Device::DeviceFault{m_scenario.startMs + f.atMs, f.card, f.kind, f.durationMs});
     const int cards = int(state.cards().size());
     m_clock.assign(std::size_t(cards), 1.0);
     m_throttled.assign(std::size_t(cards), false);
@@ -82,7 +84,8 @@ Engine::Engine(const Scenario &scenario, const QString &policy, quint64 seed)
                 frac = double(d.slices) / m.migComputeSlices;
                 milli = (d.slices * 1000 + 6) / 7;
             } else if (d.kind == Domain::ComputeDemand::Kind::Fraction) {
-                const double overhead = m.softModes.isEmpty() ? 1.0 : m.softModes.first().overheadFactor;
+                const double overhead
+                        = m.softModes.isEmpty() ? 1.0 : m.softModes.first().overheadFactor;
                 frac = d.milli / 1000.0 * overhead;
                 milli = d.milli;
             }
@@ -96,12 +99,15 @@ Engine::Engine(const Scenario &scenario, const QString &policy, quint64 seed)
     for (const TrainingDef &def : m_scenario.training) {
         TrainingRt t;
         t.def = def;
-        t.run = TrainingRun(TrainingRun::Params{def.workMs, def.spec.checkpointIntervalMs, def.restartCostMs}, def.loss);
+        t.run = TrainingRun(
+                TrainingRun::Params{def.workMs, def.spec.checkpointIntervalMs, def.restartCostMs},
+                def.loss);
         m_training.push_back(std::move(t));
         m_bound.addJob(m_scenario.startMs + def.submitAtMs, def.workMs, def.spec.demand.cards);
     }
     Policy::PolicyError err;
-    m_policy = Policy::makePolicy(m_policyName, m_scenario.policyParams.value(m_policyName).toObject(), &err);
+    m_policy = Policy::makePolicy(
+            m_policyName, m_scenario.policyParams.value(m_policyName).toObject(), &err);
 }
 
 Engine::~Engine() = default;
@@ -144,7 +150,10 @@ void Engine::start()
         push(m_now + 1000, Kind::PolicyWake, 0, 1);
     } else {
         for (int i = 0; i < int(m_services.size()); ++i)
-            setReplicas(i, m_services[std::size_t(i)].def.spec.inference->minReplicas, m_now, ActionReason::None);
+            setReplicas(i,
+                        m_services[std::size_t(i)].def.spec.inference->minReplicas,
+                        m_now,
+                        ActionReason::None);
     }
     tickScheduler(m_now);
     m_warm = false;
@@ -191,7 +200,8 @@ void Engine::step(qint64 until)
             tickScheduler(t);
         flushSteps(t);
         const qint64 nextDev = m_backend->nextEventMs();
-        if (t >= until && (m_queue.empty() || m_queue.top().t > until) && (nextDev < 0 || nextDev > until))
+        if (t >= until && (m_queue.empty() || m_queue.top().t > until)
+            && (nextDev < 0 || nextDev > until))
             break;
     }
 }
@@ -289,17 +299,20 @@ void Engine::drainScheduler(qint64 now)
         for (const Sched::SchedEvent &e : batch) {
             switch (e.code) {
             case EventCode::PartitionCreated:
-                m_steps.append(Device::DeviceStep{Device::DeviceStep::Kind::CreateInstance, e.card, e.profile, e.start});
+                m_steps.append(Device::DeviceStep{
+                        Device::DeviceStep::Kind::CreateInstance, e.card, e.profile, e.start});
                 ++m_reconfigurations;
                 break;
             case EventCode::PartitionDestroyed:
-                m_steps.append(Device::DeviceStep{Device::DeviceStep::Kind::DestroyInstance, e.card, e.profile, e.start});
+                m_steps.append(Device::DeviceStep{
+                        Device::DeviceStep::Kind::DestroyInstance, e.card, e.profile, e.start});
                 ++m_reconfigurations;
                 break;
             case EventCode::CardModeChanged: {
                 // The driver wants a MIG card empty before its mode changes.
                 for (const Device::InstanceInfo &i : m_backend->layout(e.card).instances)
-                    m_steps.append(Device::DeviceStep{Device::DeviceStep::Kind::DestroyInstance, e.card, i.profile, i.start});
+                    m_steps.append(Device::DeviceStep{
+                            Device::DeviceStep::Kind::DestroyInstance, e.card, i.profile, i.start});
                 Device::DeviceStep s{Device::DeviceStep::Kind::SetMode, e.card};
                 s.mode = PartitionMode(e.value);
                 m_steps.append(s);
@@ -311,7 +324,8 @@ void Engine::drainScheduler(qint64 now)
                 onPlaced(e.job, now);
                 break;
             case EventCode::JobEvicted:
-                if (!m_inFault && m_roles.value(e.job.value()).index >= 0 && !m_roles.value(e.job.value()).replica)
+                if (!m_inFault && m_roles.value(e.job.value()).index >= 0
+                    && !m_roles.value(e.job.value()).replica)
                     ++m_preemptions;
                 onReleased(e.job, now, true);
                 m_dirty = true;
@@ -552,10 +566,12 @@ void Engine::handleDevice(qint64 now)
                 // A step it needed failed: it goes back to the queue.
                 bool failed = false;
                 for (const Device::StepResult &r : results) {
-                    if (r.error == Device::DeviceError::None || r.step.kind != Device::DeviceStep::Kind::CreateInstance)
+                    if (r.error == Device::DeviceError::None
+                        || r.step.kind != Device::DeviceStep::Kind::CreateInstance)
                         continue;
                     for (const UnitRef &u : m_units.value(id))
-                        failed |= u.card == r.step.card && u.profile == r.step.profile && u.start == r.step.start;
+                        failed |= u.card == r.step.card && u.profile == r.step.profile
+                                  && u.start == r.step.start;
                 }
                 if (failed && m_sched->state().job(job).state == JobState::Running) {
                     m_sched->requeue(job, now, false);
@@ -637,11 +653,13 @@ void Engine::reclaimIdle(qint64 now)
     if (!trainingWaits)
         return;
     for (const Sched::CardState &c : st.cards()) {
-        if (c.mode != PartitionMode::Mig || c.clients > 0 || c.units.isEmpty() || c.health == Sched::CardHealth::Failed
+        if (c.mode != PartitionMode::Mig || c.clients > 0 || c.units.isEmpty()
+            || c.health == Sched::CardHealth::Failed
             || m_pendingSteps[std::size_t(c.id.value())] > 0)
             continue;
         const Domain::CardModel &m = st.model(c);
-        if (c.units.size() == 1 && m.migProfiles[c.units.first().profile].computeSlices == m.migComputeSlices)
+        if (c.units.size() == 1
+            && m.migProfiles[c.units.first().profile].computeSlices == m.migComputeSlices)
             continue; // a full-card instance already serves whole-card work
         m_sched->applyLayout(c.id, {}, now);
         m_dirty = true;
@@ -696,7 +714,9 @@ void Engine::control(qint64 now)
         const bool replica = m_roles.value(it.key()).replica;
         for (const UnitRef &u : it.value()) {
             const std::size_t c = std::size_t(u.card.value());
-            const double share = u.soft ? (st.card(u.card).mode == PartitionMode::TimeSlicing ? 1.0 : u.milli / 1000.0)
+            const double share = u.soft ? (st.card(u.card).mode == PartitionMode::TimeSlicing
+                                                   ? 1.0
+                                                   : u.milli / 1000.0)
                                         : u.milli / 1000.0;
             (replica ? utilInf : utilTr)[c] += share * busy;
         }
@@ -718,14 +738,16 @@ void Engine::control(qint64 now)
         const Domain::CardModel &m = st.model(c);
         const std::size_t i = std::size_t(c.id.value());
         idle += m.idlePowerW;
-        dynInf += (m.maxPowerW - m.idlePowerW) * utilInf[i] * m_clock[i];
-        dynTr += (m.maxPowerW - m.idlePowerW) * utilTr[i] * m_clock[i];
+        dynInf += (m.maxPowerW - m.idlePowerW) * utilInf[i]; // at full clocks: an upper bound
+        dynTr += (m.maxPowerW - m.idlePowerW) * utilTr[i];
     }
     double powerFactor = 1;
     if (m_trainingPowerCapW > 0 && dynTr > m_trainingPowerCapW)
         powerFactor = m_trainingPowerCapW / dynTr;
-    if (m_scenario.powerBudgetW > 0 && dynTr > 0 && idle + dynInf + dynTr * powerFactor > m_scenario.powerBudgetW)
-        powerFactor = std::clamp((m_scenario.powerBudgetW - idle - dynInf) / dynTr, 0.0, powerFactor);
+    if (m_scenario.powerBudgetW > 0 && dynTr > 0
+        && idle + dynInf + dynTr * powerFactor > m_scenario.powerBudgetW)
+        powerFactor
+                = std::clamp((m_scenario.powerBudgetW - idle - dynInf) / dynTr, 0.0, powerFactor);
     double totalPower = 0;
     double busySum = 0;
     for (int i = 0; i < cards; ++i) {
@@ -740,7 +762,8 @@ void Engine::control(qint64 now)
             m_throttled[k] = mt.throttled;
             ApplianceEvent ev;
             ev.atMs = now;
-            ev.code = mt.throttled ? ApplianceEventCode::ThrottleStarted : ApplianceEventCode::ThrottleEnded;
+            ev.code = mt.throttled ? ApplianceEventCode::ThrottleStarted
+                                   : ApplianceEventCode::ThrottleEnded;
             ev.card = CardId(i);
             ev.value = qint64(mt.temperatureC * 1000);
             m_events.record(ev);
@@ -750,15 +773,18 @@ void Engine::control(qint64 now)
 
     // Shared host paths: inference first, training within its quota and what is left.
     const int hosts = int(st.hosts().size());
-    std::vector<double> infGBps(std::size_t(hosts), 0.0), trPcie(std::size_t(hosts), 0.0), trNet(std::size_t(hosts), 0.0);
+    std::vector<double> infGBps(std::size_t(hosts), 0.0), trPcie(std::size_t(hosts), 0.0),
+            trNet(std::size_t(hosts), 0.0);
     for (const ServiceRt &s : m_services) {
         for (const Replica &r : s.replicas) {
             const QList<UnitRef> units = m_units.value(r.job.value());
             if (r.handle < 0 || units.isEmpty())
                 continue;
-            const double perSecond = m_unitBusy.value(r.job.value(), 0.0) * 1000.0
-                                     / std::max(1e-6, s.def.serviceMs * s.model->slowdown(r.handle));
-            infGBps[std::size_t(st.card(units.first().card).host.value())] += perSecond * s.def.requestMB / 1000.0;
+            const double perSecond
+                    = m_unitBusy.value(r.job.value(), 0.0) * 1000.0
+                      / std::max(1e-6, s.def.serviceMs * s.model->slowdown(r.handle));
+            infGBps[std::size_t(st.card(units.first().card).host.value())]
+                    += perSecond * s.def.requestMB / 1000.0;
         }
     }
     for (const TrainingRt &tr : m_training) {
@@ -782,11 +808,13 @@ void Engine::control(qint64 now)
         const double fp = share(trPcie[k], p.pcieGBps, infGBps[k], &allowedP);
         const double fn = share(trNet[k], p.networkGBps, infGBps[k], &allowedN);
         bwFactor[k] = std::min(fp, fn);
-        const double util = std::max((infGBps[k] + allowedP) / p.pcieGBps, (infGBps[k] + allowedN) / p.networkGBps);
+        const double util = std::max((infGBps[k] + allowedP) / p.pcieGBps,
+                                     (infGBps[k] + allowedN) / p.networkGBps);
         inflate[k] = 1.0 + 3.0 * std::max(0.0, util - 0.85);
         m_trainingGB += (allowedP + allowedN) * dtd / 1000.0;
         m_inferenceGB += 2 * infGBps[k] * dtd / 1000.0;
-        m_trainingPathShare = std::max(m_trainingPathShare, std::max(allowedP / p.pcieGBps, allowedN / p.networkGBps));
+        m_trainingPathShare = std::max(m_trainingPathShare,
+                                       std::max(allowedP / p.pcieGBps, allowedN / p.networkGBps));
     }
 
     // New speeds: training (clocks, gang scaling, paths, power) and replicas (clocks, paths).
@@ -802,7 +830,8 @@ void Engine::control(qint64 now)
             domainMask |= 1 << std::min(30, st.card(u.card).linkDomain);
         }
         if (units.size() > 1) {
-            const double eff = (domainMask & (domainMask - 1)) ? m_scenario.crossDomainEfficiency : m_scenario.gangEfficiency;
+            const double eff = (domainMask & (domainMask - 1)) ? m_scenario.crossDomainEfficiency
+                                                               : m_scenario.gangEfficiency;
             speed *= std::pow(eff, std::log2(double(units.size())));
         }
         speed *= bwFactor[std::size_t(st.card(units.first().card).host.value())] * powerFactor;
@@ -817,8 +846,10 @@ void Engine::control(qint64 now)
             if (r.handle < 0 || units.isEmpty())
                 continue;
             const UnitRef &u = units.first();
-            const double speed = std::max(1e-6, unitSpeed(u, r.job) * m_clock[std::size_t(u.card.value())]);
-            s.model->setSlowdown(r.handle, inflate[std::size_t(st.card(u.card).host.value())] / speed);
+            const double speed
+                    = std::max(1e-6, unitSpeed(u, r.job) * m_clock[std::size_t(u.card.value())]);
+            s.model->setSlowdown(r.handle,
+                                 inflate[std::size_t(st.card(u.card).host.value())] / speed);
         }
     }
 
@@ -834,24 +865,6 @@ void Engine::control(qint64 now)
         allocated += c.usedMilli / 1000.0;
         capacityRef += st.model(c).fp16Tflops / refTflops;
     }
-    if (qEnvironmentVariableIsSet("ZX_DEBUG")) {
-        static double trAlloc = 0, infAlloc = 0, capAll = 0;
-        for (auto it = m_units.cbegin(); it != m_units.cend(); ++it) {
-            double ref = 0;
-            for (const UnitRef &u : it.value())
-                ref += unitSpeed(u, JobId(it.key()));
-            (m_roles.value(it.key()).replica ? infAlloc : trAlloc) += ref * dtd / kHourMs;
-        }
-        capAll += capacityRef * dtd / kHourMs;
-        if (now == m_end) {
-            qWarning("alloc ref card-h: training %.1f inference %.1f capacity %.1f", trAlloc, infAlloc, capAll);
-            QMap<QString, int> counts;
-            for (const ApplianceEvent &ev : m_events.events())
-                counts[QString::fromLatin1(Device::toString(ev.code)) + QLatin1Char('/') + QString::fromLatin1(Device::toString(ev.reason)) + QLatin1Char('/') + QString::number(ev.a)] += 1;
-            for (auto it = counts.cbegin(); it != counts.cend(); ++it)
-                qWarning("  %s: %d", qPrintable(it.key()), it.value());
-        }
-    }
     m_capacityMs += healthy * dtd;
     m_allocatedMs += allocated * dtd;
     m_busyMs += busySum * dtd;
@@ -859,28 +872,19 @@ void Engine::control(qint64 now)
     const qint64 mid = localWeekMs(m_lastControl + dt / 2);
     for (const ServiceRt &s : m_services) {
         const double rate = s.def.curve.rate(mid);
-        const int n = Policy::replicasFor(rate / 1000.0, s.def.serviceMs * s.nominalSlowdown, s.def.cv,
-                                          s.def.spec.inference->sloP99Ms, 0.99, 1.0, 100000);
+        const int n = Policy::replicasFor(rate / 1000.0,
+                                          s.def.serviceMs * s.nominalSlowdown,
+                                          s.def.cv,
+                                          s.def.spec.inference->sloP99Ms,
+                                          0.99,
+                                          1.0,
+                                          100000);
         needRef += n * s.unitRef;
     }
     m_bound.step(m_lastControl, now, capacityRef - needRef);
 
     if (m_scenario.reclaimIdlePartitions)
         reclaimIdle(now);
-    if (qEnvironmentVariableIsSet("ZX_DEBUG") && (now - m_scenario.startMs) % 1800'000 < m_scenario.controlPeriodMs) {
-        QString line = QStringLiteral("%1h need=%2 cap=%3 |").arg((now - m_scenario.startMs) / 3600000.0, 0, 'f', 1).arg(needRef, 0, 'f', 2).arg(capacityRef, 0, 'f', 2);
-        for (const Sched::CardState &c : st.cards())
-            line += QStringLiteral(" %1%2").arg(c.usedMilli).arg(c.health == Sched::CardHealth::Failed ? "X" : "");
-        line += QStringLiteral(" | pending:");
-        for (const TrainingRt &tr : m_training)
-            if (tr.job.isValid() && st.job(tr.job).state == JobState::Pending)
-                line += QLatin1Char(' ') + tr.def.spec.name;
-        line += QStringLiteral(" | reps:");
-        for (const ServiceRt &sv : m_services)
-            line += QStringLiteral(" %1").arg(sv.replicas.size());
-        line += QStringLiteral(" pf=%1").arg(powerFactor, 0, 'f', 2);
-        qWarning("%s", qPrintable(line));
-    }
     if (now >= m_nextLossSample) {
         m_nextLossSample += 15 * 60'000;
         for (TrainingRt &tr : m_training) {
@@ -1007,16 +1011,21 @@ void Engine::setReplicas(int service, int replicas, qint64 nowMs, ActionReason w
     }
     while (active > n) {
         // Withdraw the newest: waiting ones first, then those still starting, then serving ones drain.
+        // Among serving ones, the one on the emptiest card, so that cards free up whole.
         int pick = -1;
         int pickRank = -1;
+        int pickUsed = INT_MAX;
         for (int i = s.replicas.size() - 1; i >= 0; --i) {
             const Replica &r = s.replicas[i];
             if (r.draining)
                 continue;
             const int rank = st.job(r.job).state == JobState::Pending ? 3 : (!r.ready ? 2 : 1);
-            if (rank > pickRank) {
+            const QList<UnitRef> units = m_units.value(r.job.value());
+            const int used = units.isEmpty() ? 0 : st.card(units.first().card).usedMilli;
+            if (rank > pickRank || (rank == pickRank && rank == 1 && used < pickUsed)) {
                 pickRank = rank;
                 pick = i;
+                pickUsed = used;
             }
         }
         if (pick < 0)

@@ -15,8 +15,8 @@
 #include <QHash>
 
 #include <memory>
-#include <queue>
 #include <vector>
+#include <queue>
 
 namespace Zhaoxi::Sim {
 
@@ -44,7 +44,7 @@ public:
     void start();
     void advanceTo(qint64 sinceStartMs);
     Report finish();
-    qint64 nowMs() const { return m_now; }            // absolute
+    qint64 nowMs() const { return m_now; } // absolute
     qint64 startMs() const { return m_scenario.startMs; }
 
     // For tests and the console.
@@ -64,8 +64,13 @@ public:
     QList<Policy::ServiceView> services(qint64 nowMs) override;
     QList<Policy::TrainingView> training(qint64 nowMs) override;
     void setReplicas(int service, int replicas, qint64 nowMs, Policy::ActionReason why) override;
-    void setBudget(const Sched::ClassBudget &budget, qint64 nowMs, Policy::ActionReason why) override;
-    qint64 requeueTraining(Domain::JobId job, qint64 nowMs, bool atCheckpoint, Policy::ActionReason why) override;
+    void setBudget(const Sched::ClassBudget &budget,
+                   qint64 nowMs,
+                   Policy::ActionReason why) override;
+    qint64 requeueTraining(Domain::JobId job,
+                           qint64 nowMs,
+                           bool atCheckpoint,
+                           Policy::ActionReason why) override;
     void setTrainingPowerCapW(double watts, qint64 nowMs) override;
     void setTrainingBandwidthShare(double share, qint64 nowMs) override;
     void record(const Device::ApplianceEvent &event) override;
@@ -73,7 +78,15 @@ public:
     qint64 historyBucketMs() const override { return 15 * 60'000; }
 
 private:
-    enum class Kind : int { Checkpoint, TrainingDone, ReplicaReady, Submit, Control, PolicyWake, SchedWake };
+    enum class Kind : int {
+        Checkpoint,
+        TrainingDone,
+        ReplicaReady,
+        Submit,
+        Control,
+        PolicyWake,
+        SchedWake
+    };
     struct Ev
     {
         qint64 t;
@@ -101,7 +114,7 @@ private:
     struct Replica
     {
         Domain::JobId job;
-        int handle = -1;      // in the service model while placed
+        int handle = -1; // in the service model while placed
         bool draining = false;
         bool ready = false;
         qint64 epoch = 0;
@@ -114,9 +127,9 @@ private:
         int nextName = 0;
         double nominalSlowdown = 1; // on its preferred unit
         qint64 unitMilli = 1000;
-        double unitRef = 1;         // reference cards one replica holds
+        double unitRef = 1; // reference cards one replica holds
         int maxServing = 0;
-        double replicaMs = 0;       // replica-ms held
+        double replicaMs = 0; // replica-ms held
     };
     struct TrainingRt
     {
@@ -125,7 +138,7 @@ private:
         TrainingRun run;
         bool completed = false;
         qint64 completedMs = -1;
-        qint64 placement = 0;  // epoch of the current placement
+        qint64 placement = 0; // epoch of the current placement
         qint64 finishEpoch = 0;
         QList<QPair<double, double>> lossCurve;
     };
@@ -162,17 +175,17 @@ private:
     std::vector<ServiceRt> m_services;
     std::vector<TrainingRt> m_training;
     QHash<int, Role> m_roles;
-    QHash<int, QList<UnitRef>> m_units;     // by job: what it holds on the device
-    QHash<int, double> m_unitBusy;          // by job: busy share over the last control period
-    QList<int> m_waitingDevice;             // jobs placed whose units are not ready yet
+    QHash<int, QList<UnitRef>> m_units; // by job: what it holds on the device
+    QHash<int, double> m_unitBusy;      // by job: busy share over the last control period
+    QList<int> m_waitingDevice;         // jobs placed whose units are not ready yet
     std::priority_queue<Ev, std::vector<Ev>, std::greater<Ev>> m_queue;
     quint64 m_seq = 0;
-    QList<Sched::SchedEvent> m_pending;     // scheduler events not handled yet
-    QList<Device::DeviceStep> m_steps;      // device steps not applied yet
+    QList<Sched::SchedEvent> m_pending; // scheduler events not handled yet
+    QList<Device::DeviceStep> m_steps;  // device steps not applied yet
     bool m_dirty = false;
     bool m_inFault = false;
     bool m_started = false;
-    bool m_warm = false;                    // placing what was running before the start
+    bool m_warm = false; // placing what was running before the start
     qint64 m_now = 0;
     qint64 m_end = 0;
     qint64 m_lastControl = 0;
@@ -180,9 +193,9 @@ private:
     Device::MemoryApplianceEventSink m_events{200'000};
     Sched::MemoryEventSink m_schedEvents{200'000};
     FluidBound m_bound;
-    std::vector<double> m_clock;            // per card, from the backend
+    std::vector<double> m_clock; // per card, from the backend
     std::vector<bool> m_throttled;
-    std::vector<int> m_pendingSteps;        // per card: device steps not done
+    std::vector<int> m_pendingSteps; // per card: device steps not done
     double m_trainingPowerCapW = -1;
     double m_trainingBandwidthShare = 1;
     // accounting

@@ -8,8 +8,9 @@ namespace Zhaoxi::Sim {
 void FluidBound::addJob(qint64 arrivalMs, double workMs, double maxRate)
 {
     Job j{arrivalMs, workMs, maxRate};
-    auto it = std::upper_bound(m_jobs.begin(), m_jobs.end(), j,
-                               [](const Job &a, const Job &b) { return a.arrivalMs < b.arrivalMs; });
+    auto it = std::upper_bound(m_jobs.begin(), m_jobs.end(), j, [](const Job &a, const Job &b) {
+        return a.arrivalMs < b.arrivalMs;
+    });
     m_jobs.insert(it, j);
 }
 

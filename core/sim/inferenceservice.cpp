@@ -35,7 +35,8 @@ double InferenceService::nextArrival()
             const double local = t + double(m_params.localOffsetMs);
             const double hourEndLocal = (std::floor(local / kHourMs) + 1) * kHourMs;
             m_segmentEndMs = hourEndLocal - double(m_params.localOffsetMs);
-            m_segmentMax = m_params.curve.maxRate(qint64(std::floor(local)), qint64(std::ceil(hourEndLocal)));
+            m_segmentMax = m_params.curve.maxRate(qint64(std::floor(local)),
+                                                  qint64(std::ceil(hourEndLocal)));
         }
         if (m_segmentMax <= 0) {
             t = m_segmentEndMs;

@@ -33,14 +33,14 @@ public:
     struct Params
     {
         QString name;
-        double serviceMs = 10;   // on a whole reference card
+        double serviceMs = 10; // on a whole reference card
         double cv = 0;
-        double sloMs = 100;      // p99 objective; attainment counts requests within it
+        double sloMs = 100; // p99 objective; attainment counts requests within it
         RateCurve curve;
         qint64 localOffsetMs = 0; // local time = simulation time + this (curve lookups)
         double startMs = 0;       // the first arrival comes after this
         quint64 seed = 1;
-        int windowSlots = 12;    // the sliding window of recent latencies, in rotate() periods
+        int windowSlots = 12; // the sliding window of recent latencies, in rotate() periods
     };
 
     explicit InferenceService(Params params);
@@ -51,12 +51,12 @@ public:
     int addReplica(double slowdown);          // not serving until setReady()
     void setReady(int replica, double nowMs); // starts serving; takes the waiting requests
     void setSlowdown(int replica, double slowdown);
-    void drain(int replica);                  // takes no new requests; finishes its queue
+    void drain(int replica);                   // takes no new requests; finishes its queue
     bool isDrained(int replica, double nowMs); // a draining replica with nothing left
     // The replica is gone (cancelled, evicted or its card lost): unfinished requests are sent
     // again from their arrival time. Returns how many were re-sent.
     int removeReplica(int replica, double nowMs);
-    int servingReplicas() const;              // ready and not draining
+    int servingReplicas() const; // ready and not draining
     double slowdown(int replica) const { return m_replicas[std::size_t(replica)].slowdown; }
 
     // --- Time ---------------------------------------------------------------------------------
@@ -107,7 +107,7 @@ private:
     Random m_arrivalRng;
     Random m_serviceRng;
     std::vector<Replica> m_replicas;
-    std::vector<int> m_serving; // indexes of ready, non-draining replicas
+    std::vector<int> m_serving;   // indexes of ready, non-draining replicas
     std::deque<double> m_waiting; // arrival times of requests with no replica yet
     double m_nextArrivalMs = 0;
     double m_segmentEndMs = -1;

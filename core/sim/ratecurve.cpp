@@ -42,7 +42,9 @@ RateCurve RateCurve::diurnal(double base, double peak, double peakHour)
 {
     QList<double> p;
     for (int h = 0; h < 24; ++h)
-        p.append(base + (peak - base) * (1 + std::cos(6.283185307179586 * (h + 0.5 - peakHour) / 24)) / 2);
+        p.append(base
+                 + (peak - base) * (1 + std::cos(6.283185307179586 * (h + 0.5 - peakHour) / 24))
+                           / 2);
     RateCurve c(p, 1.0);
     c.m_points = p; // absolute values: keep them unscaled
     c.m_peak = *std::max_element(p.cbegin(), p.cend());
@@ -109,7 +111,9 @@ std::optional<QList<double>> readHourlyCurve(const QString &path, QString *error
                 continue;
             }
             if (error)
-                *error = QStringLiteral("line %1: expected a number, got \"%2\"").arg(lineNo).arg(parts.last().trimmed());
+                *error = QStringLiteral("line %1: expected a number, got \"%2\"")
+                                 .arg(lineNo)
+                                 .arg(parts.last().trimmed());
             return std::nullopt;
         }
         if (!(v >= 0) || !std::isfinite(v)) {
@@ -132,8 +136,11 @@ std::optional<QList<double>> readHourlyCurve(const QString &path, QString *error
     return values;
 }
 
-std::optional<QList<double>> hourlyShapeFromTrace(const QString &path, const QString &column,
-                                                  double utcOffsetHours, bool weekly, QString *error)
+std::optional<QList<double>> hourlyShapeFromTrace(const QString &path,
+                                                  const QString &column,
+                                                  double utcOffsetHours,
+                                                  bool weekly,
+                                                  QString *error)
 {
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly | QIODevice::Text)) {
@@ -169,7 +176,9 @@ std::optional<QList<double>> hourlyShapeFromTrace(const QString &path, const QSt
             QDateTime dt = QDateTime::fromString(cell, QStringLiteral("yyyy-MM-dd HH:mm:ss"));
             if (!dt.isValid()) {
                 if (error)
-                    *error = QStringLiteral("line %1: cannot read time \"%2\"").arg(lineNo).arg(cell);
+                    *error = QStringLiteral("line %1: cannot read time \"%2\"")
+                                     .arg(lineNo)
+                                     .arg(cell);
                 return std::nullopt;
             }
             dt.setTimeZone(QTimeZone::utc());

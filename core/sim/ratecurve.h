@@ -35,7 +35,7 @@ private:
     double at(qint64 localMs) const;
     QList<double> m_points; // req/s at the middle of each hour (after scaling, before shift)
     double m_peak = 0;
-    double m_floor = 0;     // req/s
+    double m_floor = 0; // req/s
     qint64 m_shiftMs = 0;
     qint64 m_periodMs = 24 * 3600'000LL;
 };
@@ -49,8 +49,10 @@ std::optional<QList<double>> readHourlyCurve(const QString &path, QString *error
 // hour of day (24) or of week (168, Monday first) of the timestamp in column `column` (by header
 // name), written "yyyy-MM-dd HH:mm:ss" or as epoch seconds; `utcOffsetHours` moves the
 // timestamps to local time. On error returns nullopt with *error.
-std::optional<QList<double>> hourlyShapeFromTrace(const QString &path, const QString &column,
-                                                  double utcOffsetHours, bool weekly,
+std::optional<QList<double>> hourlyShapeFromTrace(const QString &path,
+                                                  const QString &column,
+                                                  double utcOffsetHours,
+                                                  bool weekly,
                                                   QString *error);
 
 } // namespace Zhaoxi::Sim

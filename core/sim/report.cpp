@@ -58,7 +58,8 @@ QJsonObject Report::toJson(bool withWallTime) const
         o[QStringLiteral("done")] = num(j.doneHours);
         o[QStringLiteral("lost")] = num(j.lostHours);
         o[QStringLiteral("evictions")] = j.evictions;
-        o[QStringLiteral("completed_at_h")] = j.completedAtH >= 0 ? QJsonValue(j.completedAtH) : QJsonValue(QJsonValue::Null);
+        o[QStringLiteral("completed_at_h")]
+                = j.completedAtH >= 0 ? QJsonValue(j.completedAtH) : QJsonValue(QJsonValue::Null);
         o[QStringLiteral("final_loss")] = num(j.finalLoss);
         QJsonArray curve;
         for (const auto &p : j.lossCurve)
@@ -102,32 +103,32 @@ QString formatComparison(const QList<Report> &reports)
 {
     QString s;
     s += QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8 %9 %10 %11 %12\n")
-             .arg(QStringLiteral("policy"), -9)
-             .arg(QStringLiteral("SLO%"), 8)
-             .arg(QStringLiteral("p99 ms"), 9)
-             .arg(QStringLiteral("work h"), 8)
-             .arg(QStringLiteral("bound h"), 8)
-             .arg(QStringLiteral("eff%"), 6)
-             .arg(QStringLiteral("lost h"), 7)
-             .arg(QStringLiteral("reconf"), 6)
-             .arg(QStringLiteral("preempt"), 7)
-             .arg(QStringLiteral("alloc%"), 6)
-             .arg(QStringLiteral("kWh"), 7)
-             .arg(QStringLiteral("wall s"), 7);
+                 .arg(QStringLiteral("policy"), -9)
+                 .arg(QStringLiteral("SLO%"), 8)
+                 .arg(QStringLiteral("p99 ms"), 9)
+                 .arg(QStringLiteral("work h"), 8)
+                 .arg(QStringLiteral("bound h"), 8)
+                 .arg(QStringLiteral("eff%"), 6)
+                 .arg(QStringLiteral("lost h"), 7)
+                 .arg(QStringLiteral("reconf"), 6)
+                 .arg(QStringLiteral("preempt"), 7)
+                 .arg(QStringLiteral("alloc%"), 6)
+                 .arg(QStringLiteral("kWh"), 7)
+                 .arg(QStringLiteral("wall s"), 7);
     for (const Report &r : reports) {
         s += QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8 %9 %10 %11 %12\n")
-                 .arg(r.policy, -9)
-                 .arg(f(100 * r.sloAttainment, 3), 8)
-                 .arg(f(r.p99Ms, 1), 9)
-                 .arg(f(r.workDone, 1), 8)
-                 .arg(f(r.workBound, 1), 8)
-                 .arg(f(100 * r.efficiency, 1), 6)
-                 .arg(f(r.lostWork, 2), 7)
-                 .arg(r.reconfigurations, 6)
-                 .arg(r.preemptions, 7)
-                 .arg(f(100 * r.allocated, 1), 6)
-                 .arg(f(r.energyKwh, 1), 7)
-                 .arg(f(r.wallSeconds, 2), 7);
+                     .arg(r.policy, -9)
+                     .arg(f(100 * r.sloAttainment, 3), 8)
+                     .arg(f(r.p99Ms, 1), 9)
+                     .arg(f(r.workDone, 1), 8)
+                     .arg(f(r.workBound, 1), 8)
+                     .arg(f(100 * r.efficiency, 1), 6)
+                     .arg(f(r.lostWork, 2), 7)
+                     .arg(r.reconfigurations, 6)
+                     .arg(r.preemptions, 7)
+                     .arg(f(100 * r.allocated, 1), 6)
+                     .arg(f(r.energyKwh, 1), 7)
+                     .arg(f(r.wallSeconds, 2), 7);
     }
     if (!reports.isEmpty()) {
         s += QStringLiteral("\nper service p99 ms / SLO attainment %:\n");
@@ -136,7 +137,8 @@ QString formatComparison(const QList<Report> &reports)
             s += QStringLiteral("  %1 (SLO %2 ms)").arg(first.name, -10).arg(f(first.sloMs, 0));
             for (const Report &r : reports) {
                 const ServiceReport &sr = r.services[i];
-                s += QStringLiteral("  %1: %2 / %3").arg(r.policy, f(sr.p99Ms, 1), f(100 * sr.sloAttainment, 3));
+                s += QStringLiteral("  %1: %2 / %3")
+                             .arg(r.policy, f(sr.p99Ms, 1), f(100 * sr.sloAttainment, 3));
             }
             s += QLatin1Char('\n');
         }
@@ -147,19 +149,40 @@ QString formatComparison(const QList<Report> &reports)
 QString formatReport(const Report &r)
 {
     QString s;
-    s += QStringLiteral("scenario %1, policy %2, seed %3, %4 h\n").arg(r.scenario, r.policy).arg(r.seed).arg(f(r.durationH, 1));
-    s += QStringLiteral("inference: %1 requests, SLO attainment %2 %, p50 %3 ms, p95 %4 ms, p99 %5 ms\n")
-             .arg(r.requests).arg(f(100 * r.sloAttainment, 3), f(r.p50Ms, 1), f(r.p95Ms, 1), f(r.p99Ms, 1));
+    s += QStringLiteral("scenario %1, policy %2, seed %3, %4 h\n")
+                 .arg(r.scenario, r.policy)
+                 .arg(r.seed)
+                 .arg(f(r.durationH, 1));
+    s += QStringLiteral(
+                 "inference: %1 requests, SLO attainment %2 %, p50 %3 ms, p95 %4 ms, p99 %5 ms\n")
+                 .arg(r.requests)
+                 .arg(f(100 * r.sloAttainment, 3), f(r.p50Ms, 1), f(r.p95Ms, 1), f(r.p99Ms, 1));
     for (const ServiceReport &sr : r.services)
-        s += QStringLiteral("  %1: %2 requests, SLO %3 ms, attainment %4 %, p99 %5 ms, up to %6 replicas, %7 replica-h\n")
-                 .arg(sr.name).arg(sr.requests).arg(f(sr.sloMs, 0), f(100 * sr.sloAttainment, 3), f(sr.p99Ms, 1))
-                 .arg(sr.maxReplicas).arg(f(sr.replicaHours, 1));
-    s += QStringLiteral("training: %1 of a fluid bound of %2 card-h (%3 %), %4 card-h lost, %5 job(s) completed\n")
-             .arg(f(r.workDone, 2), f(r.workBound, 2), f(100 * r.efficiency, 1), f(r.lostWork, 2)).arg(r.jobsCompleted);
-    s += QStringLiteral("utilisation: allocated %1 %, busy %2 %; %3 reconfiguration step(s), %4 preemption(s), %5 fault(s)\n")
-             .arg(f(100 * r.allocated, 1), f(100 * r.busy, 1)).arg(r.reconfigurations).arg(r.preemptions).arg(r.faults);
+        s += QStringLiteral("  %1: %2 requests, SLO %3 ms, attainment %4 %, p99 %5 ms, up to %6 "
+                            "replicas, %7 replica-h\n")
+                     .arg(sr.name)
+                     .arg(sr.requests)
+                     .arg(f(sr.sloMs, 0), f(100 * sr.sloAttainment, 3), f(sr.p99Ms, 1))
+                     .arg(sr.maxReplicas)
+                     .arg(f(sr.replicaHours, 1));
+    s += QStringLiteral("training: %1 of a fluid bound of %2 card-h (%3 %), %4 card-h lost, %5 "
+                        "job(s) completed\n")
+                 .arg(f(r.workDone, 2),
+                      f(r.workBound, 2),
+                      f(100 * r.efficiency, 1),
+                      f(r.lostWork, 2))
+                 .arg(r.jobsCompleted);
+    s += QStringLiteral("utilisation: allocated %1 %, busy %2 %; %3 reconfiguration step(s), %4 "
+                        "preemption(s), %5 fault(s)\n")
+                 .arg(f(100 * r.allocated, 1), f(100 * r.busy, 1))
+                 .arg(r.reconfigurations)
+                 .arg(r.preemptions)
+                 .arg(r.faults);
     s += QStringLiteral("energy %1 kWh, peak %2 W; host paths: training %3 GB, inference %4 GB\n")
-             .arg(f(r.energyKwh, 2), f(r.peakPowerW, 0), f(r.trainingGB, 0), f(r.inferenceGB, 1));
+                 .arg(f(r.energyKwh, 2),
+                      f(r.peakPowerW, 0),
+                      f(r.trainingGB, 0),
+                      f(r.inferenceGB, 1));
     s += QStringLiteral("wall time %1 s\n").arg(f(r.wallSeconds, 3));
     return s;
 }

@@ -17,15 +17,15 @@ struct ServiceReport
     double p95Ms = 0;
     double p99Ms = 0;
     double meanWaitMs = 0;
-    int maxReplicas = 0;      // most serving at once
-    double replicaHours = 0;  // replica-hours held (placed)
-    int failedOver = 0;       // requests re-sent after their replica was lost
+    int maxReplicas = 0;     // most serving at once
+    double replicaHours = 0; // replica-hours held (placed)
+    int failedOver = 0;      // requests re-sent after their replica was lost
 };
 
 struct TrainingJobReport
 {
     QString name;
-    double workHours = 0;  // asked, reference card-hours
+    double workHours = 0; // asked, reference card-hours
     double doneHours = 0;
     double lostHours = 0;
     int evictions = 0;
@@ -62,7 +62,7 @@ struct Report
     int faults = 0;
     double energyKwh = 0;
     double peakPowerW = 0;
-    double trainingGB = 0;     // host-path traffic per class
+    double trainingGB = 0; // host-path traffic per class
     double inferenceGB = 0;
     double trainingPathShare = 0; // peak share of a host path training used
     int schedulerEvents = 0;

@@ -71,13 +71,20 @@ public:
 QString typeName(const QJsonValue &v)
 {
     switch (v.type()) {
-    case QJsonValue::Null: return QStringLiteral("null");
-    case QJsonValue::Bool: return QStringLiteral("boolean");
-    case QJsonValue::Double: return QStringLiteral("number");
-    case QJsonValue::String: return QStringLiteral("string");
-    case QJsonValue::Array: return QStringLiteral("array");
-    case QJsonValue::Object: return QStringLiteral("object");
-    case QJsonValue::Undefined: break;
+    case QJsonValue::Null:
+        return QStringLiteral("null");
+    case QJsonValue::Bool:
+        return QStringLiteral("boolean");
+    case QJsonValue::Double:
+        return QStringLiteral("number");
+    case QJsonValue::String:
+        return QStringLiteral("string");
+    case QJsonValue::Array:
+        return QStringLiteral("array");
+    case QJsonValue::Object:
+        return QStringLiteral("object");
+    case QJsonValue::Undefined:
+        break;
     }
     return QStringLiteral("nothing");
 }
@@ -88,7 +95,8 @@ bool checkKeys(const QJsonObject &o, const QString &path, const QStringList &all
     for (auto it = o.constBegin(); it != o.constEnd(); ++it) {
         if (!allowed.contains(it.key()))
             return rd.fail(path.isEmpty() ? it.key() : path + QLatin1Char('.') + it.key(),
-                           QStringLiteral("unknown key (known: %1)").arg(allowed.join(QStringLiteral(", "))));
+                           QStringLiteral("unknown key (known: %1)")
+                                   .arg(allowed.join(QStringLiteral(", "))));
     }
     return true;
 }
@@ -98,7 +106,8 @@ QString join(const QString &path, const QString &key)
     return path.isEmpty() ? key : path + QLatin1Char('.') + key;
 }
 
-std::optional<QJsonObject> subObject(const QJsonObject &o, const QString &path, const QString &key, bool required, Reader &rd)
+std::optional<QJsonObject> subObject(
+        const QJsonObject &o, const QString &path, const QString &key, bool required, Reader &rd)
 {
     if (!o.contains(key)) {
         if (required)
@@ -113,7 +122,10 @@ std::optional<QJsonObject> subObject(const QJsonObject &o, const QString &path, 
     return v.toObject();
 }
 
-std::optional<QJsonArray> subArray(const QJsonObject &o, const QString &path, const QString &key, Reader &rd)
+std::optional<QJsonArray> subArray(const QJsonObject &o,
+                                   const QString &path,
+                                   const QString &key,
+                                   Reader &rd)
 {
     if (!o.contains(key))
         return QJsonArray();
@@ -155,9 +167,15 @@ std::optional<Domain::WorkloadSpec> readSpec(const QJsonObject &o, const QString
     return spec;
 }
 
-std::optional<RateCurve> readRate(const QJsonObject &o, const QString &path, Reader &rd, QString *source)
+std::optional<RateCurve> readRate(const QJsonObject &o,
+                                  const QString &path,
+                                  Reader &rd,
+                                  QString *source)
 {
-    const QStringList forms = {QStringLiteral("curve"), QStringLiteral("trace"), QStringLiteral("formula"), QStringLiteral("constant")};
+    const QStringList forms = {QStringLiteral("curve"),
+                               QStringLiteral("trace"),
+                               QStringLiteral("formula"),
+                               QStringLiteral("constant")};
     int given = 0;
     for (const QString &f : forms)
         given += o.contains(f);
@@ -176,7 +194,13 @@ std::optional<RateCurve> readRate(const QJsonObject &o, const QString &path, Rea
         return RateCurve::constant(c);
     }
     if (o.contains(QStringLiteral("formula"))) {
-        if (!checkKeys(o, path, {QStringLiteral("formula"), QStringLiteral("base"), QStringLiteral("peak"), QStringLiteral("peakHour")}, rd))
+        if (!checkKeys(o,
+                       path,
+                       {QStringLiteral("formula"),
+                        QStringLiteral("base"),
+                        QStringLiteral("peak"),
+                        QStringLiteral("peakHour")},
+                       rd))
             return std::nullopt;
         Fields f(o, path);
         f.reader.string(QStringLiteral("formula"), QString(), {QStringLiteral("diurnal")});
@@ -193,13 +217,17 @@ std::optional<RateCurve> readRate(const QJsonObject &o, const QString &path, Rea
         return RateCurve::diurnal(base, peak, hour);
     }
     const bool isTrace = o.contains(QStringLiteral("trace"));
-    QStringList keys = {QStringLiteral("peak"), QStringLiteral("shiftHours"), QStringLiteral("floor")};
-    keys << (isTrace ? QStringList{QStringLiteral("trace"), QStringLiteral("column"), QStringLiteral("utcOffsetHours")}
+    QStringList keys
+            = {QStringLiteral("peak"), QStringLiteral("shiftHours"), QStringLiteral("floor")};
+    keys << (isTrace ? QStringList{QStringLiteral("trace"),
+                                   QStringLiteral("column"),
+                                   QStringLiteral("utcOffsetHours")}
                      : QStringList{QStringLiteral("curve")});
     if (!checkKeys(o, path, keys, rd))
         return std::nullopt;
     Fields f(o, path);
-    const QString file = f.reader.string(isTrace ? QStringLiteral("trace") : QStringLiteral("curve"), QString());
+    const QString file = f.reader.string(
+            isTrace ? QStringLiteral("trace") : QStringLiteral("curve"), QString());
     const double peak = f.reader.number(QStringLiteral("peak"), 1, 0, 1e6);
     const double shift = f.reader.number(QStringLiteral("shiftHours"), 0, -168, 168);
     const double floor = f.reader.number(QStringLiteral("floor"), 0, 0, 1);
@@ -212,10 +240,12 @@ std::optional<RateCurve> readRate(const QJsonObject &o, const QString &path, Rea
         return std::nullopt;
     }
     QString why;
-    std::optional<QList<double>> points = isTrace ? hourlyShapeFromTrace(rd.path(file), column, utcOffset, false, &why)
-                                                  : readHourlyCurve(rd.path(file), &why);
+    std::optional<QList<double>> points
+            = isTrace ? hourlyShapeFromTrace(rd.path(file), column, utcOffset, false, &why)
+                      : readHourlyCurve(rd.path(file), &why);
     if (!points) {
-        rd.fail(join(path, isTrace ? QStringLiteral("trace") : QStringLiteral("curve")), QStringLiteral("%1: %2").arg(file, why));
+        rd.fail(join(path, isTrace ? QStringLiteral("trace") : QStringLiteral("curve")),
+                QStringLiteral("%1: %2").arg(file, why));
         return std::nullopt;
     }
     *source = file;
@@ -235,8 +265,11 @@ std::optional<Device::FaultKind> faultKind(const QString &s)
 
 } // namespace
 
-std::optional<Scenario> readScenario(const QByteArray &json, const QString &fileName, const QString &baseDir,
-                                     const Catalogue::Catalogue &catalogue, ScenarioError *error)
+std::optional<Scenario> readScenario(const QByteArray &json,
+                                     const QString &fileName,
+                                     const QString &baseDir,
+                                     const Catalogue::Catalogue &catalogue,
+                                     ScenarioError *error)
 {
     Reader rd(fileName, baseDir, catalogue);
     auto fail = [&]() -> std::optional<Scenario> {
@@ -266,25 +299,41 @@ std::optional<Scenario> readScenario(const QByteArray &json, const QString &file
     const QJsonObject root = doc.object();
     Scenario sc;
     sc.file = fileName;
-    const QStringList topKeys = {QStringLiteral("name"), QStringLiteral("start"), QStringLiteral("duration"),
-                                 QStringLiteral("seed"), QStringLiteral("referenceModel"), QStringLiteral("appliance"),
-                                 QStringLiteral("device"), QStringLiteral("scheduler"), QStringLiteral("control"),
-                                 QStringLiteral("paths"), QStringLiteral("power"), QStringLiteral("training"),
-                                 QStringLiteral("services"), QStringLiteral("faults"), QStringLiteral("policy"),
-                                 QStringLiteral("history"), QStringLiteral("gangEfficiency"),
-                                 QStringLiteral("crossDomainEfficiency"), QStringLiteral("reclaimIdlePartitions")};
+    const QStringList topKeys = {QStringLiteral("name"),
+                                 QStringLiteral("start"),
+                                 QStringLiteral("duration"),
+                                 QStringLiteral("seed"),
+                                 QStringLiteral("referenceModel"),
+                                 QStringLiteral("appliance"),
+                                 QStringLiteral("device"),
+                                 QStringLiteral("scheduler"),
+                                 QStringLiteral("control"),
+                                 QStringLiteral("paths"),
+                                 QStringLiteral("power"),
+                                 QStringLiteral("training"),
+                                 QStringLiteral("services"),
+                                 QStringLiteral("faults"),
+                                 QStringLiteral("policy"),
+                                 QStringLiteral("history"),
+                                 QStringLiteral("gangEfficiency"),
+                                 QStringLiteral("crossDomainEfficiency"),
+                                 QStringLiteral("reclaimIdlePartitions")};
     if (!checkKeys(root, QString(), topKeys, rd))
         return fail();
 
     {
         Fields f(root, QString());
         sc.name = f.reader.string(QStringLiteral("name"), QString());
-        const QString start = f.reader.string(QStringLiteral("start"), QStringLiteral("2026-01-05T00:00:00+08:00"));
+        const QString start = f.reader.string(QStringLiteral("start"),
+                                              QStringLiteral("2026-01-05T00:00:00+08:00"));
         sc.durationMs = f.reader.duration(QStringLiteral("duration"), 0, 1000, kYearMs);
         sc.seed = quint64(f.reader.number(QStringLiteral("seed"), 1, 0, 9007199254740991.0));
-        const QString ref = f.reader.string(QStringLiteral("referenceModel"), QStringLiteral("H200-141GB"));
-        sc.gangEfficiency = f.reader.number(QStringLiteral("gangEfficiency"), sc.gangEfficiency, 0.1, 1);
-        sc.crossDomainEfficiency = f.reader.number(QStringLiteral("crossDomainEfficiency"), sc.crossDomainEfficiency, 0.1, 1);
+        const QString ref
+                = f.reader.string(QStringLiteral("referenceModel"), QStringLiteral("H200-141GB"));
+        sc.gangEfficiency
+                = f.reader.number(QStringLiteral("gangEfficiency"), sc.gangEfficiency, 0.1, 1);
+        sc.crossDomainEfficiency = f.reader.number(
+                QStringLiteral("crossDomainEfficiency"), sc.crossDomainEfficiency, 0.1, 1);
         sc.reclaimIdlePartitions = f.reader.boolean(QStringLiteral("reclaimIdlePartitions"), true);
         if (!f.flush(rd))
             return fail();
@@ -292,42 +341,64 @@ std::optional<Scenario> readScenario(const QByteArray &json, const QString &file
             return rd.fail(QStringLiteral("name"), QStringLiteral("required")), fail();
         if (!root.contains(QStringLiteral("duration")))
             return rd.fail(QStringLiteral("duration"), QStringLiteral("required")), fail();
-        if (root.value(QStringLiteral("seed")).isDouble() && std::floor(root.value(QStringLiteral("seed")).toDouble()) != root.value(QStringLiteral("seed")).toDouble())
+        if (root.value(QStringLiteral("seed")).isDouble()
+            && std::floor(root.value(QStringLiteral("seed")).toDouble())
+                       != root.value(QStringLiteral("seed")).toDouble())
             return rd.fail(QStringLiteral("seed"), QStringLiteral("expected an integer")), fail();
         const QDateTime dt = QDateTime::fromString(start, Qt::ISODateWithMs);
-        if (!dt.isValid() || !(start.endsWith(QLatin1Char('Z')) || start.contains(QLatin1Char('+')) || start.lastIndexOf(QLatin1Char('-')) > 10))
-            return rd.fail(QStringLiteral("start"), QStringLiteral("expected an ISO-8601 time with Z or an offset, e.g. 2026-01-05T00:00:00+08:00")), fail();
+        if (!dt.isValid()
+            || !(start.endsWith(QLatin1Char('Z')) || start.contains(QLatin1Char('+'))
+                 || start.lastIndexOf(QLatin1Char('-')) > 10))
+            return rd.fail(QStringLiteral("start"),
+                           QStringLiteral("expected an ISO-8601 time with Z or an offset, e.g. "
+                                          "2026-01-05T00:00:00+08:00")),
+                   fail();
         sc.startMs = dt.toMSecsSinceEpoch();
         sc.utcOffsetMs = qint64(dt.offsetFromUtc()) * 1000;
         sc.referenceModel = catalogue.indexOf(ref);
         if (sc.referenceModel < 0)
-            return rd.fail(QStringLiteral("referenceModel"), QStringLiteral("unknown card model \"%1\"").arg(ref)), fail();
+            return rd.fail(QStringLiteral("referenceModel"),
+                           QStringLiteral("unknown card model \"%1\"").arg(ref)),
+                   fail();
     }
 
     // The appliance, in the appliance file's format.
     {
-        const std::optional<QJsonObject> a = subObject(root, QString(), QStringLiteral("appliance"), true, rd);
+        const std::optional<QJsonObject> a
+                = subObject(root, QString(), QStringLiteral("appliance"), true, rd);
         if (!a)
             return fail();
         Sched::ApplianceError ae;
-        std::optional<Sched::Appliance> app = Sched::readAppliance(QJsonDocument(*a).toJson(QJsonDocument::Compact), catalogue, fileName, &ae);
+        std::optional<Sched::Appliance> app = Sched::readAppliance(
+                QJsonDocument(*a).toJson(QJsonDocument::Compact), catalogue, fileName, &ae);
         if (!app)
-            return rd.fail(ae.field.isEmpty() ? QStringLiteral("appliance") : QStringLiteral("appliance.") + ae.field, ae.message), fail();
+            return rd.fail(ae.field.isEmpty() ? QStringLiteral("appliance")
+                                              : QStringLiteral("appliance.") + ae.field,
+                           ae.message),
+                   fail();
         sc.appliance = std::move(*app);
     }
     const Sched::ClusterState &state = sc.appliance.state;
 
     if (const auto d = subObject(root, QString(), QStringLiteral("device"), false, rd)) {
         Fields f(*d, QStringLiteral("device"));
-        sc.device.createMs = f.reader.duration(QStringLiteral("createTime"), sc.device.createMs, 0, kHourMs);
-        sc.device.destroyMs = f.reader.duration(QStringLiteral("destroyTime"), sc.device.destroyMs, 0, kHourMs);
-        sc.device.modeSwitchMs = f.reader.duration(QStringLiteral("modeSwitchTime"), sc.device.modeSwitchMs, 0, kHourMs);
-        sc.device.ambientC = f.reader.number(QStringLiteral("ambientC"), sc.device.ambientC, -20, 60);
-        sc.device.thermalTauS = f.reader.number(QStringLiteral("thermalTauS"), sc.device.thermalTauS, 1, 3600);
-        sc.device.throttleAtC = f.reader.number(QStringLiteral("throttleAtC"), sc.device.throttleAtC, 30, 120);
-        sc.device.resumeBelowC = f.reader.number(QStringLiteral("resumeBelowC"), sc.device.resumeBelowC, 20, 120);
-        sc.device.riseAtMaxPowerC = f.reader.number(QStringLiteral("riseAtMaxPowerC"), sc.device.riseAtMaxPowerC, 0, 150);
-        if (!f.reader.finish() || !f.flush(rd))
+        sc.device.createMs
+                = f.reader.duration(QStringLiteral("createTime"), sc.device.createMs, 0, kHourMs);
+        sc.device.destroyMs
+                = f.reader.duration(QStringLiteral("destroyTime"), sc.device.destroyMs, 0, kHourMs);
+        sc.device.modeSwitchMs = f.reader.duration(
+                QStringLiteral("modeSwitchTime"), sc.device.modeSwitchMs, 0, kHourMs);
+        sc.device.ambientC
+                = f.reader.number(QStringLiteral("ambientC"), sc.device.ambientC, -20, 60);
+        sc.device.thermalTauS
+                = f.reader.number(QStringLiteral("thermalTauS"), sc.device.thermalTauS, 1, 3600);
+        sc.device.throttleAtC
+                = f.reader.number(QStringLiteral("throttleAtC"), sc.device.throttleAtC, 30, 120);
+        sc.device.resumeBelowC
+                = f.reader.number(QStringLiteral("resumeBelowC"), sc.device.resumeBelowC, 20, 120);
+        sc.device.riseAtMaxPowerC = f.reader.number(
+                QStringLiteral("riseAtMaxPowerC"), sc.device.riseAtMaxPowerC, 0, 150);
+        if (!f.reader.finish() | !f.flush(rd))
             return fail();
     }
     if (rd.failed())
@@ -337,18 +408,24 @@ std::optional<Scenario> readScenario(const QByteArray &json, const QString &file
     sc.scheduler.preemption.maxCheckpointWaitMs = 30 * 60'000;
     if (const auto s = subObject(root, QString(), QStringLiteral("scheduler"), false, rd)) {
         Fields f(*s, QStringLiteral("scheduler"));
-        sc.scheduler.preemption.graceMs = f.reader.duration(QStringLiteral("grace"), sc.scheduler.preemption.graceMs, 0, kHourMs);
-        sc.scheduler.preemption.maxCheckpointWaitMs = f.reader.duration(QStringLiteral("maxCheckpointWait"), sc.scheduler.preemption.maxCheckpointWaitMs, 0, 24 * kHourMs);
-        if (!f.reader.finish() || !f.flush(rd))
+        sc.scheduler.preemption.graceMs = f.reader.duration(
+                QStringLiteral("grace"), sc.scheduler.preemption.graceMs, 0, kHourMs);
+        sc.scheduler.preemption.maxCheckpointWaitMs
+                = f.reader.duration(QStringLiteral("maxCheckpointWait"),
+                                    sc.scheduler.preemption.maxCheckpointWaitMs,
+                                    0,
+                                    24 * kHourMs);
+        if (!f.reader.finish() | !f.flush(rd))
             return fail();
     }
     if (rd.failed())
         return fail();
     if (const auto c = subObject(root, QString(), QStringLiteral("control"), false, rd)) {
         Fields f(*c, QStringLiteral("control"));
-        sc.controlPeriodMs = f.reader.duration(QStringLiteral("period"), sc.controlPeriodMs, 100, 600'000);
+        sc.controlPeriodMs
+                = f.reader.duration(QStringLiteral("period"), sc.controlPeriodMs, 100, 600'000);
         const qint64 window = f.reader.duration(QStringLiteral("window"), 60'000, 100, 3600'000);
-        if (!f.reader.finish() || !f.flush(rd))
+        if (!f.reader.finish() | !f.flush(rd))
             return fail();
         sc.windowSlots = int(std::max<qint64>(1, window / sc.controlPeriodMs));
     }
@@ -363,14 +440,16 @@ std::optional<Scenario> readScenario(const QByteArray &json, const QString &file
             const bool isDefault = it.key() == QLatin1String("default");
             const int host = state.hostIndexByName(it.key());
             if (!isDefault && host < 0)
-                return rd.fail(path, QStringLiteral("no host of that name (or \"default\")")), fail();
+                return rd.fail(path, QStringLiteral("no host of that name (or \"default\")")),
+                       fail();
             if (!it.value().isObject())
                 return rd.fail(path, QStringLiteral("expected an object")), fail();
             Fields f(it.value().toObject(), path);
             HostPaths hp;
             hp.pcieGBps = f.reader.number(QStringLiteral("pcieGBps"), hp.pcieGBps, 0.001, 1e5);
-            hp.networkGBps = f.reader.number(QStringLiteral("networkGBps"), hp.networkGBps, 0.001, 1e5);
-            if (!f.reader.finish() || !f.flush(rd))
+            hp.networkGBps
+                    = f.reader.number(QStringLiteral("networkGBps"), hp.networkGBps, 0.001, 1e5);
+            if (!f.reader.finish() | !f.flush(rd))
                 return fail();
             if (isDefault) {
                 for (int h = 0; h < sc.paths.size(); ++h)
@@ -386,7 +465,7 @@ std::optional<Scenario> readScenario(const QByteArray &json, const QString &file
     if (const auto p = subObject(root, QString(), QStringLiteral("power"), false, rd)) {
         Fields f(*p, QStringLiteral("power"));
         sc.powerBudgetW = f.reader.number(QStringLiteral("budgetW"), -1, -1, 1e8);
-        if (!f.reader.finish() || !f.flush(rd))
+        if (!f.reader.finish() | !f.flush(rd))
             return fail();
     }
     if (rd.failed())
@@ -395,14 +474,15 @@ std::optional<Scenario> readScenario(const QByteArray &json, const QString &file
         Fields f(*h, QStringLiteral("history"));
         sc.historyDays = int(f.reader.number(QStringLiteral("days"), sc.historyDays, 0, 56));
         sc.historyNoise = f.reader.number(QStringLiteral("noise"), sc.historyNoise, 0, 1);
-        if (!f.reader.finish() || !f.flush(rd))
+        if (!f.reader.finish() | !f.flush(rd))
             return fail();
     }
     if (rd.failed())
         return fail();
 
     // Services.
-    const std::optional<QJsonArray> services = subArray(root, QString(), QStringLiteral("services"), rd);
+    const std::optional<QJsonArray> services
+            = subArray(root, QString(), QStringLiteral("services"), rd);
     if (!services)
         return fail();
     QStringList serviceNames;
@@ -411,19 +491,33 @@ std::optional<Scenario> readScenario(const QByteArray &json, const QString &file
         if (!services->at(i).isObject())
             return rd.fail(path, QStringLiteral("expected an object")), fail();
         const QJsonObject o = services->at(i).toObject();
-        if (!checkKeys(o, path, {QStringLiteral("spec"), QStringLiteral("serviceTimeMs"), QStringLiteral("serviceTimeCv"),
-                                 QStringLiteral("requestMB"), QStringLiteral("loadTime"), QStringLiteral("rate")}, rd))
+        if (!checkKeys(o,
+                       path,
+                       {QStringLiteral("spec"),
+                        QStringLiteral("serviceTimeMs"),
+                        QStringLiteral("serviceTimeCv"),
+                        QStringLiteral("requestMB"),
+                        QStringLiteral("loadTime"),
+                        QStringLiteral("rate")},
+                       rd))
             return fail();
         ServiceDef def;
         std::optional<Domain::WorkloadSpec> spec = readSpec(o, path, rd);
         if (!spec)
             return fail();
         if (spec->kind != Domain::WorkloadKind::Inference)
-            return rd.fail(path + QStringLiteral(".spec.kind"), QStringLiteral("a service's spec must be of kind \"inference\"")), fail();
+            return rd.fail(path + QStringLiteral(".spec.kind"),
+                           QStringLiteral("a service's spec must be of kind \"inference\"")),
+                   fail();
         if (spec->demand.cards != 1)
-            return rd.fail(path + QStringLiteral(".spec.demand.cards"), QStringLiteral("a replica takes exactly one unit")), fail();
+            return rd.fail(path + QStringLiteral(".spec.demand.cards"),
+                           QStringLiteral("a replica takes exactly one unit")),
+                   fail();
         if (serviceNames.contains(spec->inference->service))
-            return rd.fail(path + QStringLiteral(".spec.inference.service"), QStringLiteral("service \"%1\" already defined").arg(spec->inference->service)), fail();
+            return rd.fail(path + QStringLiteral(".spec.inference.service"),
+                           QStringLiteral("service \"%1\" already defined")
+                                   .arg(spec->inference->service)),
+                   fail();
         serviceNames.append(spec->inference->service);
         def.spec = *spec;
         Fields f(o, path);
@@ -434,11 +528,14 @@ std::optional<Scenario> readScenario(const QByteArray &json, const QString &file
         if (!f.flush(rd))
             return fail();
         if (!o.contains(QStringLiteral("serviceTimeMs")))
-            return rd.fail(path + QStringLiteral(".serviceTimeMs"), QStringLiteral("required")), fail();
-        const std::optional<QJsonObject> rate = subObject(o, path, QStringLiteral("rate"), true, rd);
+            return rd.fail(path + QStringLiteral(".serviceTimeMs"), QStringLiteral("required")),
+                   fail();
+        const std::optional<QJsonObject> rate
+                = subObject(o, path, QStringLiteral("rate"), true, rd);
         if (!rate)
             return fail();
-        std::optional<RateCurve> curve = readRate(*rate, path + QStringLiteral(".rate"), rd, &def.curveSource);
+        std::optional<RateCurve> curve
+                = readRate(*rate, path + QStringLiteral(".rate"), rd, &def.curveSource);
         if (!curve)
             return fail();
         def.curve = *curve;
@@ -446,7 +543,8 @@ std::optional<Scenario> readScenario(const QByteArray &json, const QString &file
     }
 
     // Training queue.
-    const std::optional<QJsonArray> training = subArray(root, QString(), QStringLiteral("training"), rd);
+    const std::optional<QJsonArray> training
+            = subArray(root, QString(), QStringLiteral("training"), rd);
     if (!training)
         return fail();
     for (qsizetype i = 0; i < training->size(); ++i) {
@@ -454,38 +552,57 @@ std::optional<Scenario> readScenario(const QByteArray &json, const QString &file
         if (!training->at(i).isObject())
             return rd.fail(path, QStringLiteral("expected an object")), fail();
         const QJsonObject o = training->at(i).toObject();
-        if (!checkKeys(o, path, {QStringLiteral("spec"), QStringLiteral("submitAt"), QStringLiteral("workHours"),
-                                 QStringLiteral("restartCost"), QStringLiteral("dataGBps"), QStringLiteral("checkpointGB"),
-                                 QStringLiteral("loss")}, rd))
+        if (!checkKeys(o,
+                       path,
+                       {QStringLiteral("spec"),
+                        QStringLiteral("submitAt"),
+                        QStringLiteral("workHours"),
+                        QStringLiteral("restartCost"),
+                        QStringLiteral("dataGBps"),
+                        QStringLiteral("checkpointGB"),
+                        QStringLiteral("loss")},
+                       rd))
             return fail();
         TrainingDef def;
         std::optional<Domain::WorkloadSpec> spec = readSpec(o, path, rd);
         if (!spec)
             return fail();
         if (spec->kind == Domain::WorkloadKind::Inference)
-            return rd.fail(path + QStringLiteral(".spec.kind"), QStringLiteral("the training queue takes \"training\" or \"batch\" work")), fail();
+            return rd.fail(path + QStringLiteral(".spec.kind"),
+                           QStringLiteral(
+                                   "the training queue takes \"training\" or \"batch\" work")),
+                   fail();
         if (spec->demand.cards < 1)
-            return rd.fail(path + QStringLiteral(".spec.demand.cards"), QStringLiteral("training needs at least one card")), fail();
+            return rd.fail(path + QStringLiteral(".spec.demand.cards"),
+                           QStringLiteral("training needs at least one card")),
+                   fail();
         def.spec = *spec;
         Fields f(o, path);
         def.submitAtMs = f.reader.duration(QStringLiteral("submitAt"), 0, 0, kYearMs);
         const double hours = f.reader.number(QStringLiteral("workHours"), -1, 0.0001, 1e6);
-        def.restartCostMs = f.reader.duration(QStringLiteral("restartCost"), def.restartCostMs, 0, kHourMs);
+        def.restartCostMs
+                = f.reader.duration(QStringLiteral("restartCost"), def.restartCostMs, 0, kHourMs);
         def.dataGBps = f.reader.number(QStringLiteral("dataGBps"), def.dataGBps, 0, 1e4);
-        def.checkpointGB = f.reader.number(QStringLiteral("checkpointGB"), def.checkpointGB, 0, 1e6);
+        def.checkpointGB
+                = f.reader.number(QStringLiteral("checkpointGB"), def.checkpointGB, 0, 1e6);
         if (!f.flush(rd))
             return fail();
         def.workMs = hours > 0 ? hours * double(kHourMs)
                                : double(def.spec.time.expectedDurationMs) * def.spec.demand.cards;
         if (def.workMs <= 0)
-            return rd.fail(path + QStringLiteral(".workHours"), QStringLiteral("give workHours or spec.time.expectedDuration")), fail();
+            return rd.fail(path + QStringLiteral(".workHours"),
+                           QStringLiteral("give workHours or spec.time.expectedDuration")),
+                   fail();
         if (const auto l = subObject(o, path, QStringLiteral("loss"), false, rd)) {
             Fields lf(*l, path + QStringLiteral(".loss"));
             def.loss.start = lf.reader.number(QStringLiteral("start"), def.loss.start, 0, 1e6);
             def.loss.floor = lf.reader.number(QStringLiteral("floor"), def.loss.floor, 0, 1e6);
             def.loss.alpha = lf.reader.number(QStringLiteral("alpha"), def.loss.alpha, 0.001, 10);
-            def.loss.scaleMs = lf.reader.number(QStringLiteral("scaleHours"), def.loss.scaleMs / kHourMs, 0.001, 1e6) * kHourMs;
-            if (!lf.reader.finish() || !lf.flush(rd))
+            def.loss.scaleMs
+                    = lf.reader.number(
+                              QStringLiteral("scaleHours"), def.loss.scaleMs / kHourMs, 0.001, 1e6)
+                      * kHourMs;
+            if (!lf.reader.finish() | !lf.flush(rd))
                 return fail();
         }
         if (rd.failed())
@@ -494,7 +611,8 @@ std::optional<Scenario> readScenario(const QByteArray &json, const QString &file
     }
 
     // Faults.
-    const std::optional<QJsonArray> faults = subArray(root, QString(), QStringLiteral("faults"), rd);
+    const std::optional<QJsonArray> faults
+            = subArray(root, QString(), QStringLiteral("faults"), rd);
     if (!faults)
         return fail();
     for (qsizetype i = 0; i < faults->size(); ++i) {
@@ -507,20 +625,30 @@ std::optional<Scenario> readScenario(const QByteArray &json, const QString &file
         def.atMs = f.reader.duration(QStringLiteral("at"), 0, 0, kYearMs);
         const QString host = f.reader.string(QStringLiteral("host"), QString());
         const int card = int(f.reader.number(QStringLiteral("card"), 0, 0, 63));
-        const QString kind = f.reader.string(QStringLiteral("kind"), QString(),
-                                             {QStringLiteral("card-lost"), QStringLiteral("memory-error"), QStringLiteral("thermal-throttle")});
+        const QString kind = f.reader.string(QStringLiteral("kind"),
+                                             QString(),
+                                             {QStringLiteral("card-lost"),
+                                              QStringLiteral("memory-error"),
+                                              QStringLiteral("thermal-throttle")});
         def.durationMs = f.reader.duration(QStringLiteral("duration"), 0, 0, kYearMs);
-        if (!f.reader.finish() || !f.flush(rd))
+        if (!f.reader.finish() | !f.flush(rd))
             return fail();
-        for (const QString &k : {QStringLiteral("at"), QStringLiteral("host"), QStringLiteral("kind")}) {
+        for (const QString &k :
+             {QStringLiteral("at"), QStringLiteral("host"), QStringLiteral("kind")}) {
             if (!o.contains(k))
                 return rd.fail(path + QLatin1Char('.') + k, QStringLiteral("required")), fail();
         }
         const int h = state.hostIndexByName(host);
         if (h < 0)
-            return rd.fail(path + QStringLiteral(".host"), QStringLiteral("no host \"%1\"").arg(host)), fail();
+            return rd.fail(path + QStringLiteral(".host"),
+                           QStringLiteral("no host \"%1\"").arg(host)),
+                   fail();
         if (card >= state.hosts()[h].cardCount)
-            return rd.fail(path + QStringLiteral(".card"), QStringLiteral("host \"%1\" has %2 card(s)").arg(host).arg(state.hosts()[h].cardCount)), fail();
+            return rd.fail(path + QStringLiteral(".card"),
+                           QStringLiteral("host \"%1\" has %2 card(s)")
+                                   .arg(host)
+                                   .arg(state.hosts()[h].cardCount)),
+                   fail();
         def.card = Domain::CardId(state.hosts()[h].firstCard + card);
         def.kind = *faultKind(kind);
         sc.faults.append(def);
@@ -531,18 +659,27 @@ std::optional<Scenario> readScenario(const QByteArray &json, const QString &file
         for (auto it = p->constBegin(); it != p->constEnd(); ++it) {
             const QString path = QStringLiteral("policy.") + it.key();
             if (it.key() == QLatin1String("default")) {
-                if (!it.value().isString() || !Policy::policyNames().contains(it.value().toString()))
-                    return rd.fail(path, QStringLiteral("expected one of %1").arg(Policy::policyNames().join(QStringLiteral(", ")))), fail();
+                if (!it.value().isString()
+                    || !Policy::policyNames().contains(it.value().toString()))
+                    return rd.fail(path,
+                                   QStringLiteral("expected one of %1")
+                                           .arg(Policy::policyNames().join(QStringLiteral(", ")))),
+                           fail();
                 sc.defaultPolicy = it.value().toString();
                 continue;
             }
             if (!Policy::policyNames().contains(it.key()))
-                return rd.fail(path, QStringLiteral("unknown policy (known: default, %1)").arg(Policy::policyNames().join(QStringLiteral(", ")))), fail();
+                return rd.fail(path,
+                               QStringLiteral("unknown policy (known: default, %1)")
+                                       .arg(Policy::policyNames().join(QStringLiteral(", ")))),
+                       fail();
             if (!it.value().isObject())
                 return rd.fail(path, QStringLiteral("expected an object")), fail();
             PolicyError perr;
             if (!Policy::makePolicy(it.key(), it.value().toObject(), &perr))
-                return rd.fail(perr.field.isEmpty() ? path : path + QLatin1Char('.') + perr.field, perr.message), fail();
+                return rd.fail(perr.field.isEmpty() ? path : path + QLatin1Char('.') + perr.field,
+                               perr.message),
+                       fail();
             sc.policyParams.insert(it.key(), it.value());
         }
     }
@@ -551,12 +688,15 @@ std::optional<Scenario> readScenario(const QByteArray &json, const QString &file
     return sc;
 }
 
-std::optional<Scenario> loadScenarioFile(const QString &path, const Catalogue::Catalogue &catalogue, ScenarioError *error)
+std::optional<Scenario> loadScenarioFile(const QString &path,
+                                         const Catalogue::Catalogue &catalogue,
+                                         ScenarioError *error)
 {
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly)) {
         if (error)
-            *error = ScenarioError{path, QString(), QStringLiteral("cannot open: %1").arg(f.errorString())};
+            *error = ScenarioError{
+                    path, QString(), QStringLiteral("cannot open: %1").arg(f.errorString())};
         return std::nullopt;
     }
     return readScenario(f.readAll(), path, QFileInfo(path).absolutePath(), catalogue, error);

@@ -19,13 +19,13 @@ namespace Zhaoxi::Sim {
 // One inference service: the replica's workload spec and the request model.
 struct ServiceDef
 {
-    Domain::WorkloadSpec spec;  // kind inference; the unit one replica takes
-    double serviceMs = 10;      // per request on a whole reference card
-    double cv = 0;              // of the service time
-    double requestMB = 0;       // host-path traffic per request
-    qint64 loadMs = 20'000;     // a new replica loads its model before it serves
+    Domain::WorkloadSpec spec; // kind inference; the unit one replica takes
+    double serviceMs = 10;     // per request on a whole reference card
+    double cv = 0;             // of the service time
+    double requestMB = 0;      // host-path traffic per request
+    qint64 loadMs = 20'000;    // a new replica loads its model before it serves
     RateCurve curve;
-    QString curveSource;        // for the report: file, trace or formula
+    QString curveSource; // for the report: file, trace or formula
 };
 
 struct TrainingDef
@@ -34,8 +34,8 @@ struct TrainingDef
     qint64 submitAtMs = 0;     // after the start
     double workMs = 0;         // reference-card ms at full speed
     qint64 restartCostMs = 120'000;
-    double dataGBps = 0.5;     // host-path input per card at full speed
-    double checkpointGB = 0;   // written over the network at each checkpoint
+    double dataGBps = 0.5;   // host-path input per card at full speed
+    double checkpointGB = 0; // written over the network at each checkpoint
     TrainingRun::Loss loss;
 };
 
@@ -59,19 +59,19 @@ struct Scenario
 {
     QString file;
     QString name;
-    qint64 startMs = 0;        // UTC epoch ms of the simulation's start
-    qint64 utcOffsetMs = 0;    // local time = UTC + this (windows, rate curves)
+    qint64 startMs = 0;     // UTC epoch ms of the simulation's start
+    qint64 utcOffsetMs = 0; // local time = UTC + this (windows, rate curves)
     qint64 durationMs = 0;
     quint64 seed = 1;
-    int referenceModel = -1;   // catalogue index: the card serviceMs and work are measured on
+    int referenceModel = -1; // catalogue index: the card serviceMs and work are measured on
     Sched::Appliance appliance;
     Device::SimulatedBackendOptions device;
     Sched::SchedulerOptions scheduler;
     qint64 controlPeriodMs = 5000;
-    int windowSlots = 12;      // the policies' sliding window = windowSlots * controlPeriodMs
-    QList<HostPaths> paths;    // per host, in appliance order
-    double powerBudgetW = -1;  // the appliance's total; -1 none
-    double gangEfficiency = 0.98;      // throughput kept per doubling of a gang in one link domain
+    int windowSlots = 12;         // the policies' sliding window = windowSlots * controlPeriodMs
+    QList<HostPaths> paths;       // per host, in appliance order
+    double powerBudgetW = -1;     // the appliance's total; -1 none
+    double gangEfficiency = 0.98; // throughput kept per doubling of a gang in one link domain
     double crossDomainEfficiency = 0.9; // per doubling across link domains
     bool reclaimIdlePartitions = true;
     int historyDays = 7;
@@ -80,7 +80,7 @@ struct Scenario
     QList<TrainingDef> training;
     QList<FaultDef> faults;
     QString defaultPolicy = QStringLiteral("forecast");
-    QJsonObject policyParams;  // by policy name
+    QJsonObject policyParams; // by policy name
 };
 
 // Why a scenario was refused: the file, the field (a JSON path such as
@@ -99,9 +99,13 @@ struct ScenarioError
 // Reads a scenario. All-or-nothing: the first problem is reported and nothing is returned half
 // made. Relative paths (rate curves, traces) are resolved against `baseDir`. Every policy's
 // parameters are checked too.
-std::optional<Scenario> readScenario(const QByteArray &json, const QString &fileName, const QString &baseDir,
-                                     const Catalogue::Catalogue &catalogue, ScenarioError *error);
-std::optional<Scenario> loadScenarioFile(const QString &path, const Catalogue::Catalogue &catalogue,
+std::optional<Scenario> readScenario(const QByteArray &json,
+                                     const QString &fileName,
+                                     const QString &baseDir,
+                                     const Catalogue::Catalogue &catalogue,
+                                     ScenarioError *error);
+std::optional<Scenario> loadScenarioFile(const QString &path,
+                                         const Catalogue::Catalogue &catalogue,
                                          ScenarioError *error);
 
 } // namespace Zhaoxi::Sim

@@ -102,7 +102,8 @@ qint64 TrainingRun::finishEtaMs(qint64 nowMs) const
 
 double TrainingRun::lossAt(double workMs) const
 {
-    return m_loss.floor + (m_loss.start - m_loss.floor) * std::pow(1.0 + workMs / m_loss.scaleMs, -m_loss.alpha);
+    return m_loss.floor
+           + (m_loss.start - m_loss.floor) * std::pow(1.0 + workMs / m_loss.scaleMs, -m_loss.alpha);
 }
 
 } // namespace Zhaoxi::Sim

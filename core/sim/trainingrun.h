@@ -16,9 +16,9 @@ struct TrainingParams
 // The loss a run reports for the convergence chart: a power law in the work done.
 struct LossCurve
 {
-    double start = 3.0;    // loss at no work
-    double floor = 1.5;    // loss it tends to
-    double alpha = 0.5;    // power-law exponent
+    double start = 3.0;              // loss at no work
+    double floor = 1.5;              // loss it tends to
+    double alpha = 0.5;              // power-law exponent
     double scaleMs = 3600'000.0 * 4; // work at which the excess has fallen by 2^-alpha
 };
 

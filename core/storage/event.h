@@ -30,8 +30,8 @@ std::optional<Source> sourceFromString(QStringView text);
 // belong to whoever shows them (HOUSE_STYLE 4).
 struct Event
 {
-    qint64 id = 0;      // assigned by Store::append; increasing in append order
-    qint64 atMs = 0;    // UTC epoch ms
+    qint64 id = 0;   // assigned by Store::append; increasing in append order
+    qint64 atMs = 0; // UTC epoch ms
     Severity severity = Severity::Info;
     Source source = Source::Scheduler;
     QByteArray code;    // ASCII identifier

@@ -67,11 +67,21 @@ void appendJsonString(QByteArray &out, const char *p, qsizetype n)
         out.append(p + run, i - run);
         run = i + 1;
         switch (c) {
-        case '"': out.append("\\\"", 2); break;
-        case '\\': out.append("\\\\", 2); break;
-        case '\n': out.append("\\n", 2); break;
-        case '\r': out.append("\\r", 2); break;
-        case '\t': out.append("\\t", 2); break;
+        case '"':
+            out.append("\\\"", 2);
+            break;
+        case '\\':
+            out.append("\\\\", 2);
+            break;
+        case '\n':
+            out.append("\\n", 2);
+            break;
+        case '\r':
+            out.append("\\r", 2);
+            break;
+        case '\t':
+            out.append("\\t", 2);
+            break;
         default: {
             static const char hex[] = "0123456789abcdef";
             const char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
@@ -111,8 +121,18 @@ private:
     int m_offset = 0;
 };
 
-const char *const kColumns[] = {"id", "time", "epoch_ms", "severity", "source", "code", "card",
-                                "partition", "job", "actor", "message", "params"};
+const char *const kColumns[] = {"id",
+                                "time",
+                                "epoch_ms",
+                                "severity",
+                                "source",
+                                "code",
+                                "card",
+                                "partition",
+                                "job",
+                                "actor",
+                                "message",
+                                "params"};
 
 struct Template
 {
@@ -122,21 +142,22 @@ struct Template
 
 // {name}: a param or one of job, card, partition, actor, code.
 const Template kTemplates[] = {
-    {"job-submitted", "Job {job} submitted"},
-    {"job-placed", "Job {job} placed on host {host}"},
-    {"job-waiting", "Job {job} is waiting: {reason}"},
-    {"job-preempting", "Job {job} will be preempted for job {other}"},
-    {"job-evicted", "Job {job} evicted; {value} ms of work lost"},
-    {"job-finished", "Job {job} finished"},
-    {"job-cancelled", "Job {job} cancelled"},
-    {"job-failed", "Job {job} failed"},
-    {"partition-created", "Partition {partition} ({profile}) created on card {card}"},
-    {"partition-destroyed", "Partition {partition} ({profile}) destroyed on card {card}"},
-    {"card-mode-changed", "Card {card} switched to {mode} mode"},
-    {"card-failed", "Card {card} failed"},
-    {"card-recovered", "Card {card} recovered"},
-    {"budget-changed", "Class budgets changed"},
-    {"store-moved-aside", "The store file was unreadable ({problem}); it was moved to {movedTo}"},
+        {"job-submitted", "Job {job} submitted"},
+        {"job-placed", "Job {job} placed on host {host}"},
+        {"job-waiting", "Job {job} is waiting: {reason}"},
+        {"job-preempting", "Job {job} will be preempted for job {other}"},
+        {"job-evicted", "Job {job} evicted; {value} ms of work lost"},
+        {"job-finished", "Job {job} finished"},
+        {"job-cancelled", "Job {job} cancelled"},
+        {"job-failed", "Job {job} failed"},
+        {"partition-created", "Partition {partition} ({profile}) created on card {card}"},
+        {"partition-destroyed", "Partition {partition} ({profile}) destroyed on card {card}"},
+        {"card-mode-changed", "Card {card} switched to {mode} mode"},
+        {"card-failed", "Card {card} failed"},
+        {"card-recovered", "Card {card} recovered"},
+        {"budget-changed", "Class budgets changed"},
+        {"store-moved-aside",
+         "The store file was unreadable ({problem}); it was moved to {movedTo}"},
 };
 
 QString fieldText(const Event &e, const QByteArray &name)
@@ -169,7 +190,8 @@ QByteArray isoTime(qint64 epochMs, int offsetSeconds)
     char *p = buf;
     if (y < 0 || y > 9999) {
         // Outside ISO-8601's four digits: fall back to an expanded year.
-        const QByteArray ys = (y < 0 ? "-" : "+") + QByteArray::number(std::abs(y)).rightJustified(6, '0');
+        const QByteArray ys
+                = (y < 0 ? "-" : "+") + QByteArray::number(std::abs(y)).rightJustified(6, '0');
         std::memcpy(p, ys.constData(), size_t(ys.size()));
         p += ys.size();
     } else {
@@ -274,7 +296,8 @@ const QList<CompiledTemplate> &compiledTemplates()
                     break;
                 }
                 const qsizetype close = text.indexOf('}', open);
-                c.parts.append({QString::fromLatin1(text.mid(i, open - i)), text.mid(open + 1, close - open - 1)});
+                c.parts.append({QString::fromLatin1(text.mid(i, open - i)),
+                                text.mid(open + 1, close - open - 1)});
                 i = close + 1;
             }
             r.append(c);
@@ -339,7 +362,9 @@ void appendCell(QByteArray &line, const char *p, qsizetype n, bool guard)
 
 } // namespace Csv
 
-ExportResult exportEvents(Reader &reader, const EventFilter &filter, const ExportOptions &options,
+ExportResult exportEvents(Reader &reader,
+                          const EventFilter &filter,
+                          const ExportOptions &options,
                           QIODevice *out)
 {
     ExportResult result;
@@ -374,83 +399,83 @@ ExportResult exportEvents(Reader &reader, const EventFilter &filter, const Expor
     };
     QString err;
     const bool ok = reader.forEachEvent(
-        filter,
-        [&](const Event &e) {
-            const QByteArray time = isoTime(e.atMs, offsets.offset(e.atMs));
-            const QByteArray msg = message(e).toUtf8();
-            const QByteArray actor = e.actor.toUtf8();
-            const char *sev = toString(e.severity);
-            const char *src = toString(e.source);
-            if (csv) {
-                appendInt(buf, e.id);
-                buf.append(',');
-                buf.append(time);
-                buf.append(',');
-                appendInt(buf, e.atMs);
-                buf.append(',');
-                buf.append(sev);
-                buf.append(',');
-                buf.append(src);
-                buf.append(',');
-                Csv::appendCell(buf, e.code.constData(), e.code.size());
-                buf.append(',');
-                optInt(e.card);
-                buf.append(',');
-                optInt(e.partition);
-                buf.append(',');
-                optInt(e.job);
-                buf.append(',');
-                Csv::appendCell(buf, actor.constData(), actor.size());
-                buf.append(',');
-                Csv::appendCell(buf, msg.constData(), msg.size());
-                buf.append(',');
-                if (e.params.isEmpty())
-                    buf.append("{}");
-                else
-                    Csv::appendCell(buf, e.params.constData(), e.params.size());
-                buf.append("\r\n");
-            } else {
-                buf.append("{\"id\":");
-                appendInt(buf, e.id);
-                buf.append(",\"time\":\"");
-                buf.append(time);
-                buf.append("\",\"epoch_ms\":");
-                appendInt(buf, e.atMs);
-                buf.append(",\"severity\":\"");
-                buf.append(sev);
-                buf.append("\",\"source\":\"");
-                buf.append(src);
-                buf.append("\",\"code\":");
-                appendJsonString(buf, e.code.constData(), e.code.size());
-                buf.append(",\"card\":");
-                optInt(e.card);
-                buf.append(",\"partition\":");
-                optInt(e.partition);
-                buf.append(",\"job\":");
-                optInt(e.job);
-                buf.append(",\"actor\":");
-                if (e.actor.isEmpty())
-                    buf.append("null");
-                else
-                    appendJsonString(buf, actor.constData(), actor.size());
-                buf.append(",\"message\":");
-                appendJsonString(buf, msg.constData(), msg.size());
-                buf.append(",\"params\":");
-                // Params are JSON objects by contract (the Recorder writes them); anything else
-                // is carried as a string rather than breaking the line.
-                if (e.params.isEmpty())
-                    buf.append("{}");
-                else if (e.params.startsWith('{') && e.params.endsWith('}'))
-                    buf.append(e.params);
-                else
-                    appendJsonString(buf, e.params.constData(), e.params.size());
-                buf.append("}\n");
-            }
-            ++result.rows;
-            drain(false);
-            return !writeFailed;
-        },
-        &err);
+            filter,
+            [&](const Event &e) {
+                const QByteArray time = isoTime(e.atMs, offsets.offset(e.atMs));
+                const QByteArray msg = message(e).toUtf8();
+                const QByteArray actor = e.actor.toUtf8();
+                const char *sev = toString(e.severity);
+                const char *src = toString(e.source);
+                if (csv) {
+                    appendInt(buf, e.id);
+                    buf.append(',');
+                    buf.append(time);
+                    buf.append(',');
+                    appendInt(buf, e.atMs);
+                    buf.append(',');
+                    buf.append(sev);
+                    buf.append(',');
+                    buf.append(src);
+                    buf.append(',');
+                    Csv::appendCell(buf, e.code.constData(), e.code.size());
+                    buf.append(',');
+                    optInt(e.card);
+                    buf.append(',');
+                    optInt(e.partition);
+                    buf.append(',');
+                    optInt(e.job);
+                    buf.append(',');
+                    Csv::appendCell(buf, actor.constData(), actor.size());
+                    buf.append(',');
+                    Csv::appendCell(buf, msg.constData(), msg.size());
+                    buf.append(',');
+                    if (e.params.isEmpty())
+                        buf.append("{}");
+                    else
+                        Csv::appendCell(buf, e.params.constData(), e.params.size());
+                    buf.append("\r\n");
+                } else {
+                    buf.append("{\"id\":");
+                    appendInt(buf, e.id);
+                    buf.append(",\"time\":\"");
+                    buf.append(time);
+                    buf.append("\",\"epoch_ms\":");
+                    appendInt(buf, e.atMs);
+                    buf.append(",\"severity\":\"");
+                    buf.append(sev);
+                    buf.append("\",\"source\":\"");
+                    buf.append(src);
+                    buf.append("\",\"code\":");
+                    appendJsonString(buf, e.code.constData(), e.code.size());
+                    buf.append(",\"card\":");
+                    optInt(e.card);
+                    buf.append(",\"partition\":");
+                    optInt(e.partition);
+                    buf.append(",\"job\":");
+                    optInt(e.job);
+                    buf.append(",\"actor\":");
+                    if (e.actor.isEmpty())
+                        buf.append("null");
+                    else
+                        appendJsonString(buf, actor.constData(), actor.size());
+                    buf.append(",\"message\":");
+                    appendJsonString(buf, msg.constData(), msg.size());
+                    buf.append(",\"params\":");
+                    // Params are JSON objects by contract (the Recorder writes them); anything else
+                    // is carried as a string rather than breaking the line.
+                    if (e.params.isEmpty())
+                        buf.append("{}");
+                    else if (e.params.startsWith('{') && e.params.endsWith('}'))
+                        buf.append(e.params);
+                    else
+                        appendJsonString(buf, e.params.constData(), e.params.size());
+                    buf.append("}\n");
+                }
+                ++result.rows;
+                drain(false);
+                return !writeFailed;
+            },
+            &err);
     drain(true);
     if (!ok) {
         result.error = QStringLiteral("reading events failed: %1").arg(err);
@@ -464,8 +489,10 @@ ExportResult exportEvents(Reader &reader, const EventFilter &filter, const Expor
     return result;
 }
 
-ExportResult exportEventsToFile(Reader &reader, const EventFilter &filter,
-                                const ExportOptions &options, const QString &path)
+ExportResult exportEventsToFile(Reader &reader,
+                                const EventFilter &filter,
+                                const ExportOptions &options,
+                                const QString &path)
 {
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly)) {

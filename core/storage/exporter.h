@@ -25,9 +25,9 @@ enum class ExportFormat { Csv, JsonLines };
 struct ExportOptions
 {
     ExportFormat format = ExportFormat::Csv;
-    bool bom = false;                  // CSV only: a UTF-8 BOM, so Excel reads Chinese right
+    bool bom = false;                      // CSV only: a UTF-8 BOM, so Excel reads Chinese right
     QTimeZone timeZone = QTimeZone::utc(); // the offset the time column is written in
-    MessageFn message;                 // empty: englishMessage
+    MessageFn message;                     // empty: englishMessage
 };
 
 struct ExportResult
@@ -47,12 +47,16 @@ struct ExportResult
 // object, absent ids are null.
 //
 // Rows come in time order. Call from the reader's thread.
-ExportResult exportEvents(Reader &reader, const EventFilter &filter, const ExportOptions &options,
+ExportResult exportEvents(Reader &reader,
+                          const EventFilter &filter,
+                          const ExportOptions &options,
                           QIODevice *out);
 // Writes through a temporary file in the target's directory and renames it over `path` only
 // when everything was written (QSaveFile): an interrupted export leaves no half file.
-ExportResult exportEventsToFile(Reader &reader, const EventFilter &filter,
-                                const ExportOptions &options, const QString &path);
+ExportResult exportEventsToFile(Reader &reader,
+                                const EventFilter &filter,
+                                const ExportOptions &options,
+                                const QString &path);
 
 // Building blocks, exposed for tests.
 namespace Csv {

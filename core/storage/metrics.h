@@ -12,12 +12,12 @@ namespace Zhaoxi::Storage {
 
 // What a series measures. Stored as integers: append only.
 enum class Metric : std::uint8_t {
-    GpuUtil = 0,            // %, per card                    (DCGM_FI_DEV_GPU_UTIL)
-    MemoryUsedMiB = 1,      // MiB, per card or MIG instance  (DCGM_FI_DEV_FB_USED)
-    TemperatureC = 2,       // deg C, per card                (DCGM_FI_DEV_GPU_TEMP)
-    PowerW = 3,             // W, per card                    (DCGM_FI_DEV_POWER_USAGE)
-    GrEngineActive = 4,     // ratio 0..1, per MIG instance or card (DCGM_FI_PROF_GR_ENGINE_ACTIVE)
-    LatencyP50Ms = 5,       // per service
+    GpuUtil = 0,        // %, per card                    (DCGM_FI_DEV_GPU_UTIL)
+    MemoryUsedMiB = 1,  // MiB, per card or MIG instance  (DCGM_FI_DEV_FB_USED)
+    TemperatureC = 2,   // deg C, per card                (DCGM_FI_DEV_GPU_TEMP)
+    PowerW = 3,         // W, per card                    (DCGM_FI_DEV_POWER_USAGE)
+    GrEngineActive = 4, // ratio 0..1, per MIG instance or card (DCGM_FI_PROF_GR_ENGINE_ACTIVE)
+    LatencyP50Ms = 5,   // per service
     LatencyP95Ms = 6,
     LatencyP99Ms = 7,
     RequestRate = 8,        // requests/s, per service
@@ -59,15 +59,15 @@ constexpr qint64 kTierBucketMs[3] = {0, 60'000, 900'000};
 
 struct Retention
 {
-    qint64 rawMs = qint64(6) * 3600 * 1000;              // 6 hours of 1 s samples
-    qint64 minuteMs = qint64(8) * 24 * 3600 * 1000;      // 8 days of 1 min buckets
+    qint64 rawMs = qint64(6) * 3600 * 1000;                // 6 hours of 1 s samples
+    qint64 minuteMs = qint64(8) * 24 * 3600 * 1000;        // 8 days of 1 min buckets
     qint64 quarterHourMs = qint64(400) * 24 * 3600 * 1000; // 400 days of 15 min buckets
-    qint64 traces = 20000;                               // decision traces kept (newest)
+    qint64 traces = 20000;                                 // decision traces kept (newest)
 };
 
 struct MetricPoint
 {
-    qint64 atMs = 0; // the bucket's start for rolled-up tiers
+    qint64 atMs = 0;  // the bucket's start for rolled-up tiers
     double value = 0; // mean over the bucket
     double min = 0;
     double max = 0;

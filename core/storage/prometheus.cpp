@@ -19,22 +19,32 @@ struct Family
 Family familyOf(Metric m)
 {
     switch (m) {
-    case Metric::GpuUtil: return {"DCGM_FI_DEV_GPU_UTIL", "GPU utilization (in %).", 1};
-    case Metric::MemoryUsedMiB: return {"DCGM_FI_DEV_FB_USED", "Framebuffer memory used (in MiB).", 1};
-    case Metric::TemperatureC: return {"DCGM_FI_DEV_GPU_TEMP", "GPU temperature (in C).", 1};
-    case Metric::PowerW: return {"DCGM_FI_DEV_POWER_USAGE", "Power draw (in W).", 1};
+    case Metric::GpuUtil:
+        return {"DCGM_FI_DEV_GPU_UTIL", "GPU utilization (in %).", 1};
+    case Metric::MemoryUsedMiB:
+        return {"DCGM_FI_DEV_FB_USED", "Framebuffer memory used (in MiB).", 1};
+    case Metric::TemperatureC:
+        return {"DCGM_FI_DEV_GPU_TEMP", "GPU temperature (in C).", 1};
+    case Metric::PowerW:
+        return {"DCGM_FI_DEV_POWER_USAGE", "Power draw (in W).", 1};
     case Metric::GrEngineActive:
         return {"DCGM_FI_PROF_GR_ENGINE_ACTIVE", "Ratio of time the graphics engine is active.", 1};
     case Metric::LatencyP50Ms:
     case Metric::LatencyP95Ms:
     case Metric::LatencyP99Ms:
-        return {"zhaoxi_inference_latency_seconds", "Inference request latency quantiles (in s).", 0.001};
+        return {"zhaoxi_inference_latency_seconds",
+                "Inference request latency quantiles (in s).",
+                0.001};
     case Metric::RequestRate:
         return {"zhaoxi_inference_requests_per_second", "Inference requests served per second.", 1};
     case Metric::TrainingThroughput:
-        return {"zhaoxi_training_throughput_samples_per_second", "Training throughput (samples/s).", 1};
-    case Metric::TrainingLoss: return {"zhaoxi_training_loss", "Training loss, as last reported.", 1};
-    case Metric::Count: break;
+        return {"zhaoxi_training_throughput_samples_per_second",
+                "Training throughput (samples/s).",
+                1};
+    case Metric::TrainingLoss:
+        return {"zhaoxi_training_loss", "Training loss, as last reported.", 1};
+    case Metric::Count:
+        break;
     }
     return {"zhaoxi_unknown", "", 1};
 }
@@ -64,8 +74,8 @@ QByteArray number(double v)
     return QByteArray::number(v, 'g', 15);
 }
 
-const char *const kDcgmLabelOrder[] = {"gpu", "UUID", "device", "modelName", "Hostname",
-                                       "GPU_I_PROFILE", "GPU_I_ID"};
+const char *const kDcgmLabelOrder[]
+        = {"gpu", "UUID", "device", "modelName", "Hostname", "GPU_I_PROFILE", "GPU_I_ID"};
 
 QByteArray labelsFor(const LatestMetric &m)
 {
@@ -95,10 +105,17 @@ QByteArray labelsFor(const LatestMetric &m)
         if (m.key.card >= 0)
             labels.append({"gpu", QString::number(m.key.card)});
         switch (m.key.metric) {
-        case Metric::LatencyP50Ms: labels.append({"quantile", QStringLiteral("0.5")}); break;
-        case Metric::LatencyP95Ms: labels.append({"quantile", QStringLiteral("0.95")}); break;
-        case Metric::LatencyP99Ms: labels.append({"quantile", QStringLiteral("0.99")}); break;
-        default: break;
+        case Metric::LatencyP50Ms:
+            labels.append({"quantile", QStringLiteral("0.5")});
+            break;
+        case Metric::LatencyP95Ms:
+            labels.append({"quantile", QStringLiteral("0.95")});
+            break;
+        case Metric::LatencyP99Ms:
+            labels.append({"quantile", QStringLiteral("0.99")});
+            break;
+        default:
+            break;
         }
         for (auto it = m.labels.begin(); it != m.labels.end(); ++it)
             labels.append({it.key().toUtf8(), it.value()});
@@ -121,9 +138,11 @@ QByteArray prometheusText(const QList<LatestMetric> &metrics)
 {
     // Group by family, keeping the order families first appear in Metric order.
     QList<LatestMetric> sorted = metrics;
-    std::stable_sort(sorted.begin(), sorted.end(), [](const LatestMetric &a, const LatestMetric &b) {
-        return QByteArray(familyOf(a.key.metric).name) < QByteArray(familyOf(b.key.metric).name);
-    });
+    std::stable_sort(
+            sorted.begin(), sorted.end(), [](const LatestMetric &a, const LatestMetric &b) {
+                return QByteArray(familyOf(a.key.metric).name)
+                       < QByteArray(familyOf(b.key.metric).name);
+            });
     QByteArray out;
     QByteArray current;
     for (const LatestMetric &m : sorted) {

@@ -16,10 +16,13 @@ Severity severityOf(EventCode code)
 {
     switch (code) {
     case EventCode::JobFailed:
-    case EventCode::CardFailed: return Severity::Error;
+    case EventCode::CardFailed:
+        return Severity::Error;
     case EventCode::JobPreempting:
-    case EventCode::JobEvicted: return Severity::Warning;
-    default: return Severity::Info;
+    case EventCode::JobEvicted:
+        return Severity::Warning;
+    default:
+        return Severity::Info;
     }
 }
 
@@ -30,8 +33,13 @@ QByteArray compact(const QJsonObject &o)
 
 } // namespace
 
-qint64 Recorder::append(qint64 atMs, Source source, const QByteArray &code, Severity severity,
-                        const QJsonObject &params, Subject subject, const QString &actor)
+qint64 Recorder::append(qint64 atMs,
+                        Source source,
+                        const QByteArray &code,
+                        Severity severity,
+                        const QJsonObject &params,
+                        Subject subject,
+                        const QString &actor)
 {
     Event e;
     e.atMs = atMs;
@@ -81,23 +89,37 @@ void Recorder::record(const SchedEvent &ev)
             p.insert(QStringLiteral("value"), ev.value);
     }
     Subject s{ev.card.value(), ev.uid, ev.job.value()};
-    append(ev.atMs, Source::Scheduler, QByteArray(eventCodeName(ev.code)), severityOf(ev.code), p, s);
+    append(ev.atMs,
+           Source::Scheduler,
+           QByteArray(eventCodeName(ev.code)),
+           severityOf(ev.code),
+           p,
+           s);
 }
 
-qint64 Recorder::recordPolicy(qint64 atMs, const QByteArray &code, Severity severity,
-                              const QJsonObject &params, Subject subject)
+qint64 Recorder::recordPolicy(qint64 atMs,
+                              const QByteArray &code,
+                              Severity severity,
+                              const QJsonObject &params,
+                              Subject subject)
 {
     return append(atMs, Source::Policy, code, severity, params, subject);
 }
 
-qint64 Recorder::recordDevice(qint64 atMs, const QByteArray &code, Severity severity,
-                              const QJsonObject &params, Subject subject)
+qint64 Recorder::recordDevice(qint64 atMs,
+                              const QByteArray &code,
+                              Severity severity,
+                              const QJsonObject &params,
+                              Subject subject)
 {
     return append(atMs, Source::Device, code, severity, params, subject);
 }
 
-qint64 Recorder::recordOperator(qint64 atMs, const QString &actor, const QByteArray &code,
-                                const QJsonObject &params, Subject subject)
+qint64 Recorder::recordOperator(qint64 atMs,
+                                const QString &actor,
+                                const QByteArray &code,
+                                const QJsonObject &params,
+                                Subject subject)
 {
     return append(atMs, Source::Operator, code, Severity::Info, params, subject, actor);
 }
@@ -126,7 +148,9 @@ void Recorder::recordTrace(const DecisionTrace &trace)
     m_store.appendTrace(trace.atMs, trace.job.value(), decisionTraceToJson(trace));
 }
 
-QMap<QString, QString> Recorder::deviceLabels(const ClusterState &state, int card, int partition,
+QMap<QString, QString> Recorder::deviceLabels(const ClusterState &state,
+                                              int card,
+                                              int partition,
                                               const QStringList &uuids)
 {
     QMap<QString, QString> l;
@@ -136,8 +160,8 @@ QMap<QString, QString> Recorder::deviceLabels(const ClusterState &state, int car
     l.insert(QStringLiteral("gpu"), QString::number(c.indexOnHost));
     l.insert(QStringLiteral("UUID"),
              card < uuids.size() && !uuids[card].isEmpty()
-                 ? uuids[card]
-                 : QStringLiteral("GPU-zhaoxi-%1-%2").arg(h.name).arg(c.indexOnHost));
+                     ? uuids[card]
+                     : QStringLiteral("GPU-zhaoxi-%1-%2").arg(h.name).arg(c.indexOnHost));
     l.insert(QStringLiteral("device"), QStringLiteral("nvidia%1").arg(c.indexOnHost));
     l.insert(QStringLiteral("modelName"), m.name);
     l.insert(QStringLiteral("Hostname"), h.name);

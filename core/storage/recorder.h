@@ -42,13 +42,22 @@ public:
     // event, the rest in params (host, other, profile, start, value, reason, mode).
     void record(const Sched::SchedEvent &event) override;
 
-    qint64 recordPolicy(qint64 atMs, const QByteArray &code, Severity severity,
-                        const QJsonObject &params = {}, Subject subject = {});
-    qint64 recordDevice(qint64 atMs, const QByteArray &code, Severity severity,
-                        const QJsonObject &params = {}, Subject subject = {});
+    qint64 recordPolicy(qint64 atMs,
+                        const QByteArray &code,
+                        Severity severity,
+                        const QJsonObject &params = {},
+                        Subject subject = {});
+    qint64 recordDevice(qint64 atMs,
+                        const QByteArray &code,
+                        Severity severity,
+                        const QJsonObject &params = {},
+                        Subject subject = {});
     // An operator's action (the audit trail): committed with synchronous=FULL.
-    qint64 recordOperator(qint64 atMs, const QString &actor, const QByteArray &code,
-                          const QJsonObject &params = {}, Subject subject = {});
+    qint64 recordOperator(qint64 atMs,
+                          const QString &actor,
+                          const QByteArray &code,
+                          const QJsonObject &params = {},
+                          Subject subject = {});
 
     // A sample; when the key names a card and the state is set, dcgm-style labels (gpu, UUID,
     // device, modelName, Hostname, and GPU_I_PROFILE/GPU_I_ID for MIG instances) are added the
@@ -66,12 +75,19 @@ public:
     // Device labels for a card (and MIG instance) of `state`, as dcgm-exporter names them. The
     // UUID is the real one when the backend set it in `uuids` (index = card id), else a stable
     // made-up "GPU-zhaoxi-<host>-<index>" for simulated cards.
-    static QMap<QString, QString> deviceLabels(const Sched::ClusterState &state, int card,
-                                               int partition, const QStringList &uuids = {});
+    static QMap<QString, QString> deviceLabels(const Sched::ClusterState &state,
+                                               int card,
+                                               int partition,
+                                               const QStringList &uuids = {});
 
 private:
-    qint64 append(qint64 atMs, Source source, const QByteArray &code, Severity severity,
-                  const QJsonObject &params, Subject subject, const QString &actor = {});
+    qint64 append(qint64 atMs,
+                  Source source,
+                  const QByteArray &code,
+                  Severity severity,
+                  const QJsonObject &params,
+                  Subject subject,
+                  const QString &actor = {});
 
     Store &m_store;
     const Sched::ClusterState *m_state = nullptr;

@@ -161,12 +161,17 @@ std::optional<SeriesKey> parseV1Series(const QString &text)
 bool moveV2Metrics(Sql::Connection &db, QString *error)
 {
     Sql::Statement names(db, "SELECT DISTINCT series FROM metrics");
-    Sql::Statement addSeries(db, "INSERT OR IGNORE INTO metric_series(metric, card, partition_uid, service, job) "
-                                 "VALUES(?, ?, ?, ?, ?)");
-    Sql::Statement findSeries(db, "SELECT id FROM metric_series WHERE metric = ? AND card = ? AND "
-                                  "partition_uid = ? AND service = ? AND job = ?");
-    Sql::Statement copy(db, "INSERT OR REPLACE INTO metric_samples(series, tier, at_ms, value, min, max, count) "
-                            "SELECT ?, 0, at_ms, value, value, value, 1 FROM metrics WHERE series = ?");
+    Sql::Statement addSeries(
+            db,
+            "INSERT OR IGNORE INTO metric_series(metric, card, partition_uid, service, job) "
+            "VALUES(?, ?, ?, ?, ?)");
+    Sql::Statement findSeries(db,
+                              "SELECT id FROM metric_series WHERE metric = ? AND card = ? AND "
+                              "partition_uid = ? AND service = ? AND job = ?");
+    Sql::Statement copy(
+            db,
+            "INSERT OR REPLACE INTO metric_samples(series, tier, at_ms, value, min, max, count) "
+            "SELECT ?, 0, at_ms, value, value, value, 1 FROM metrics WHERE series = ?");
     if (!names.isValid() || !addSeries.isValid() || !findSeries.isValid() || !copy.isValid()) {
         *error = db.errorMessage();
         return false;
@@ -185,7 +190,8 @@ bool moveV2Metrics(Sql::Connection &db, QString *error)
             st->bind(1, qint64(key->metric));
             st->bind(2, qint64(key->card));
             st->bind(3, qint64(key->partition));
-            st->bindText(4, key->service.toUtf8().isNull() ? QByteArray("") : key->service.toUtf8());
+            st->bindText(4,
+                         key->service.toUtf8().isNull() ? QByteArray("") : key->service.toUtf8());
             st->bind(5, qint64(key->job));
         }
         if (!addSeries.run() || !findSeries.step()) {
@@ -206,7 +212,8 @@ bool moveV2Metrics(Sql::Connection &db, QString *error)
         return false;
     }
     names = Sql::Statement();
-    Sql::Statement note(db, "INSERT OR REPLACE INTO meta(key, value) VALUES('migration-v3-skipped-series', ?)");
+    Sql::Statement note(
+            db, "INSERT OR REPLACE INTO meta(key, value) VALUES('migration-v3-skipped-series', ?)");
     note.bind(1, skipped);
     if (!note.run()) {
         *error = db.errorMessage();
@@ -220,7 +227,8 @@ bool moveV2Metrics(Sql::Connection &db, QString *error)
 int version(Sql::Connection &db, QString *error)
 {
     QString err;
-    const qint64 tables = db.scalar("SELECT count(*) FROM sqlite_schema WHERE type = 'table'", -1, &err);
+    const qint64 tables
+            = db.scalar("SELECT count(*) FROM sqlite_schema WHERE type = 'table'", -1, &err);
     if (tables < 0) {
         if (error)
             *error = err;
@@ -229,10 +237,11 @@ int version(Sql::Connection &db, QString *error)
     if (tables == 0)
         return 0;
     const qint64 hasVersion = db.scalar(
-        "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'schema_version'");
+            "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'schema_version'");
     if (hasVersion != 1) {
         if (error)
-            *error = QStringLiteral("the file has tables but no schema_version: not a Zhaoxi store");
+            *error = QStringLiteral(
+                    "the file has tables but no schema_version: not a Zhaoxi store");
         return -1;
     }
     const qint64 v = db.scalar("SELECT max(version) FROM schema_version", -1, &err);
@@ -246,7 +255,8 @@ int version(Sql::Connection &db, QString *error)
 
 bool create(Sql::Connection &db, QString *error)
 {
-    return inTransaction(db, [&](QString *e) { return db.exec(kCreateV3, e); }, error);
+    return inTransaction(
+            db, [&](QString *e) { return db.exec(kCreateV3, e); }, error);
 }
 
 bool migrate(Sql::Connection &db, QString *error)
@@ -261,26 +271,31 @@ bool migrate(Sql::Connection &db, QString *error)
         return create(db, error);
     if (v > kCurrentVersion) {
         *error = QStringLiteral("schema version %1 is newer than this build understands (%2)")
-                     .arg(v)
-                     .arg(kCurrentVersion);
+                         .arg(v)
+                         .arg(kCurrentVersion);
         return false;
     }
     while (v < kCurrentVersion) {
         bool ok = false;
         if (v == 1) {
-            ok = inTransaction(db, [&](QString *e) { return db.exec(kV1ToV2, e); }, &err);
+            ok = inTransaction(
+                    db, [&](QString *e) { return db.exec(kV1ToV2, e); }, &err);
         } else if (v == 2) {
-            ok = inTransaction(db,
-                               [&](QString *e) {
-                                   return db.exec(kV2ToV3Events, e) && moveV2Metrics(db, e)
-                                          && db.exec("DROP TABLE metrics; "
-                                                     "UPDATE schema_version SET version = 3;",
-                                                     e);
-                               },
-                               &err);
+            ok = inTransaction(
+                    db,
+                    [&](QString *e) {
+                        return db.exec(kV2ToV3Events, e) && moveV2Metrics(db, e)
+                               && db.exec("DROP TABLE metrics; "
+                                          "UPDATE schema_version SET version = 3;",
+                                          e);
+                    },
+                    &err);
         }
         if (!ok) {
-            *error = QStringLiteral("migration from schema v%1 to v%2 failed: %3").arg(v).arg(v + 1).arg(err);
+            *error = QStringLiteral("migration from schema v%1 to v%2 failed: %3")
+                             .arg(v)
+                             .arg(v + 1)
+                             .arg(err);
             return false;
         }
         ++v;

@@ -54,7 +54,8 @@ public:
     Statement(Connection &db, const char *sql);
     ~Statement();
     Statement(Statement &&o) noexcept
-        : m_stmt(std::exchange(o.m_stmt, nullptr)), m_db(o.m_db)
+        : m_stmt(std::exchange(o.m_stmt, nullptr))
+        , m_db(o.m_db)
     {}
     Statement &operator=(Statement &&o) noexcept;
     Statement(const Statement &) = delete;
@@ -66,7 +67,7 @@ public:
     void bind(int i, qint64 v);
     void bind(int i, int v) { bind(i, qint64(v)); }
     void bind(int i, double v);
-    void bindText(int i, const QByteArray &utf8);      // copied by SQLite
+    void bindText(int i, const QByteArray &utf8);        // copied by SQLite
     void bindTextStatic(int i, const char *utf8, int n); // must outlive the step
     void bindText(int i, const QString &text) { bindText(i, text.toUtf8()); }
     void bindOptional(int i, int v) // v < 0 binds NULL (ids use -1 for "none")

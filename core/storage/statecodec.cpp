@@ -14,9 +14,12 @@ namespace {
 const char *unitStateName(UnitState s)
 {
     switch (s) {
-    case UnitState::Ready: return "ready";
-    case UnitState::Creating: return "creating";
-    case UnitState::Destroying: return "destroying";
+    case UnitState::Ready:
+        return "ready";
+    case UnitState::Creating:
+        return "creating";
+    case UnitState::Destroying:
+        return "destroying";
     }
     return "ready";
 }
@@ -103,8 +106,9 @@ QByteArray layoutsToJson(const ClusterState &state)
                                  {QStringLiteral("name"), h.name},
                                  {QStringLiteral("up"), h.up}});
     }
-    return QJsonDocument(QJsonObject{{QStringLiteral("cards"), cards}, {QStringLiteral("hosts"), hosts}})
-        .toJson(QJsonDocument::Compact);
+    return QJsonDocument(
+                   QJsonObject{{QStringLiteral("cards"), cards}, {QStringLiteral("hosts"), hosts}})
+            .toJson(QJsonDocument::Compact);
 }
 
 QByteArray queueToJson(const ClusterState &state)
@@ -113,7 +117,8 @@ QByteArray queueToJson(const ClusterState &state)
     for (const Job &j : state.jobs()) {
         QJsonArray as;
         for (const Assignment &a : j.assignments)
-            as.append(QJsonObject{{QStringLiteral("card"), a.card.value()}, {QStringLiteral("uid"), a.unitUid}});
+            as.append(QJsonObject{{QStringLiteral("card"), a.card.value()},
+                                  {QStringLiteral("uid"), a.unitUid}});
         jobs.append(QJsonObject{{QStringLiteral("id"), j.id.value()},
                                 {QStringLiteral("spec"), Domain::workloadSpecToJson(j.spec)},
                                 {QStringLiteral("state"), QLatin1String(toString(j.state))},
@@ -130,10 +135,14 @@ QByteArray queueToJson(const ClusterState &state)
                                 {QStringLiteral("host"), j.host.value()},
                                 {QStringLiteral("assignments"), as}});
     }
-    return QJsonDocument(QJsonObject{{QStringLiteral("jobs"), jobs}}).toJson(QJsonDocument::Compact);
+    return QJsonDocument(QJsonObject{{QStringLiteral("jobs"), jobs}})
+            .toJson(QJsonDocument::Compact);
 }
 
-bool restoreState(ClusterState &state, const QByteArray &layouts, const QByteArray &queue, QString *error)
+bool restoreState(ClusterState &state,
+                  const QByteArray &layouts,
+                  const QByteArray &queue,
+                  QString *error)
 {
     auto fail = [&](const QString &msg) {
         if (error)
@@ -152,8 +161,10 @@ bool restoreState(ClusterState &state, const QByteArray &layouts, const QByteArr
 
     // Soft shares, by (card, recorded uid), so running jobs get their shares back.
     QHash<QPair<int, int>, QPair<int, qint64>> shares;
-    static const CardHealth healths[] = {CardHealth::Healthy, CardHealth::Throttled, CardHealth::Failed};
-    static const UnitState unitStates[] = {UnitState::Ready, UnitState::Creating, UnitState::Destroying};
+    static const CardHealth healths[]
+            = {CardHealth::Healthy, CardHealth::Throttled, CardHealth::Failed};
+    static const UnitState unitStates[]
+            = {UnitState::Ready, UnitState::Creating, UnitState::Destroying};
     for (const QJsonValue &cv : ld.object().value(QStringLiteral("cards")).toArray()) {
         const QJsonObject co = cv.toObject();
         const int ci = co.value(QStringLiteral("card")).toInt(-1);
@@ -164,8 +175,8 @@ bool restoreState(ClusterState &state, const QByteArray &layouts, const QByteArr
         const CardModel &model = state.model(cs);
         if (co.value(QStringLiteral("model")).toString() != model.name)
             return fail(QStringLiteral("layouts: card %1 was a %2, the appliance has a %3")
-                            .arg(ci)
-                            .arg(co.value(QStringLiteral("model")).toString(), model.name));
+                                .arg(ci)
+                                .arg(co.value(QStringLiteral("model")).toString(), model.name));
         PartitionMode mode = PartitionMode::Whole;
         if (!Domain::partitionModeFromString(co.value(QStringLiteral("mode")).toString(), &mode))
             return fail(QStringLiteral("layouts: card %1 has an unknown mode").arg(ci));
@@ -185,10 +196,14 @@ bool restoreState(ClusterState &state, const QByteArray &layouts, const QByteArr
             const QJsonObject uo = uv.toObject();
             const int uid = uo.value(QStringLiteral("uid")).toInt(-1);
             if (mode == PartitionMode::Mig) {
-                const int profile = model.profileIndex(uo.value(QStringLiteral("profile")).toString());
+                const int profile
+                        = model.profileIndex(uo.value(QStringLiteral("profile")).toString());
                 const int start = uo.value(QStringLiteral("start")).toInt(-1);
                 UnitState us = UnitState::Ready;
-                fromName(uo.value(QStringLiteral("state")).toString(), unitStates, unitStateName, &us);
+                fromName(uo.value(QStringLiteral("state")).toString(),
+                         unitStates,
+                         unitStateName,
+                         &us);
                 if (profile < 0 || start < 0 || uid < 0)
                     return fail(QStringLiteral("layouts: card %1 has a bad MIG instance").arg(ci));
                 state.createPartition(card, profile, start, us, uid);
@@ -211,21 +226,29 @@ bool restoreState(ClusterState &state, const QByteArray &layouts, const QByteArr
             state.setHostUp(HostId(hi), up);
     }
 
-    static const JobState jobStates[] = {JobState::Pending,  JobState::Running,   JobState::Preempting,
-                                         JobState::Finished, JobState::Cancelled, JobState::Failed};
+    static const JobState jobStates[] = {JobState::Pending,
+                                         JobState::Running,
+                                         JobState::Preempting,
+                                         JobState::Finished,
+                                         JobState::Cancelled,
+                                         JobState::Failed};
     for (const QJsonValue &jv : qd.object().value(QStringLiteral("jobs")).toArray()) {
         const QJsonObject jo = jv.toObject();
         const int id = jo.value(QStringLiteral("id")).toInt(-1);
         Domain::SpecError se;
-        const auto spec = Domain::workloadSpecFromJson(jo.value(QStringLiteral("spec")).toObject(), &se);
+        const auto spec
+                = Domain::workloadSpecFromJson(jo.value(QStringLiteral("spec")).toObject(), &se);
         if (!spec)
             return fail(QStringLiteral("queue: job %1: %2").arg(id).arg(se.toString()));
         JobState js = JobState::Pending;
         if (!fromName(jo.value(QStringLiteral("state")).toString(), jobStates, jobStateName, &js))
             return fail(QStringLiteral("queue: job %1 has an unknown state").arg(id));
-        const JobId job = state.addJob(*spec, qint64(jo.value(QStringLiteral("submittedMs")).toDouble()));
+        const JobId job
+                = state.addJob(*spec, qint64(jo.value(QStringLiteral("submittedMs")).toDouble()));
         if (job.value() != id)
-            return fail(QStringLiteral("queue: job %1 out of order (expected %2)").arg(id).arg(job.value()));
+            return fail(QStringLiteral("queue: job %1 out of order (expected %2)")
+                                .arg(id)
+                                .arg(job.value()));
         const bool active = js == JobState::Running || js == JobState::Preempting;
         if (active) {
             const int hi = jo.value(QStringLiteral("host")).toInt(-1);
@@ -237,31 +260,37 @@ bool restoreState(ClusterState &state, const QByteArray &layouts, const QByteArr
                 const int ci = ao.value(QStringLiteral("card")).toInt(-1);
                 const int uid = ao.value(QStringLiteral("uid")).toInt(-1);
                 if (ci < 0 || ci >= state.cards().size())
-                    return fail(QStringLiteral("queue: job %1 holds unknown card %2").arg(id).arg(ci));
+                    return fail(
+                            QStringLiteral("queue: job %1 holds unknown card %2").arg(id).arg(ci));
                 const CardState &cs = state.card(CardId(ci));
                 if (cs.host.value() != hi)
-                    return fail(QStringLiteral("queue: job %1 holds card %2 of another host").arg(id).arg(ci));
+                    return fail(QStringLiteral("queue: job %1 holds card %2 of another host")
+                                        .arg(id)
+                                        .arg(ci));
                 UnitChoice choice;
                 choice.card = CardId(ci);
                 if (cs.mode == PartitionMode::Whole) {
                     choice.uid = cs.units.value(0).uid;
                     if (cs.units.size() != 1 || cs.units[0].job.isValid())
-                        return fail(QStringLiteral("queue: job %1: card %2 is not free").arg(id).arg(ci));
+                        return fail(QStringLiteral("queue: job %1: card %2 is not free")
+                                            .arg(id)
+                                            .arg(ci));
                 } else if (cs.mode == PartitionMode::Mig) {
                     const Unit *u = cs.unit(uid);
                     if (!u || u->job.isValid())
                         return fail(QStringLiteral("queue: job %1: card %2 has no free instance %3")
-                                        .arg(id)
-                                        .arg(ci)
-                                        .arg(uid));
+                                            .arg(id)
+                                            .arg(ci)
+                                            .arg(uid));
                     choice.uid = uid;
                 } else {
                     const auto share = shares.value({ci, uid}, {-1, 0});
                     if (share.first <= 0)
-                        return fail(QStringLiteral("queue: job %1: card %2 share %3 is not in the layouts")
-                                        .arg(id)
-                                        .arg(ci)
-                                        .arg(uid));
+                        return fail(QStringLiteral(
+                                            "queue: job %1: card %2 share %3 is not in the layouts")
+                                            .arg(id)
+                                            .arg(ci)
+                                            .arg(uid));
                     choice.kind = UnitChoice::Kind::NewShare;
                     choice.milli = share.first;
                     choice.memoryMiB = share.second;
@@ -316,7 +345,8 @@ QByteArray decisionTraceToJson(const DecisionTrace &t)
                                      {QStringLiteral("memoryMiB"), u.memoryMiB}});
         }
         o.insert(QStringLiteral("placement"),
-                 QJsonObject{{QStringLiteral("host"), t.placement->host.value()}, {QStringLiteral("units"), units}});
+                 QJsonObject{{QStringLiteral("host"), t.placement->host.value()},
+                             {QStringLiteral("units"), units}});
     }
     QJsonArray best, rejected, victims;
     for (const CandidateTrace &c : t.best)

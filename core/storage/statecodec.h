@@ -27,7 +27,9 @@ QByteArray queueToJson(const Sched::ClusterState &state);
 // cards, e.g. from its appliance file) and no jobs. MIG instances come back with their uids;
 // running jobs are bound again to the same units (soft shares get new uids). On failure returns
 // false with an English *error naming the card or job, and `state` is unspecified.
-bool restoreState(Sched::ClusterState &state, const QByteArray &layouts, const QByteArray &queue,
+bool restoreState(Sched::ClusterState &state,
+                  const QByteArray &layouts,
+                  const QByteArray &queue,
                   QString *error);
 
 // A decision trace as JSON (reasons by their stable codes).

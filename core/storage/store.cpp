@@ -28,10 +28,14 @@ namespace Zhaoxi::Storage {
 const char *toString(Severity severity)
 {
     switch (severity) {
-    case Severity::Info: return "info";
-    case Severity::Warning: return "warning";
-    case Severity::Error: return "error";
-    case Severity::Critical: return "critical";
+    case Severity::Info:
+        return "info";
+    case Severity::Warning:
+        return "warning";
+    case Severity::Error:
+        return "error";
+    case Severity::Critical:
+        return "critical";
     }
     return "info";
 }
@@ -39,11 +43,16 @@ const char *toString(Severity severity)
 const char *toString(Source source)
 {
     switch (source) {
-    case Source::Scheduler: return "scheduler";
-    case Source::Policy: return "policy";
-    case Source::Device: return "device";
-    case Source::Operator: return "operator";
-    case Source::System: return "system";
+    case Source::Scheduler:
+        return "scheduler";
+    case Source::Policy:
+        return "policy";
+    case Source::Device:
+        return "device";
+    case Source::Operator:
+        return "operator";
+    case Source::System:
+        return "system";
     }
     return "scheduler";
 }
@@ -59,7 +68,8 @@ std::optional<Severity> severityFromString(QStringView text)
 
 std::optional<Source> sourceFromString(QStringView text)
 {
-    for (Source s : {Source::Scheduler, Source::Policy, Source::Device, Source::Operator, Source::System}) {
+    for (Source s :
+         {Source::Scheduler, Source::Policy, Source::Device, Source::Operator, Source::System}) {
         if (text == QLatin1String(toString(s)))
             return s;
     }
@@ -69,18 +79,30 @@ std::optional<Source> sourceFromString(QStringView text)
 const char *toString(Metric metric)
 {
     switch (metric) {
-    case Metric::GpuUtil: return "gpu-util";
-    case Metric::MemoryUsedMiB: return "memory-used-mib";
-    case Metric::TemperatureC: return "temperature-c";
-    case Metric::PowerW: return "power-w";
-    case Metric::GrEngineActive: return "gr-engine-active";
-    case Metric::LatencyP50Ms: return "latency-p50-ms";
-    case Metric::LatencyP95Ms: return "latency-p95-ms";
-    case Metric::LatencyP99Ms: return "latency-p99-ms";
-    case Metric::RequestRate: return "request-rate";
-    case Metric::TrainingThroughput: return "training-throughput";
-    case Metric::TrainingLoss: return "training-loss";
-    case Metric::Count: break;
+    case Metric::GpuUtil:
+        return "gpu-util";
+    case Metric::MemoryUsedMiB:
+        return "memory-used-mib";
+    case Metric::TemperatureC:
+        return "temperature-c";
+    case Metric::PowerW:
+        return "power-w";
+    case Metric::GrEngineActive:
+        return "gr-engine-active";
+    case Metric::LatencyP50Ms:
+        return "latency-p50-ms";
+    case Metric::LatencyP95Ms:
+        return "latency-p95-ms";
+    case Metric::LatencyP99Ms:
+        return "latency-p99-ms";
+    case Metric::RequestRate:
+        return "request-rate";
+    case Metric::TrainingThroughput:
+        return "training-throughput";
+    case Metric::TrainingLoss:
+        return "training-loss";
+    case Metric::Count:
+        break;
     }
     return "unknown";
 }
@@ -170,14 +192,14 @@ struct Store::Private
     std::thread thread;
 
     // Writer-thread state.
-    std::unique_ptr<Sql::Statement> insEvent, insEvents, insSample, insSeries, findSeries, setLabels,
-        putState, insTrace;
+    std::unique_ptr<Sql::Statement> insEvent, insEvents, insSample, insSeries, findSeries,
+            setLabels, putState, insTrace;
     QHash<SeriesKey, qint64> seriesIds;
     QHash<qint64, QByteArray> seriesLabels;
     int sync = -1; // 1 NORMAL, 2 FULL
     qint64 lastAutoCompactBucket = -1;
     qint64 dirtyRawMin = std::numeric_limits<qint64>::max(); // earliest raw sample written
-    qint64 rolledMinute = -1;                                 // cached meta watermarks
+    qint64 rolledMinute = -1;                                // cached meta watermarks
 
     void enqueue(Op &&op, qint64 *eventId = nullptr);
     void run();
@@ -223,7 +245,8 @@ QString Store::defaultPath(const QString &applianceName)
         dir = QDir::homePath() + QStringLiteral("/.local/share/zhaoxi");
     QString name = applianceName;
     for (QChar &c : name) {
-        if (!(c.isLetterOrNumber() || c == QLatin1Char('-') || c == QLatin1Char('_') || c == QLatin1Char('.')))
+        if (!(c.isLetterOrNumber() || c == QLatin1Char('-') || c == QLatin1Char('_')
+              || c == QLatin1Char('.')))
             c = QLatin1Char('_');
     }
     if (name.isEmpty())
@@ -268,8 +291,8 @@ QString checkFile(Sql::Connection &db, bool *fatal, int *fromVersion)
     if (v > Schema::kCurrentVersion) {
         *fatal = true;
         return QStringLiteral("schema version %1 is newer than this build understands (%2)")
-            .arg(v)
-            .arg(Schema::kCurrentVersion);
+                .arg(v)
+                .arg(Schema::kCurrentVersion);
     }
     *fromVersion = v;
     Sql::Statement wal(db, "PRAGMA journal_mode=WAL");
@@ -281,13 +304,13 @@ QString checkFile(Sql::Connection &db, bool *fatal, int *fromVersion)
 QString moveAside(const QString &path, qint64 nowMs, QString *error)
 {
     const QString stamp = QDateTime::fromMSecsSinceEpoch(nowMs, Qt::UTC)
-                              .toString(QStringLiteral("yyyyMMdd'T'HHmmss'Z'"));
+                                  .toString(QStringLiteral("yyyyMMdd'T'HHmmss'Z'"));
     QString target = path + QStringLiteral(".corrupt-") + stamp;
     for (int n = 2; QFile::exists(target) || QFile::exists(target + QStringLiteral("-wal")); ++n)
         target = path + QStringLiteral(".corrupt-") + stamp + QLatin1Char('-') + QString::number(n);
     if (!QFile::rename(path, target)) {
         *error = QStringLiteral("cannot move the unreadable store %1 aside to %2")
-                     .arg(describeFile(path), describeFile(target));
+                         .arg(describeFile(path), describeFile(target));
         return {};
     }
     // The WAL belongs to the old file: keep the pair together so nothing is lost for forensics.
@@ -301,8 +324,10 @@ QString moveAside(const QString &path, qint64 nowMs, QString *error)
 
 } // namespace
 
-std::unique_ptr<Store> Store::open(const QString &path, const StoreOptions &options,
-                                   OpenReport *report, QString *error)
+std::unique_ptr<Store> Store::open(const QString &path,
+                                   const StoreOptions &options,
+                                   OpenReport *report,
+                                   QString *error)
 {
     OpenReport localReport;
     OpenReport &rep = report ? *report : localReport;
@@ -320,7 +345,8 @@ std::unique_ptr<Store> Store::open(const QString &path, const StoreOptions &opti
     const QFileInfo info(path);
     if (!QDir().mkpath(info.absolutePath())) {
         if (error)
-            *error = QStringLiteral("cannot create the directory %1").arg(describeFile(info.absolutePath()));
+            *error = QStringLiteral("cannot create the directory %1")
+                             .arg(describeFile(info.absolutePath()));
         return nullptr;
     }
     const bool existed = info.exists();
@@ -329,7 +355,8 @@ std::unique_ptr<Store> Store::open(const QString &path, const StoreOptions &opti
     if (!p.db.open(path, Sql::Connection::Mode::ReadWriteCreate, &err)) {
         if (!existed) {
             if (error)
-                *error = QStringLiteral("cannot create the store %1: %2").arg(describeFile(path), err);
+                *error = QStringLiteral("cannot create the store %1: %2")
+                                 .arg(describeFile(path), err);
             return nullptr;
         }
         problem = err;
@@ -338,7 +365,8 @@ std::unique_ptr<Store> Store::open(const QString &path, const StoreOptions &opti
         problem = checkFile(p.db, &fatal, &fromVersion);
         if (fatal) {
             if (error)
-                *error = QStringLiteral("cannot open the store %1: %2").arg(describeFile(path), problem);
+                *error = QStringLiteral("cannot open the store %1: %2")
+                                 .arg(describeFile(path), problem);
             return nullptr;
         }
     }
@@ -358,7 +386,7 @@ std::unique_ptr<Store> Store::open(const QString &path, const StoreOptions &opti
             || !(problem = checkFile(p.db, &fatal, &fromVersion)).isEmpty()) {
             if (error)
                 *error = QStringLiteral("cannot create a fresh store %1: %2")
-                             .arg(describeFile(path), err.isEmpty() ? problem : err);
+                                 .arg(describeFile(path), err.isEmpty() ? problem : err);
             return nullptr;
         }
     }
@@ -410,19 +438,24 @@ bool Store::Private::prepare(QString *error)
         return true;
     };
     // Many rows per statement: one statement start/halt per 64 events instead of per event.
-    QByteArray multi = "INSERT INTO events(id, at_ms, severity, source, code, card, partition_uid, job, "
-                       "actor, params) VALUES";
+    QByteArray multi
+            = "INSERT INTO events(id, at_ms, severity, source, code, card, partition_uid, job, "
+              "actor, params) VALUES";
     for (int r = 0; r < kRowsPerInsert; ++r)
         multi += r ? ",(?,?,?,?,?,?,?,?,?,?)" : "(?,?,?,?,?,?,?,?,?,?)";
-    return make(insEvent, "INSERT INTO events(id, at_ms, severity, source, code, card, partition_uid, "
-                          "job, actor, params) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+    return make(insEvent,
+                "INSERT INTO events(id, at_ms, severity, source, code, card, partition_uid, "
+                "job, actor, params) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
            && make(insEvents, multi.constData())
-           && make(insSample, "INSERT OR REPLACE INTO metric_samples(series, tier, at_ms, value, min, max, "
-                              "count) VALUES(?, 0, ?, ?, ?, ?, 1)")
-           && make(insSeries, "INSERT OR IGNORE INTO metric_series(metric, card, partition_uid, service, "
-                              "job) VALUES(?, ?, ?, ?, ?)")
-           && make(findSeries, "SELECT id, labels FROM metric_series WHERE metric = ? AND card = ? AND "
-                               "partition_uid = ? AND service = ? AND job = ?")
+           && make(insSample,
+                   "INSERT OR REPLACE INTO metric_samples(series, tier, at_ms, value, min, max, "
+                   "count) VALUES(?, 0, ?, ?, ?, ?, 1)")
+           && make(insSeries,
+                   "INSERT OR IGNORE INTO metric_series(metric, card, partition_uid, service, "
+                   "job) VALUES(?, ?, ?, ?, ?)")
+           && make(findSeries,
+                   "SELECT id, labels FROM metric_series WHERE metric = ? AND card = ? AND "
+                   "partition_uid = ? AND service = ? AND job = ?")
            && make(setLabels, "UPDATE metric_series SET labels = ? WHERE id = ?")
            && make(putState, "INSERT OR REPLACE INTO state(key, value, updated_ms) VALUES(?, ?, ?)")
            && make(insTrace, "INSERT INTO decision_traces(at_ms, job, trace) VALUES(?, ?, ?)");
@@ -598,7 +631,10 @@ bool Store::Private::apply(std::vector<Op> &batch, qint64 *lastEventId, QString 
             QByteArray actors[kRowsPerInsert];
             if (runEnd - i == kRowsPerInsert) {
                 for (int r = 0; r < kRowsPerInsert; ++r)
-                    bindEvent(*insEvents, r * 10 + 1, std::get<Event>(batch[size_t(i + r)]), actors[r]);
+                    bindEvent(*insEvents,
+                              r * 10 + 1,
+                              std::get<Event>(batch[size_t(i + r)]),
+                              actors[r]);
                 if (!insEvents->run())
                     return fail(QStringLiteral("cannot insert events %1..").arg(e->id));
                 lastId = std::get<Event>(batch[size_t(runEnd - 1)]).id;
@@ -751,12 +787,14 @@ bool Store::Private::compactNow(qint64 nowMs, QString *error)
         const qint64 end = nowMs / b * b;
         qint64 rewritten = std::numeric_limits<qint64>::max();
         if (end > start) {
-            Sql::Statement roll(db,
-                                "INSERT OR REPLACE INTO metric_samples(series, tier, at_ms, value, min, max, count) "
-                                "SELECT series, ?1, (at_ms / ?2) * ?2 AS bucket, "
-                                "sum(value * count) / sum(count), min(min), max(max), sum(count) "
-                                "FROM metric_samples WHERE tier = ?3 AND at_ms >= ?4 AND at_ms < ?5 "
-                                "GROUP BY series, bucket");
+            Sql::Statement roll(
+                    db,
+                    "INSERT OR REPLACE INTO metric_samples(series, tier, at_ms, value, min, max, "
+                    "count) "
+                    "SELECT series, ?1, (at_ms / ?2) * ?2 AS bucket, "
+                    "sum(value * count) / sum(count), min(min), max(max), sum(count) "
+                    "FROM metric_samples WHERE tier = ?3 AND at_ms >= ?4 AND at_ms < ?5 "
+                    "GROUP BY series, bucket");
             roll.bind(1, qint64(to));
             roll.bind(2, b);
             roll.bind(3, qint64(from));
@@ -795,7 +833,9 @@ bool Store::Private::compactNow(qint64 nowMs, QString *error)
         }
     }
     if (options.retention.traces > 0) {
-        Sql::Statement del(db, "DELETE FROM decision_traces WHERE id <= (SELECT max(id) FROM decision_traces) - ?");
+        Sql::Statement del(db,
+                           "DELETE FROM decision_traces WHERE id <= (SELECT max(id) FROM "
+                           "decision_traces) - ?");
         del.bind(1, options.retention.traces);
         if (!del.run()) {
             *error = QStringLiteral("cannot apply trace retention: ") + db.errorMessage();
@@ -845,21 +885,23 @@ std::unique_ptr<Reader> Reader::open(const QString &path, OpenMode mode, QString
     int v = Schema::version(r->d->db, &err);
     if (v < 0) {
         if (error)
-            *error = QStringLiteral("%1: not a readable Zhaoxi store (%2)").arg(describeFile(path), err);
+            *error = QStringLiteral("%1: not a readable Zhaoxi store (%2)")
+                             .arg(describeFile(path), err);
         return nullptr;
     }
     if (v == 0) {
         if (error)
-            *error = QStringLiteral("%1: an empty database, not a Zhaoxi store").arg(describeFile(path));
+            *error = QStringLiteral("%1: an empty database, not a Zhaoxi store")
+                             .arg(describeFile(path));
         return nullptr;
     }
     if (v != Schema::kCurrentVersion) {
         if (mode == OpenMode::RequireCurrent || v > Schema::kCurrentVersion) {
             if (error)
                 *error = QStringLiteral("%1: schema version %2, this build reads version %3")
-                             .arg(describeFile(path))
-                             .arg(v)
-                             .arg(Schema::kCurrentVersion);
+                                 .arg(describeFile(path))
+                                 .arg(v)
+                                 .arg(Schema::kCurrentVersion);
             return nullptr;
         }
         if (!Schema::migrate(r->d->db, &err)) {
@@ -952,11 +994,13 @@ void assignIfDifferent(QByteArray &target, const char *p, int n)
 
 } // namespace
 
-bool Reader::forEachEvent(const EventFilter &filter, const std::function<bool(const Event &)> &row,
+bool Reader::forEachEvent(const EventFilter &filter,
+                          const std::function<bool(const Event &)> &row,
                           QString *error)
 {
-    QByteArray sql = "SELECT id, at_ms, severity, source, code, card, partition_uid, job, actor, params "
-                     "FROM events";
+    QByteArray sql
+            = "SELECT id, at_ms, severity, source, code, card, partition_uid, job, actor, params "
+              "FROM events";
     sql += whereClause(filter);
     sql += " ORDER BY at_ms, id";
     if (filter.limit >= 0)
@@ -1002,7 +1046,13 @@ bool Reader::forEachEvent(const EventFilter &filter, const std::function<bool(co
 QList<Event> Reader::events(const EventFilter &filter, QString *error)
 {
     QList<Event> r;
-    forEachEvent(filter, [&](const Event &e) { r.append(e); return true; }, error);
+    forEachEvent(
+            filter,
+            [&](const Event &e) {
+                r.append(e);
+                return true;
+            },
+            error);
     return r;
 }
 
@@ -1024,15 +1074,16 @@ qint64 Reader::countEvents(const EventFilter &filter, QString *error)
     return -1;
 }
 
-QList<MetricPoint> Reader::series(const SeriesKey &key, Tier tier, qint64 fromMs, qint64 toMs,
-                                  QString *error)
+QList<MetricPoint> Reader::series(
+        const SeriesKey &key, Tier tier, qint64 fromMs, qint64 toMs, QString *error)
 {
     QList<MetricPoint> r;
-    Sql::Statement st(d->db,
-                      "SELECT m.at_ms, m.value, m.min, m.max, m.count FROM metric_series s "
-                      "JOIN metric_samples m ON m.series = s.id "
-                      "WHERE s.metric = ? AND s.card = ? AND s.partition_uid = ? AND s.service = ? "
-                      "AND s.job = ? AND m.tier = ? AND m.at_ms >= ? AND m.at_ms < ? ORDER BY m.at_ms");
+    Sql::Statement st(
+            d->db,
+            "SELECT m.at_ms, m.value, m.min, m.max, m.count FROM metric_series s "
+            "JOIN metric_samples m ON m.series = s.id "
+            "WHERE s.metric = ? AND s.card = ? AND s.partition_uid = ? AND s.service = ? "
+            "AND s.job = ? AND m.tier = ? AND m.at_ms >= ? AND m.at_ms < ? ORDER BY m.at_ms");
     if (!st.isValid()) {
         if (error)
             *error = d->db.errorMessage();
@@ -1058,10 +1109,12 @@ QList<MetricPoint> Reader::series(const SeriesKey &key, Tier tier, qint64 fromMs
 QList<LatestMetric> Reader::latestMetrics(QString *error)
 {
     QList<LatestMetric> r;
-    Sql::Statement series(d->db, "SELECT id, metric, card, partition_uid, service, job, labels "
-                                 "FROM metric_series ORDER BY metric, card, partition_uid, service, job");
-    Sql::Statement newest(d->db, "SELECT tier, at_ms, value, min, max, count FROM metric_samples "
-                                 "WHERE series = ? ORDER BY tier, at_ms DESC LIMIT 1");
+    Sql::Statement series(d->db,
+                          "SELECT id, metric, card, partition_uid, service, job, labels "
+                          "FROM metric_series ORDER BY metric, card, partition_uid, service, job");
+    Sql::Statement newest(d->db,
+                          "SELECT tier, at_ms, value, min, max, count FROM metric_samples "
+                          "WHERE series = ? ORDER BY tier, at_ms DESC LIMIT 1");
     if (!series.isValid() || !newest.isValid()) {
         if (error)
             *error = d->db.errorMessage();
@@ -1081,7 +1134,8 @@ QList<LatestMetric> Reader::latestMetrics(QString *error)
         m.key.job = int(series.int64(5));
         m.labels = labelsFromJson(series.bytes(6));
         m.tier = Tier(newest.int64(0));
-        m.point = MetricPoint{newest.int64(1), newest.real(2), newest.real(3), newest.real(4), newest.int64(5)};
+        m.point = MetricPoint{
+                newest.int64(1), newest.real(2), newest.real(3), newest.real(4), newest.int64(5)};
         r.append(m);
     }
     if (!ok && error)
@@ -1104,10 +1158,11 @@ std::optional<QByteArray> Reader::state(const QString &key, QString *error)
 QList<Reader::Trace> Reader::traces(int job, int limit, QString *error)
 {
     QList<Trace> r;
-    Sql::Statement st(d->db, job >= 0 ? "SELECT at_ms, job, trace FROM decision_traces WHERE job = ? "
-                                        "ORDER BY at_ms DESC, id DESC LIMIT ?"
-                                      : "SELECT at_ms, job, trace FROM decision_traces "
-                                        "ORDER BY id DESC LIMIT ?");
+    Sql::Statement st(d->db,
+                      job >= 0 ? "SELECT at_ms, job, trace FROM decision_traces WHERE job = ? "
+                                 "ORDER BY at_ms DESC, id DESC LIMIT ?"
+                               : "SELECT at_ms, job, trace FROM decision_traces "
+                                 "ORDER BY id DESC LIMIT ?");
     int i = 1;
     if (job >= 0)
         st.bind(i++, qint64(job));

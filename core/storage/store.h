@@ -20,7 +20,7 @@ inline constexpr char Layouts[] = "layouts";         // cards' modes, health and
 inline constexpr char Queue[] = "queue";             // every job with progress and checkpoint
 inline constexpr char Windows[] = "window-schedule"; // the policy's time-window schedule
 inline constexpr char Policy[] = "policy-settings";
-inline constexpr char Appliance[] = "appliance";     // the appliance file the state grew from
+inline constexpr char Appliance[] = "appliance"; // the appliance file the state grew from
 } // namespace StateKey
 
 struct StoreOptions
@@ -37,10 +37,10 @@ struct StoreOptions
 // What open() found and did.
 struct OpenReport
 {
-    bool created = false;     // a new file
-    int migratedFrom = 0;     // the version migrated from, 0 when none was needed
-    QString movedAsideTo;     // non-empty when the old file was corrupt or unreadable
-    QString problem;          // why it was moved aside (SQLite's words)
+    bool created = false; // a new file
+    int migratedFrom = 0; // the version migrated from, 0 when none was needed
+    QString movedAsideTo; // non-empty when the old file was corrupt or unreadable
+    QString problem;      // why it was moved aside (SQLite's words)
 };
 
 // The event, metrics and state store of one appliance: one SQLite file in WAL mode.
@@ -68,8 +68,10 @@ public:
     // too; never deleted), a fresh store is created, and a System/Error event "store-moved-aside"
     // with {"movedTo", "problem"} is its first event. Returns nullptr and an English *error only
     // when no store could be opened at all (e.g. an unwritable directory, a newer schema).
-    static std::unique_ptr<Store> open(const QString &path, const StoreOptions &options,
-                                       OpenReport *report, QString *error);
+    static std::unique_ptr<Store> open(const QString &path,
+                                       const StoreOptions &options,
+                                       OpenReport *report,
+                                       QString *error);
     static std::unique_ptr<Store> open(const QString &path, QString *error)
     {
         return open(path, StoreOptions{}, nullptr, error);
@@ -121,13 +123,14 @@ public:
     static std::unique_ptr<Reader> open(const QString &path, OpenMode mode, QString *error);
 
     // Calls `row` for each matching event in (at_ms, id) order until it returns false.
-    bool forEachEvent(const EventFilter &filter, const std::function<bool(const Event &)> &row,
+    bool forEachEvent(const EventFilter &filter,
+                      const std::function<bool(const Event &)> &row,
                       QString *error = nullptr);
     QList<Event> events(const EventFilter &filter, QString *error = nullptr);
     qint64 countEvents(const EventFilter &filter, QString *error = nullptr);
 
-    QList<MetricPoint> series(const SeriesKey &key, Tier tier, qint64 fromMs, qint64 toMs,
-                              QString *error = nullptr);
+    QList<MetricPoint> series(
+            const SeriesKey &key, Tier tier, qint64 fromMs, qint64 toMs, QString *error = nullptr);
     // The newest point of every series (from the finest tier that has one).
     QList<LatestMetric> latestMetrics(QString *error = nullptr);
     std::optional<QByteArray> state(const QString &key, QString *error = nullptr);

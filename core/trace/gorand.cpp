@@ -10,6 +10,7 @@ constexpr std::uint64_t kMask63 = (std::uint64_t(1) << 63) - 1;
 // The "cooked" initial register of Go's math/rand: the generator's state after 7.8e12 steps from
 // seed 1, which every seed is XOR-ed into. Numeric facts of the algorithm (low 63 bits suffice:
 // addition carries only upwards, and Int63 masks the top bit away).
+// clang-format off
 const std::uint64_t kCooked[607] = {
     0x45f74a33eb98ffea, 0x407b4a41ba965f5b, 0x135ec513cb81af0f, 0x4a04fb5ca74395eb,
     0x27e8831c7710cf8e, 0x7d5de4e88f37c1c3, 0x6321cf7743ff85a9, 0x42cb06556a9ff961,
@@ -164,6 +165,7 @@ const std::uint64_t kCooked[607] = {
     0x65b5e9385b202824, 0x7bba1e4a59b0c60c, 0x28de655829aab207, 0x61de048dc78b382e,
     0x74535a96cc7adfd7, 0x7e57a19b735ef03b, 0x39a00a3a31c025c6,
 };
+// clang-format on
 
 // Park-Miller "minimal standard" step, x <- 48271 x mod (2^31 - 1), by Schrage's method.
 std::int32_t seedStep(std::int32_t x)
@@ -219,7 +221,8 @@ std::int32_t GoRand::int31n(std::int32_t n)
 {
     if ((n & (n - 1)) == 0)
         return int31() & (n - 1);
-    const auto max = std::int32_t((std::uint32_t(1) << 31) - 1 - (std::uint32_t(1) << 31) % std::uint32_t(n));
+    const auto max = std::int32_t((std::uint32_t(1) << 31) - 1
+                                  - (std::uint32_t(1) << 31) % std::uint32_t(n));
     std::int32_t v = int31();
     while (v > max)
         v = int31();
@@ -230,7 +233,8 @@ std::int64_t GoRand::int63n(std::int64_t n)
 {
     if ((n & (n - 1)) == 0)
         return int63() & (n - 1);
-    const auto max = std::int64_t((std::uint64_t(1) << 63) - 1 - (std::uint64_t(1) << 63) % std::uint64_t(n));
+    const auto max = std::int64_t((std::uint64_t(1) << 63) - 1
+                                  - (std::uint64_t(1) << 63) % std::uint64_t(n));
     std::int64_t v = int63();
     while (v > max)
         v = int63();

@@ -18,12 +18,12 @@ public:
     explicit GoRand(std::int64_t seed = 1) { reseed(seed); }
     void reseed(std::int64_t seed);
 
-    std::int64_t int63();                 // [0, 2^63)
+    std::int64_t int63(); // [0, 2^63)
     std::uint32_t uint32() { return std::uint32_t(int63() >> 31); }
     std::int32_t int31() { return std::int32_t(int63() >> 32); }
-    std::int32_t int31n(std::int32_t n);  // Go's Int31n: rejection sampling, n > 0
-    std::int64_t int63n(std::int64_t n);  // Go's Int63n, n > 0
-    std::int64_t intn(std::int64_t n);    // Go's Intn (64-bit int): Int31n when n fits 31 bits
+    std::int32_t int31n(std::int32_t n); // Go's Int31n: rejection sampling, n > 0
+    std::int64_t int63n(std::int64_t n); // Go's Int63n, n > 0
+    std::int64_t intn(std::int64_t n);   // Go's Intn (64-bit int): Int31n when n fits 31 bits
     // Go's Shuffle: Fisher-Yates from the end, j drawn by Lemire's multiply-shift method.
     template<typename Swap>
     void shuffle(std::int64_t n, Swap swap)

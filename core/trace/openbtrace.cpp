@@ -80,7 +80,8 @@ public:
 
     // Reads the header and finds the required columns; then calls `row` per data line.
     bool run(const QStringList &required,
-             const std::function<bool(int line, const QList<QByteArray> &fields, const QList<int> &col)> &row)
+             const std::function<
+                     bool(int line, const QList<QByteArray> &fields, const QList<int> &col)> &row)
     {
         const QList<QByteArray> lines = m_csv.split('\n');
         int headerLine = 0;
@@ -105,7 +106,9 @@ public:
                 for (const QString &name : required) {
                     const qsizetype at = header.indexOf(name.toUtf8());
                     if (at < 0)
-                        return fail(lineNo, name, QStringLiteral("required column missing from the header"));
+                        return fail(lineNo,
+                                    name,
+                                    QStringLiteral("required column missing from the header"));
                     col.append(int(at));
                 }
                 continue;
@@ -113,8 +116,11 @@ public:
             if (!splitCsv(line, &fields))
                 return fail(lineNo, {}, QStringLiteral("unterminated quote"));
             if (fields.size() != width)
-                return fail(lineNo, {},
-                            QStringLiteral("%1 fields, the header has %2").arg(fields.size()).arg(width));
+                return fail(lineNo,
+                            {},
+                            QStringLiteral("%1 fields, the header has %2")
+                                    .arg(fields.size())
+                                    .arg(width));
             if (!row(lineNo, fields, col))
                 return false;
         }
@@ -130,7 +136,9 @@ public:
         const QByteArray t = text.trimmed();
         const qint64 v = t.toLongLong(&ok);
         if (!ok)
-            return fail(line, column, QStringLiteral("'%1' is not an integer").arg(QString::fromUtf8(t)));
+            return fail(line,
+                        column,
+                        QStringLiteral("'%1' is not an integer").arg(QString::fromUtf8(t)));
         if (v < 0)
             return fail(line, column, QStringLiteral("%1 is negative").arg(v));
         if (v > max)
@@ -160,13 +168,18 @@ std::optional<QByteArray> readAll(const QString &path, TraceError *error)
 
 } // namespace
 
-std::optional<QList<NodeRecord>> parseNodes(const QByteArray &csv, const QString &fileName, TraceError *error)
+std::optional<QList<NodeRecord>> parseNodes(const QByteArray &csv,
+                                            const QString &fileName,
+                                            TraceError *error)
 {
     CsvTable t(csv, fileName, error);
     QList<NodeRecord> nodes;
     QSet<QString> names;
-    const QStringList req{QStringLiteral("sn"), QStringLiteral("cpu_milli"), QStringLiteral("memory_mib"),
-                          QStringLiteral("gpu"), QStringLiteral("model")};
+    const QStringList req{QStringLiteral("sn"),
+                          QStringLiteral("cpu_milli"),
+                          QStringLiteral("memory_mib"),
+                          QStringLiteral("gpu"),
+                          QStringLiteral("model")};
     const bool ok = t.run(req, [&](int line, const QList<QByteArray> &f, const QList<int> &col) {
         NodeRecord n;
         n.name = QString::fromUtf8(f[col[0]].trimmed());
@@ -192,13 +205,19 @@ std::optional<QList<NodeRecord>> parseNodes(const QByteArray &csv, const QString
     return nodes;
 }
 
-std::optional<QList<PodRecord>> parsePods(const QByteArray &csv, const QString &fileName, TraceError *error)
+std::optional<QList<PodRecord>> parsePods(const QByteArray &csv,
+                                          const QString &fileName,
+                                          TraceError *error)
 {
     CsvTable t(csv, fileName, error);
     QList<PodRecord> pods;
     QSet<QString> names;
-    const QStringList req{QStringLiteral("name"),    QStringLiteral("cpu_milli"), QStringLiteral("memory_mib"),
-                          QStringLiteral("num_gpu"), QStringLiteral("gpu_milli"), QStringLiteral("gpu_spec")};
+    const QStringList req{QStringLiteral("name"),
+                          QStringLiteral("cpu_milli"),
+                          QStringLiteral("memory_mib"),
+                          QStringLiteral("num_gpu"),
+                          QStringLiteral("gpu_milli"),
+                          QStringLiteral("gpu_spec")};
     const bool ok = t.run(req, [&](int line, const QList<QByteArray> &f, const QList<int> &col) {
         PodRecord p;
         p.name = QString::fromUtf8(f[col[0]].trimmed());

@@ -38,9 +38,9 @@ struct PodRecord
     QString name;
     qint64 cpuMilli = 0;
     qint64 memoryMiB = 0;
-    int numGpu = 0;    // num_gpu
-    int gpuMilli = 0;  // gpu_milli as written
-    QString gpuSpec;   // gpu_spec as written ('|'-separated models, empty = any)
+    int numGpu = 0;   // num_gpu
+    int gpuMilli = 0; // gpu_milli as written
+    QString gpuSpec;  // gpu_spec as written ('|'-separated models, empty = any)
 
     // The request per FGD protocol 2.2: cards g, share per card m, allowed models.
     int cards() const { return numGpu; }
@@ -63,7 +63,11 @@ struct PodRecord
 std::optional<QList<NodeRecord>> readNodes(const QString &path, TraceError *error);
 std::optional<QList<PodRecord>> readPods(const QString &path, TraceError *error);
 // The same on bytes already read; `fileName` is what errors name.
-std::optional<QList<NodeRecord>> parseNodes(const QByteArray &csv, const QString &fileName, TraceError *error);
-std::optional<QList<PodRecord>> parsePods(const QByteArray &csv, const QString &fileName, TraceError *error);
+std::optional<QList<NodeRecord>> parseNodes(const QByteArray &csv,
+                                            const QString &fileName,
+                                            TraceError *error);
+std::optional<QList<PodRecord>> parsePods(const QByteArray &csv,
+                                          const QString &fileName,
+                                          TraceError *error);
 
 } // namespace Zhaoxi::Trace

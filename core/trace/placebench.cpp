@@ -31,8 +31,10 @@ Catalogue::Catalogue PlaceBench::catalogueFor(const QList<NodeRecord> &nodes)
     return cat;
 }
 
-std::unique_ptr<PlaceBench> PlaceBench::prepare(const QList<NodeRecord> &nodes, const QList<PodRecord> &pods,
-                                                const BenchOptions &options, QString *error)
+std::unique_ptr<PlaceBench> PlaceBench::prepare(const QList<NodeRecord> &nodes,
+                                                const QList<PodRecord> &pods,
+                                                const BenchOptions &options,
+                                                QString *error)
 {
     std::unique_ptr<PlaceBench> b(new PlaceBench);
     b->m_options = options;
@@ -44,14 +46,17 @@ std::unique_ptr<PlaceBench> PlaceBench::prepare(const QList<NodeRecord> &nodes, 
     if (!profile) {
         if (error)
             *error = QStringLiteral("unknown policy '%1' (known: %2)")
-                         .arg(options.policy, placementPolicyNames().join(QStringLiteral(", ")));
+                             .arg(options.policy,
+                                  placementPolicyNames().join(QStringLiteral(", ")));
         return nullptr;
     }
     for (const NodeRecord &n : nodes) {
         if (n.gpus > kMaxCardsPerHost) {
             if (error)
                 *error = QStringLiteral("host '%1' has %2 GPUs; at most %3 are supported")
-                             .arg(n.name).arg(n.gpus).arg(kMaxCardsPerHost);
+                                 .arg(n.name)
+                                 .arg(n.gpus)
+                                 .arg(kMaxCardsPerHost);
             return nullptr;
         }
     }
@@ -81,9 +86,9 @@ std::unique_ptr<PlaceBench> PlaceBench::prepare(const QList<NodeRecord> &nodes, 
     r.arrivals = int(b->m_plan.arrivals.size());
     r.originals = b->m_plan.originals;
     r.targetShapes = int(b->m_target->shapes().size());
-    r.targetCoverage = b->m_target->totalCount() > 0
-                           ? double(b->m_target->keptCount()) / double(b->m_target->totalCount())
-                           : 0;
+    r.targetCoverage = b->m_target->totalCount() > 0 ? double(b->m_target->keptCount())
+                                                               / double(b->m_target->totalCount())
+                                                     : 0;
     return b;
 }
 
@@ -93,18 +98,23 @@ void PlaceBench::replay()
     const QList<HostState> &hosts = m_state.hosts();
     const int nHosts = int(hosts.size());
     // Fragmentation per host, refreshed for the one host a placement changes.
+    // (The simulator sums the hosts in Go's map order, which is random: keeping a running total
+    // changes nothing that its curves could show.)
     std::vector<double> hostFrag(size_t(nHosts), 0.0);
     std::vector<int> hostFree(size_t(nHosts), 0);
+    double fragTotal = 0;
+    qint64 freeTotal = 0;
     auto refresh = [&](int h) {
         const HostView v(m_state, hosts[h]);
+        fragTotal -= hostFrag[size_t(h)];
+        freeTotal -= hostFree[size_t(h)];
         hostFrag[size_t(h)] = m_metric.fragmentation(v.freeMilli, v.model, v.cardCount, v.cpuFree);
         hostFree[size_t(h)] = v.totalFree;
+        fragTotal += hostFrag[size_t(h)];
+        freeTotal += hostFree[size_t(h)];
     };
     for (int h = 0; h < nHosts; ++h)
         refresh(h);
-    qint64 freeTotal = 0;
-    for (int f : hostFree)
-        freeTotal += f;
     const double weightSum = m_metric.weightSum();
 
     DecideOptions opts;
@@ -124,10 +134,7 @@ void PlaceBench::replay()
             m_state.setJobState(id, JobState::Running);
             r.allocatedMilli += demand;
             ++r.placed;
-            const int h = d.placement->host.value();
-            freeTotal -= hostFree[size_t(h)];
-            refresh(h);
-            freeTotal += hostFree[size_t(h)];
+            refresh(d.placement->host.value());
         } else {
             m_state.setJobState(id, JobState::Failed);
             ++r.failed;
@@ -135,10 +142,7 @@ void PlaceBench::replay()
         Sample s;
         s.arrived = r.arrivedMilli;
         s.allocated = r.allocatedMilli;
-        double frag = 0;
-        for (double f : hostFrag)
-            frag += f;
-        s.fragAmount = frag;
+        s.fragAmount = std::max(0.0, fragTotal);
         s.idle = double(freeTotal) * weightSum;
         r.samples.append(s);
     }

@@ -25,11 +25,11 @@ struct BenchResult
     double tune = 0;
     int hosts = 0;
     int gpus = 0;
-    int arrivals = 0;  // pods replayed (originals and copies)
+    int arrivals = 0; // pods replayed (originals and copies)
     int originals = 0;
     int placed = 0;
     int failed = 0;
-    qint64 decisions = 0;      // Framework::decide calls
+    qint64 decisions = 0; // Framework::decide calls
     qint64 arrivedMilli = 0;
     qint64 allocatedMilli = 0;
     int targetShapes = 0;      // kept shapes of the target workload
@@ -49,10 +49,14 @@ class PlaceBench
 public:
     // nullopt, with *error, for an unknown policy or an unusable trace (a GPU model with no
     // card count, more than 64 GPUs on a host).
-    static std::unique_ptr<PlaceBench> prepare(const QList<NodeRecord> &nodes, const QList<PodRecord> &pods,
-                                               const BenchOptions &options, QString *error);
+    static std::unique_ptr<PlaceBench> prepare(const QList<NodeRecord> &nodes,
+                                               const QList<PodRecord> &pods,
+                                               const BenchOptions &options,
+                                               QString *error);
     // Replays every arrival once; call once.
     void replay();
+    // ClusterState::checkInvariants() after the replay: empty when the state is consistent.
+    QString verify() const { return m_state.checkInvariants(); }
     const BenchResult &result() const { return m_result; }
     const Sched::ClusterState &state() const { return m_state; }
     const ArrivalPlan &plan() const { return m_plan; }

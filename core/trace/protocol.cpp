@@ -5,7 +5,9 @@
 
 namespace Zhaoxi::Trace {
 
-ArrivalPlan planArrivals(const QList<NodeRecord> &nodes, const QList<PodRecord> &pods, qint64 seed,
+ArrivalPlan planArrivals(const QList<NodeRecord> &nodes,
+                         const QList<PodRecord> &pods,
+                         qint64 seed,
                          double tune)
 {
     ArrivalPlan plan;
@@ -13,13 +15,15 @@ ArrivalPlan planArrivals(const QList<NodeRecord> &nodes, const QList<PodRecord> 
     rng.int63(); // the simulator logs one random integer first
 
     plan.pods = pods;
-    std::stable_sort(plan.pods.begin(), plan.pods.end(), [](const PodRecord &a, const PodRecord &b) {
-        return a.name.toUtf8() < b.name.toUtf8();
-    });
+    std::stable_sort(
+            plan.pods.begin(), plan.pods.end(), [](const PodRecord &a, const PodRecord &b) {
+                return a.name.toUtf8() < b.name.toUtf8();
+            });
     plan.nodes = nodes;
-    std::stable_sort(plan.nodes.begin(), plan.nodes.end(), [](const NodeRecord &a, const NodeRecord &b) {
-        return a.name.toUtf8() < b.name.toUtf8();
-    });
+    std::stable_sort(
+            plan.nodes.begin(), plan.nodes.end(), [](const NodeRecord &a, const NodeRecord &b) {
+                return a.name.toUtf8() < b.name.toUtf8();
+            });
     for (const NodeRecord &n : plan.nodes)
         plan.capacityMilli += qint64(n.gpus) * 1000;
 
@@ -35,8 +39,9 @@ ArrivalPlan planArrivals(const QList<NodeRecord> &nodes, const QList<PodRecord> 
     plan.demandBefore = demand;
     plan.targetMilli = tune * double(plan.capacityMilli);
     const double target = plan.targetMilli;
-    const bool anyGpu = std::any_of(plan.pods.begin(), plan.pods.end(),
-                                    [](const PodRecord &p) { return p.milliPerCard() > 0; });
+    const bool anyGpu = std::any_of(plan.pods.begin(), plan.pods.end(), [](const PodRecord &p) {
+        return p.milliPerCard() > 0;
+    });
     if (double(demand) < target && anyGpu) { // without GPU pods the loop could never stop
         // Padding: the stop test uses the drawn pod's per-card share, the sum its full demand.
         for (;;) {

@@ -15,15 +15,15 @@ namespace Zhaoxi::Trace {
 // Go math/rand stream seeded with the run's seed, in the simulator's order.
 struct ArrivalPlan
 {
-    QList<PodRecord> pods;   // the trace sorted by name (byte-wise); arrivals index into it
-    QList<int> arrivals;     // pod indices in arrival order (shuffled originals, then copies)
-    int originals = 0;       // how many arrivals are original pods (copies follow them)
-    QList<NodeRecord> nodes; // the hosts sorted by name
-    QList<int> ranks;        // tie-break rank of nodes[i]; lower wins
-    qint64 capacityMilli = 0;  // sum over hosts of gpus x 1000
-    double targetMilli = 0;    // tune x capacity
-    qint64 demandBefore = 0;   // GPU demand of the trace
-    qint64 demandAfter = 0;    // GPU demand of the arrivals
+    QList<PodRecord> pods;    // the trace sorted by name (byte-wise); arrivals index into it
+    QList<int> arrivals;      // pod indices in arrival order (shuffled originals, then copies)
+    int originals = 0;        // how many arrivals are original pods (copies follow them)
+    QList<NodeRecord> nodes;  // the hosts sorted by name
+    QList<int> ranks;         // tie-break rank of nodes[i]; lower wins
+    qint64 capacityMilli = 0; // sum over hosts of gpus x 1000
+    double targetMilli = 0;   // tune x capacity
+    qint64 demandBefore = 0;  // GPU demand of the trace
+    qint64 demandAfter = 0;   // GPU demand of the arrivals
 };
 
 // Steps, from a generator seeded with `seed`: one draw discarded; sort and Shuffle the pods;
@@ -31,7 +31,9 @@ struct ArrivalPlan
 // target (copies appended at the end), or thin by removing random positions while above it; ten
 // draws discarded; node ranks from Perm(host count). A trace without any GPU demand is not padded
 // (nothing could ever reach the target).
-ArrivalPlan planArrivals(const QList<NodeRecord> &nodes, const QList<PodRecord> &pods, qint64 seed,
+ArrivalPlan planArrivals(const QList<NodeRecord> &nodes,
+                         const QList<PodRecord> &pods,
+                         qint64 seed,
                          double tune = 1.3);
 
 // The shape of a pod for the target workload (protocol 3.5): CPU, per-card share, num_gpu and

@@ -69,7 +69,8 @@ int main(int argc, char **argv)
     // Continue from the state a previous (killed) run left.
     if (auto reader = store->reader()) {
         if (auto s = reader->state(QStringLiteral("crash-test")))
-            stateVersion = QJsonDocument::fromJson(*s).object().value(QStringLiteral("version")).toInt();
+            stateVersion
+                    = QJsonDocument::fromJson(*s).object().value(QStringLiteral("version")).toInt();
     }
     qint64 metricT = t / 1000 * 1000;
     for (;;) {
@@ -88,8 +89,10 @@ int main(int argc, char **argv)
             store->append(std::move(e));
             if (mode == "metrics") {
                 for (int card = 0; card < 4; ++card)
-                    store->appendMetric(MetricSample{{Metric::GpuUtil, card, -1, {}, -1}, metricT,
-                                                     double(rng.bounded(100)), {}});
+                    store->appendMetric(MetricSample{{Metric::GpuUtil, card, -1, {}, -1},
+                                                     metricT,
+                                                     double(rng.bounded(100)),
+                                                     {}});
                 metricT += 1000; // a minute of samples every 60 events: roll-ups happen often
             }
         }

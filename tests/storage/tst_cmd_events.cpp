@@ -99,7 +99,8 @@ void TestCmdEvents::initTestCase()
     mig.labels.insert(QStringLiteral("GPU_I_PROFILE"), QStringLiteral("3g.71gb"));
     mig.labels.insert(QStringLiteral("GPU_I_ID"), QStringLiteral("3"));
     store->appendMetric(mig);
-    store->appendMetric(MetricSample{{Metric::LatencyP99Ms, -1, -1, QStringLiteral("chat"), -1}, kT0, 85, {}});
+    store->appendMetric(
+            MetricSample{{Metric::LatencyP99Ms, -1, -1, QStringLiteral("chat"), -1}, kT0, 85, {}});
     store->appendMetric(MetricSample{{Metric::TrainingThroughput, -1, -1, {}, 4}, kT0, 1200, {}});
     QVERIFY(store->flush());
 }
@@ -108,29 +109,51 @@ void TestCmdEvents::exports_data()
 {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<int>("rows");
-    const QStringList base = {QStringLiteral("export"), QStringLiteral("--format"), QStringLiteral("jsonl")};
+    const QStringList base
+            = {QStringLiteral("export"), QStringLiteral("--format"), QStringLiteral("jsonl")};
     QTest::newRow("everything") << base << 48;
     QTest::newRow("the first day, ISO with offset")
-        << base + QStringList{QStringLiteral("--from"), QStringLiteral("2024-05-01T08:00:00+08:00"),
-                              QStringLiteral("--to"), QStringLiteral("2024-05-02T00:00:00Z")}
-        << 24;
-    QTest::newRow("epoch ms") << base + QStringList{QStringLiteral("--from"), QString::number(kT0 + 47 * 3600 * 1000)} << 1;
-    QTest::newRow("errors") << base + QStringList{QStringLiteral("--severity"), QStringLiteral("error")} << 8;
-    QTest::newRow("operator or policy") << base + QStringList{QStringLiteral("--source"), QStringLiteral("operator,policy")} << 12;
+            << base
+                       + QStringList{QStringLiteral("--from"),
+                                     QStringLiteral("2024-05-01T08:00:00+08:00"),
+                                     QStringLiteral("--to"),
+                                     QStringLiteral("2024-05-02T00:00:00Z")}
+            << 24;
+    QTest::newRow("epoch ms") << base
+                                         + QStringList{QStringLiteral("--from"),
+                                                       QString::number(kT0 + 47 * 3600 * 1000)}
+                              << 1;
+    QTest::newRow("errors") << base
+                                       + QStringList{QStringLiteral("--severity"),
+                                                     QStringLiteral("error")}
+                            << 8;
+    QTest::newRow("operator or policy")
+            << base + QStringList{QStringLiteral("--source"), QStringLiteral("operator,policy")}
+            << 12;
     QTest::newRow("card 1, repeated option for jobs")
-        << base + QStringList{QStringLiteral("--card"), QStringLiteral("1"), QStringLiteral("--job"), QStringLiteral("1"),
-                              QStringLiteral("--job"), QStringLiteral("2")}
-        << 7; // i % 3 == 1 and i % 5 in {1, 2}: i = 1, 7, 16, 22, 31, 37, 46
-    QTest::newRow("a code") << base + QStringList{QStringLiteral("--code"), QStringLiteral("card-failed")} << 24;
+            << base
+                       + QStringList{QStringLiteral("--card"),
+                                     QStringLiteral("1"),
+                                     QStringLiteral("--job"),
+                                     QStringLiteral("1"),
+                                     QStringLiteral("--job"),
+                                     QStringLiteral("2")}
+            << 7; // i % 3 == 1 and i % 5 in {1, 2}: i = 1, 7, 16, 22, 31, 37, 46
+    QTest::newRow("a code") << base
+                                       + QStringList{QStringLiteral("--code"),
+                                                     QStringLiteral("card-failed")}
+                            << 24;
 }
 
 void TestCmdEvents::exports()
 {
     QFETCH(QStringList, args);
     QFETCH(int, rows);
-    const Run r = zhaoxictl(QStringList{QStringLiteral("events")} + args + QStringList{QStringLiteral("--db"), m_db});
+    const Run r = zhaoxictl(QStringList{QStringLiteral("events")} + args
+                            + QStringList{QStringLiteral("--db"), m_db});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-    const QList<QByteArray> lines = r.out.isEmpty() ? QList<QByteArray>() : r.out.chopped(1).split('\n');
+    const QList<QByteArray> lines
+            = r.out.isEmpty() ? QList<QByteArray>() : r.out.chopped(1).split('\n');
     QCOMPARE(lines.size(), rows);
     for (const QByteArray &line : lines)
         QVERIFY(QJsonDocument::fromJson(line).isObject());
@@ -139,9 +162,17 @@ void TestCmdEvents::exports()
 void TestCmdEvents::exportToAFile()
 {
     const QString out = m_dir.filePath(QStringLiteral("events.csv"));
-    const Run r = zhaoxictl({QStringLiteral("events"), QStringLiteral("export"), QStringLiteral("--db"), m_db,
-                             QStringLiteral("--format"), QStringLiteral("csv"), QStringLiteral("--bom"),
-                             QStringLiteral("--tz"), QStringLiteral("Asia/Shanghai"), QStringLiteral("--out"), out});
+    const Run r = zhaoxictl({QStringLiteral("events"),
+                             QStringLiteral("export"),
+                             QStringLiteral("--db"),
+                             m_db,
+                             QStringLiteral("--format"),
+                             QStringLiteral("csv"),
+                             QStringLiteral("--bom"),
+                             QStringLiteral("--tz"),
+                             QStringLiteral("Asia/Shanghai"),
+                             QStringLiteral("--out"),
+                             out});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     QVERIFY(r.out.isEmpty());
     QFile f(out);
@@ -158,16 +189,65 @@ void TestCmdEvents::errorsNameTheFileOrOption_data()
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("mentions");
     const QString db = QStringLiteral("--db");
-    QTest::newRow("no subcommand") << QStringList{QStringLiteral("events")} << QStringLiteral("export");
-    QTest::newRow("no db") << QStringList{QStringLiteral("events"), QStringLiteral("export"), QStringLiteral("--format"), QStringLiteral("csv")} << QStringLiteral("--db");
-    QTest::newRow("bad format") << QStringList{QStringLiteral("events"), QStringLiteral("export"), db, QStringLiteral("x.sqlite"), QStringLiteral("--format"), QStringLiteral("xml")} << QStringLiteral("--format");
-    QTest::newRow("bad time") << QStringList{QStringLiteral("events"), QStringLiteral("export"), db, QStringLiteral("x.sqlite"), QStringLiteral("--format"), QStringLiteral("csv"), QStringLiteral("--from"), QStringLiteral("yesterday")} << QStringLiteral("--from");
-    QTest::newRow("bad severity") << QStringList{QStringLiteral("events"), QStringLiteral("export"), db, QStringLiteral("x.sqlite"), QStringLiteral("--format"), QStringLiteral("csv"), QStringLiteral("--severity"), QStringLiteral("loud")} << QStringLiteral("--severity");
-    QTest::newRow("bom with jsonl") << QStringList{QStringLiteral("events"), QStringLiteral("export"), db, QStringLiteral("x.sqlite"), QStringLiteral("--format"), QStringLiteral("jsonl"), QStringLiteral("--bom")} << QStringLiteral("--bom");
-    QTest::newRow("unknown option") << QStringList{QStringLiteral("events"), QStringLiteral("export"), QStringLiteral("--colour")} << QStringLiteral("--colour");
-    QTest::newRow("missing file") << QStringList{QStringLiteral("events"), QStringLiteral("export"), db, QStringLiteral("/nonexistent/x.sqlite"), QStringLiteral("--format"), QStringLiteral("csv")} << QStringLiteral("/nonexistent/x.sqlite");
-    QTest::newRow("metrics without --prom") << QStringList{QStringLiteral("metrics"), db, QStringLiteral("x.sqlite")} << QStringLiteral("--prom");
-    QTest::newRow("metrics, missing file") << QStringList{QStringLiteral("metrics"), db, QStringLiteral("/nonexistent/y.sqlite"), QStringLiteral("--prom")} << QStringLiteral("/nonexistent/y.sqlite");
+    QTest::newRow("no subcommand")
+            << QStringList{QStringLiteral("events")} << QStringLiteral("export");
+    QTest::newRow("no db") << QStringList{QStringLiteral("events"),
+                                          QStringLiteral("export"),
+                                          QStringLiteral("--format"),
+                                          QStringLiteral("csv")}
+                           << QStringLiteral("--db");
+    QTest::newRow("bad format") << QStringList{QStringLiteral("events"),
+                                               QStringLiteral("export"),
+                                               db,
+                                               QStringLiteral("x.sqlite"),
+                                               QStringLiteral("--format"),
+                                               QStringLiteral("xml")}
+                                << QStringLiteral("--format");
+    QTest::newRow("bad time") << QStringList{QStringLiteral("events"),
+                                             QStringLiteral("export"),
+                                             db,
+                                             QStringLiteral("x.sqlite"),
+                                             QStringLiteral("--format"),
+                                             QStringLiteral("csv"),
+                                             QStringLiteral("--from"),
+                                             QStringLiteral("yesterday")}
+                              << QStringLiteral("--from");
+    QTest::newRow("bad severity") << QStringList{QStringLiteral("events"),
+                                                 QStringLiteral("export"),
+                                                 db,
+                                                 QStringLiteral("x.sqlite"),
+                                                 QStringLiteral("--format"),
+                                                 QStringLiteral("csv"),
+                                                 QStringLiteral("--severity"),
+                                                 QStringLiteral("loud")}
+                                  << QStringLiteral("--severity");
+    QTest::newRow("bom with jsonl") << QStringList{QStringLiteral("events"),
+                                                   QStringLiteral("export"),
+                                                   db,
+                                                   QStringLiteral("x.sqlite"),
+                                                   QStringLiteral("--format"),
+                                                   QStringLiteral("jsonl"),
+                                                   QStringLiteral("--bom")}
+                                    << QStringLiteral("--bom");
+    QTest::newRow("unknown option") << QStringList{QStringLiteral("events"),
+                                                   QStringLiteral("export"),
+                                                   QStringLiteral("--colour")}
+                                    << QStringLiteral("--colour");
+    QTest::newRow("missing file") << QStringList{QStringLiteral("events"),
+                                                 QStringLiteral("export"),
+                                                 db,
+                                                 QStringLiteral("/nonexistent/x.sqlite"),
+                                                 QStringLiteral("--format"),
+                                                 QStringLiteral("csv")}
+                                  << QStringLiteral("/nonexistent/x.sqlite");
+    QTest::newRow("metrics without --prom")
+            << QStringList{QStringLiteral("metrics"), db, QStringLiteral("x.sqlite")}
+            << QStringLiteral("--prom");
+    QTest::newRow("metrics, missing file") << QStringList{QStringLiteral("metrics"),
+                                                          db,
+                                                          QStringLiteral("/nonexistent/y.sqlite"),
+                                                          QStringLiteral("--prom")}
+                                           << QStringLiteral("/nonexistent/y.sqlite");
 }
 
 void TestCmdEvents::errorsNameTheFileOrOption()
@@ -188,21 +268,30 @@ void TestCmdEvents::metricsInPrometheusFormat()
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write(QByteArray(8192, 'Z'));
     }
-    Run r = zhaoxictl({QStringLiteral("metrics"), QStringLiteral("--db"), bad, QStringLiteral("--prom")});
+    Run r = zhaoxictl(
+            {QStringLiteral("metrics"), QStringLiteral("--db"), bad, QStringLiteral("--prom")});
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains(bad), qPrintable(r.err));
     QVERIFY(QFile::exists(bad));
 
-    r = zhaoxictl({QStringLiteral("metrics"), QStringLiteral("--db"), m_db, QStringLiteral("--prom")});
+    r = zhaoxictl(
+            {QStringLiteral("metrics"), QStringLiteral("--db"), m_db, QStringLiteral("--prom")});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     const QByteArray text = r.out;
     QVERIFY2(text.contains("# TYPE DCGM_FI_DEV_GPU_UTIL gauge\n"), text.constData());
-    QVERIFY2(text.contains(R"(DCGM_FI_DEV_GPU_UTIL{gpu="0",UUID="GPU-abc",device="nvidia0",modelName="NVIDIA H200",Hostname="node-a"} 41)"),
+    QVERIFY2(
+            text.contains(
+                    R"(DCGM_FI_DEV_GPU_UTIL{gpu="0",UUID="GPU-abc",device="nvidia0",modelName="NVIDIA H200",Hostname="node-a"} 41)"),
+            text.constData());
+    QVERIFY2(
+            text.contains(
+                    R"(DCGM_FI_PROF_GR_ENGINE_ACTIVE{gpu="0",UUID="GPU-abc",device="nvidia0",modelName="NVIDIA H200",Hostname="node-a",GPU_I_PROFILE="3g.71gb",GPU_I_ID="3"} 0.5)"),
+            text.constData());
+    QVERIFY2(text.contains(
+                     R"(zhaoxi_inference_latency_seconds{service="chat",quantile="0.99"} 0.085)"),
              text.constData());
-    QVERIFY2(text.contains(R"(DCGM_FI_PROF_GR_ENGINE_ACTIVE{gpu="0",UUID="GPU-abc",device="nvidia0",modelName="NVIDIA H200",Hostname="node-a",GPU_I_PROFILE="3g.71gb",GPU_I_ID="3"} 0.5)"),
+    QVERIFY2(text.contains(R"(zhaoxi_training_throughput_samples_per_second{job_id="4"} 1200)"),
              text.constData());
-    QVERIFY2(text.contains(R"(zhaoxi_inference_latency_seconds{service="chat",quantile="0.99"} 0.085)"), text.constData());
-    QVERIFY2(text.contains(R"(zhaoxi_training_throughput_samples_per_second{job_id="4"} 1200)"), text.constData());
     // Every sample line is "name{labels} value" and every family has HELP and TYPE.
     for (const QByteArray &line : text.split('\n')) {
         if (line.isEmpty() || line.startsWith('#'))

@@ -47,8 +47,8 @@ void TestCrashSafety::killAtRandomMoments()
     QFETCH(int, kills);
     QFETCH(int, killsPerFile);
     const quint32 seed = qEnvironmentVariableIsSet("ZHAOXI_CRASH_SEED")
-                             ? quint32(qEnvironmentVariableIntValue("ZHAOXI_CRASH_SEED"))
-                             : 20240501u;
+                                 ? quint32(qEnvironmentVariableIntValue("ZHAOXI_CRASH_SEED"))
+                                 : 20240501u;
     QRandomGenerator rng(seed ^ qHash(mode));
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
@@ -78,15 +78,16 @@ void TestCrashSafety::killAtRandomMoments()
         QVERIFY(child.waitForFinished(10000));
         out += child.readAllStandardOutput();
         QVERIFY2(child.exitStatus() == QProcess::CrashExit,
-                 qPrintable(QStringLiteral("the writer exited by itself: ") + QString::fromUtf8(out)));
+                 qPrintable(QStringLiteral("the writer exited by itself: ")
+                            + QString::fromUtf8(out)));
         ++m_kills;
 
         qint64 maxId = 0;
         for (const QByteArray &line : out.split('\n')) {
             if (line.startsWith("moved") || line.startsWith("error"))
                 QFAIL(qPrintable(QStringLiteral("kill %1: the reopened file was refused: %2")
-                                     .arg(k)
-                                     .arg(QString::fromUtf8(line))));
+                                         .arg(k)
+                                         .arg(QString::fromUtf8(line))));
             if (line.startsWith("state ")) {
                 reportedState = std::max(reportedState, line.mid(6).toInt());
             } else if (!line.isEmpty() && line != "ready") {
@@ -104,26 +105,39 @@ void TestCrashSafety::killAtRandomMoments()
         QVERIFY2(reader, qPrintable(err));
         QCOMPARE(reader->integrityCheck(), QStringLiteral("ok"));
         QSet<qint64> present;
-        QVERIFY(reader->forEachEvent({}, [&](const Event &e) { present.insert(e.id); return true; }, &err));
+        QVERIFY(reader->forEachEvent(
+                {},
+                [&](const Event &e) {
+                    present.insert(e.id);
+                    return true;
+                },
+                &err));
         for (qint64 id : std::as_const(reported)) {
             if (!present.contains(id))
                 QFAIL(qPrintable(QStringLiteral("kill %1 (%2): acknowledged event %3 is missing")
-                                     .arg(k)
-                                     .arg(mode)
-                                     .arg(id)));
+                                         .arg(k)
+                                         .arg(mode)
+                                         .arg(id)));
         }
         if (reportedState > 0) {
             const auto doc = reader->state(QStringLiteral("crash-test"));
             QVERIFY(doc);
-            const int stored = QJsonDocument::fromJson(*doc).object().value(QStringLiteral("version")).toInt();
+            const int stored = QJsonDocument::fromJson(*doc)
+                                       .object()
+                                       .value(QStringLiteral("version"))
+                                       .toInt();
             QVERIFY2(stored >= reportedState,
-                     qPrintable(QStringLiteral("state %1 acknowledged, %2 stored").arg(reportedState).arg(stored)));
+                     qPrintable(QStringLiteral("state %1 acknowledged, %2 stored")
+                                        .arg(reportedState)
+                                        .arg(stored)));
         }
         if (mode == QLatin1String("metrics")) {
             // Roll-ups never double count: a minute bucket holds at most 60 one-second samples.
             for (int card = 0; card < 4; ++card) {
-                const auto minutes = reader->series({Metric::GpuUtil, card, -1, {}, -1}, Tier::Minute,
-                                                    0, std::numeric_limits<qint64>::max());
+                const auto minutes = reader->series({Metric::GpuUtil, card, -1, {}, -1},
+                                                    Tier::Minute,
+                                                    0,
+                                                    std::numeric_limits<qint64>::max());
                 for (const MetricPoint &p : minutes)
                     QVERIFY(p.count >= 1 && p.count <= 60);
             }

@@ -91,27 +91,35 @@ QByteArray exportAll(Reader &reader, const ExportOptions &options, const EventFi
     return buffer.data();
 }
 
-const QStringList kHeader = {QStringLiteral("id"),   QStringLiteral("time"),      QStringLiteral("epoch_ms"),
-                             QStringLiteral("severity"), QStringLiteral("source"), QStringLiteral("code"),
-                             QStringLiteral("card"), QStringLiteral("partition"), QStringLiteral("job"),
-                             QStringLiteral("actor"), QStringLiteral("message"),  QStringLiteral("params")};
+const QStringList kHeader = {QStringLiteral("id"),
+                             QStringLiteral("time"),
+                             QStringLiteral("epoch_ms"),
+                             QStringLiteral("severity"),
+                             QStringLiteral("source"),
+                             QStringLiteral("code"),
+                             QStringLiteral("card"),
+                             QStringLiteral("partition"),
+                             QStringLiteral("job"),
+                             QStringLiteral("actor"),
+                             QStringLiteral("message"),
+                             QStringLiteral("params")};
 
 // Texts that break naive writers: separators, quotes, line ends, Chinese, formula starters.
 const QStringList kTricky = {
-    QStringLiteral("plain"),
-    QStringLiteral("a,b"),
-    QStringLiteral("say \"hi\""),
-    QStringLiteral("two\r\nlines"),
-    QStringLiteral("lf\nonly"),
-    QStringLiteral("卡 3 已故障，迁移作业"),
-    QStringLiteral("=HYPERLINK(\"http://x\")"),
-    QStringLiteral("+1"),
-    QStringLiteral("-2+3"),
-    QStringLiteral("@SUM(A1)"),
-    QStringLiteral("\tTAB"),
-    QStringLiteral("\rCR"),
-    QStringLiteral("\"=quoted formula\""),
-    QString(),
+        QStringLiteral("plain"),
+        QStringLiteral("a,b"),
+        QStringLiteral("say \"hi\""),
+        QStringLiteral("two\r\nlines"),
+        QStringLiteral("lf\nonly"),
+        QStringLiteral("卡 3 已故障，迁移作业"),
+        QStringLiteral("=HYPERLINK(\"http://x\")"),
+        QStringLiteral("+1"),
+        QStringLiteral("-2+3"),
+        QStringLiteral("@SUM(A1)"),
+        QStringLiteral("\tTAB"),
+        QStringLiteral("\rCR"),
+        QStringLiteral("\"=quoted formula\""),
+        QString(),
 };
 
 QString guarded(const QString &s)
@@ -174,7 +182,13 @@ void TestExport::csvRoundTripsThroughAStrictParser()
     auto reader = m_store->reader();
     ExportOptions options;
     // The console passes its translated words; the text comes back cell for cell.
-    options.message = [](const Event &e) -> QString { return QStringLiteral("消息: ") + QJsonDocument::fromJson(e.params).object().value(QStringLiteral("text")).toString(); };
+    options.message = [](const Event &e) -> QString {
+        return QStringLiteral("消息: ")
+               + QJsonDocument::fromJson(e.params)
+                         .object()
+                         .value(QStringLiteral("text"))
+                         .toString();
+    };
     const QByteArray csv = exportAll(*reader, options);
     const CsvParse parsed = parseCsv(csv);
     QVERIFY2(parsed.error.isEmpty(), qPrintable(parsed.error));
@@ -195,7 +209,11 @@ void TestExport::csvRoundTripsThroughAStrictParser()
         QCOMPARE(row[8], e.job < 0 ? QString() : QString::number(e.job));
         QCOMPARE(row[9], guarded(e.actor));
         QCOMPARE(row[10], QStringLiteral("消息: ") + kTricky[i]);
-        QCOMPARE(QJsonDocument::fromJson(row[11].toUtf8()).object().value(QStringLiteral("text")).toString(), kTricky[i]);
+        QCOMPARE(QJsonDocument::fromJson(row[11].toUtf8())
+                         .object()
+                         .value(QStringLiteral("text"))
+                         .toString(),
+                 kTricky[i]);
     }
 }
 
@@ -209,8 +227,10 @@ void TestExport::injectionGuard_data()
     QTest::newRow("at") << QStringLiteral("@cmd") << QByteArray("'@cmd");
     QTest::newRow("tab") << QStringLiteral("\tx") << QByteArray("'\tx");
     QTest::newRow("carriage return, quoted") << QStringLiteral("\rx") << QByteArray("\"'\rx\"");
-    QTest::newRow("formula with a comma, quoted") << QStringLiteral("=A1,B1") << QByteArray("\"'=A1,B1\"");
-    QTest::newRow("quote first: not a formula") << QStringLiteral("\"=x\"") << QByteArray("\"\"\"=x\"\"\"");
+    QTest::newRow("formula with a comma, quoted")
+            << QStringLiteral("=A1,B1") << QByteArray("\"'=A1,B1\"");
+    QTest::newRow("quote first: not a formula")
+            << QStringLiteral("\"=x\"") << QByteArray("\"\"\"=x\"\"\"");
     QTest::newRow("inner equals") << QStringLiteral("a=b") << QByteArray("a=b");
     QTest::newRow("chinese") << QStringLiteral("作业-7") << QByteArray("作业-7");
     QTest::newRow("empty") << QString() << QByteArray();
@@ -252,19 +272,26 @@ void TestExport::jsonLinesParseAndCarryTheSameFields()
     for (int i = 0; i < lines.size(); ++i) {
         QJsonParseError pe;
         const QJsonDocument doc = QJsonDocument::fromJson(lines[i], &pe);
-        QVERIFY2(doc.isObject(), qPrintable(pe.errorString() + QStringLiteral(": ") + QString::fromUtf8(lines[i])));
+        QVERIFY2(doc.isObject(),
+                 qPrintable(pe.errorString() + QStringLiteral(": ") + QString::fromUtf8(lines[i])));
         const QJsonObject o = doc.object();
         const Event &e = m_events[i];
         QCOMPARE(o.value(QStringLiteral("id")).toInteger(), e.id);
         QCOMPARE(o.value(QStringLiteral("epoch_ms")).toInteger(), e.atMs);
-        QCOMPARE(o.value(QStringLiteral("time")).toString(), QString::fromLatin1(isoTime(e.atMs, 0)));
+        QCOMPARE(o.value(QStringLiteral("time")).toString(),
+                 QString::fromLatin1(isoTime(e.atMs, 0)));
         QCOMPARE(o.value(QStringLiteral("code")).toString(), QString::fromLatin1(e.code));
-        QCOMPARE(o.value(QStringLiteral("severity")).toString(), QLatin1String(toString(e.severity)));
+        QCOMPARE(o.value(QStringLiteral("severity")).toString(),
+                 QLatin1String(toString(e.severity)));
         QCOMPARE(o.value(QStringLiteral("card")).isNull(), e.card < 0);
         QCOMPARE(o.value(QStringLiteral("job")).isNull(), e.job < 0);
         // No formula guard in JSON: the text is the text.
         QCOMPARE(o.value(QStringLiteral("actor")).toString(), e.actor);
-        QCOMPARE(o.value(QStringLiteral("params")).toObject().value(QStringLiteral("text")).toString(), kTricky[i]);
+        QCOMPARE(o.value(QStringLiteral("params"))
+                         .toObject()
+                         .value(QStringLiteral("text"))
+                         .toString(),
+                 kTricky[i]);
     }
 }
 
@@ -273,13 +300,20 @@ void TestExport::timesCarryTheZoneOffset_data()
     QTest::addColumn<qint64>("ms");
     QTest::addColumn<QByteArray>("zone");
     QTest::addColumn<QByteArray>("iso");
-    QTest::newRow("utc") << kT0 + 33123 << QByteArray("UTC") << QByteArray("2024-05-01T00:00:33.123+00:00");
-    QTest::newRow("shanghai") << kT0 << QByteArray("Asia/Shanghai") << QByteArray("2024-05-01T08:00:00.000+08:00");
-    QTest::newRow("leap day") << Q_INT64_C(1709164800000) << QByteArray("UTC") << QByteArray("2024-02-29T00:00:00.000+00:00");
-    QTest::newRow("before 1970") << Q_INT64_C(-1) << QByteArray("UTC") << QByteArray("1969-12-31T23:59:59.999+00:00");
-    QTest::newRow("new york, summer") << kT0 << QByteArray("America/New_York") << QByteArray("2024-04-30T20:00:00.000-04:00");
-    QTest::newRow("new york, winter") << Q_INT64_C(1704067200000) << QByteArray("America/New_York") << QByteArray("2023-12-31T19:00:00.000-05:00");
-    QTest::newRow("kathmandu") << kT0 << QByteArray("Asia/Kathmandu") << QByteArray("2024-05-01T05:45:00.000+05:45");
+    QTest::newRow("utc") << kT0 + 33123 << QByteArray("UTC")
+                         << QByteArray("2024-05-01T00:00:33.123+00:00");
+    QTest::newRow("shanghai") << kT0 << QByteArray("Asia/Shanghai")
+                              << QByteArray("2024-05-01T08:00:00.000+08:00");
+    QTest::newRow("leap day") << Q_INT64_C(1709164800000) << QByteArray("UTC")
+                              << QByteArray("2024-02-29T00:00:00.000+00:00");
+    QTest::newRow("before 1970") << Q_INT64_C(-1) << QByteArray("UTC")
+                                 << QByteArray("1969-12-31T23:59:59.999+00:00");
+    QTest::newRow("new york, summer")
+            << kT0 << QByteArray("America/New_York") << QByteArray("2024-04-30T20:00:00.000-04:00");
+    QTest::newRow("new york, winter") << Q_INT64_C(1704067200000) << QByteArray("America/New_York")
+                                      << QByteArray("2023-12-31T19:00:00.000-05:00");
+    QTest::newRow("kathmandu") << kT0 << QByteArray("Asia/Kathmandu")
+                               << QByteArray("2024-05-01T05:45:00.000+05:45");
 }
 
 void TestExport::timesCarryTheZoneOffset()
@@ -293,7 +327,11 @@ void TestExport::timesCarryTheZoneOffset()
     QCOMPARE(isoTime(ms, tz.offsetFromUtc(QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC))), iso);
     // And the same through an export.
     QString err;
-    auto store = Store::open(m_dir.filePath(QStringLiteral("tz-") + QString::fromLatin1(QTest::currentDataTag()).replace(QLatin1Char(' '), QLatin1Char('_')) + QStringLiteral(".sqlite")), &err);
+    auto store = Store::open(m_dir.filePath(QStringLiteral("tz-")
+                                            + QString::fromLatin1(QTest::currentDataTag())
+                                                      .replace(QLatin1Char(' '), QLatin1Char('_'))
+                                            + QStringLiteral(".sqlite")),
+                             &err);
     Event e;
     e.atMs = ms;
     e.code = "x";
@@ -316,7 +354,8 @@ void TestExport::filtersApplyToExports()
     QVERIFY(parsed.error.isEmpty());
     int expected = 0;
     for (const Event &e : std::as_const(m_events))
-        expected += e.source == Source::Operator && e.code == "operator-note" && e.atMs >= kT0 + 2000;
+        expected += e.source == Source::Operator && e.code == "operator-note"
+                    && e.atMs >= kT0 + 2000;
     QVERIFY(expected > 0);
     QCOMPARE(parsed.rows.size() - 1, expected);
     for (int i = 1; i < parsed.rows.size(); ++i)
@@ -337,11 +376,13 @@ void TestExport::englishMessagesFromCodes()
     e.code = "store-moved-aside";
     e.params = R"({"movedTo":"/d/\"x\".corrupt","problem":"file is not a database"})";
     QCOMPARE(englishMessage(e),
-             QStringLiteral("The store file was unreadable (file is not a database); it was moved to /d/\"x\".corrupt"));
+             QStringLiteral("The store file was unreadable (file is not a database); it was moved "
+                            "to /d/\"x\".corrupt"));
     e.code = "something-new";
     e.actor = QStringLiteral("ops");
     QCOMPARE(englishMessage(e), QStringLiteral("ops: something-new"));
-    QCOMPARE(jsonParam(R"({"a":{"b":1},"b":"two"})", QLatin1StringView("b")), QStringLiteral("two"));
+    QCOMPARE(jsonParam(R"({"a":{"b":1},"b":"two"})", QLatin1StringView("b")),
+             QStringLiteral("two"));
 }
 
 void TestExport::fileExportReplacesAtomically()
@@ -365,7 +406,8 @@ void TestExport::fileExportReplacesAtomically()
     QVERIFY(!failed.ok);
     QVERIFY2(failed.error.contains(bad), qPrintable(failed.error));
     QVERIFY(!QFile::exists(bad));
-    QCOMPARE(QDir(m_dir.path()).entryList({QStringLiteral("out.csv*")}), QStringList{QStringLiteral("out.csv")});
+    QCOMPARE(QDir(m_dir.path()).entryList({QStringLiteral("out.csv*")}),
+             QStringList{QStringLiteral("out.csv")});
 }
 
 QTEST_GUILESS_MAIN(TestExport)

@@ -167,9 +167,18 @@ void TestMigrations::everyEarlierVersionMigrates()
     const auto util = reader->series({Metric::GpuUtil, 0, -1, {}, -1}, Tier::Raw, 0, kT0 + 10000);
     QCOMPARE(util.size(), 2);
     QCOMPARE(util[1].value, 60.0);
-    QCOMPARE(reader->series({Metric::MemoryUsedMiB, 1, 3, {}, -1}, Tier::Raw, 0, kT0 + 1).value(0).value, 5120.0);
-    QCOMPARE(reader->series({Metric::LatencyP99Ms, -1, -1, QStringLiteral("chat"), -1}, Tier::Raw, 0, kT0 + 1).size(), 1);
-    QCOMPARE(reader->series({Metric::TrainingLoss, -1, -1, {}, 4}, Tier::Raw, 0, kT0 + 1).size(), 1);
+    QCOMPARE(reader->series({Metric::MemoryUsedMiB, 1, 3, {}, -1}, Tier::Raw, 0, kT0 + 1)
+                     .value(0)
+                     .value,
+             5120.0);
+    QCOMPARE(reader->series({Metric::LatencyP99Ms, -1, -1, QStringLiteral("chat"), -1},
+                            Tier::Raw,
+                            0,
+                            kT0 + 1)
+                     .size(),
+             1);
+    QCOMPARE(reader->series({Metric::TrainingLoss, -1, -1, {}, 4}, Tier::Raw, 0, kT0 + 1).size(),
+             1);
     QCOMPARE(reader->latestMetrics().size(), 4); // the unparseable series is counted, not kept
 
     // State and traces.
@@ -206,8 +215,9 @@ void TestMigrations::readersMigrateOnlyWhenAsked()
 void TestMigrations::aNewerSchemaIsRefusedAndLeftAlone()
 {
     const QString path = m_dir->filePath(QStringLiteral("future.sqlite"));
-    QVERIFY(writeFixture(path, "CREATE TABLE schema_version(version INTEGER NOT NULL);"
-                               "INSERT INTO schema_version VALUES(99);"));
+    QVERIFY(writeFixture(path,
+                         "CREATE TABLE schema_version(version INTEGER NOT NULL);"
+                         "INSERT INTO schema_version VALUES(99);"));
     const QByteArray before = readFile(path);
     QString err;
     QVERIFY(!Store::open(path, &err));
@@ -247,7 +257,8 @@ void TestMigrations::unreadableFilesAreMovedAside()
                 e.code = "filler";
                 e.card = i % 8;
                 e.job = i;
-                e.params = R"({"pad":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"})";
+                e.params
+                        = R"({"pad":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"})";
                 store->append(e);
             }
             QVERIFY(store->flush());
@@ -315,7 +326,9 @@ void TestMigrations::readersNeverMoveAFile()
     QVERIFY2(err.contains(path), qPrintable(err));
     QVERIFY(QFile::exists(path));
     QCOMPARE(QDir(m_dir->path()).entryList({QStringLiteral("*.corrupt-*")}), QStringList());
-    QVERIFY(!Reader::open(m_dir->filePath(QStringLiteral("absent.sqlite")), Reader::OpenMode::RequireCurrent, &err));
+    QVERIFY(!Reader::open(m_dir->filePath(QStringLiteral("absent.sqlite")),
+                          Reader::OpenMode::RequireCurrent,
+                          &err));
     QVERIFY(err.contains(QStringLiteral("no such file")));
     QVERIFY(!QFile::exists(m_dir->filePath(QStringLiteral("absent.sqlite"))));
 }

@@ -7,9 +7,9 @@
 #include "core/storage/store.h"
 
 #include <QFile>
-#include <QStandardPaths>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -33,7 +33,8 @@ Event makeEvent(int i)
     e.job = i % 5 == 0 ? -1 : i % 40;
     if (e.source == Source::Operator)
         e.actor = QStringLiteral("张伟");
-    e.params = R"({"host":)" + QByteArray::number(i % 3) + R"(,"note":"第)" + QByteArray::number(i) + R"(条"})";
+    e.params = R"({"host":)" + QByteArray::number(i % 3) + R"(,"note":"第)" + QByteArray::number(i)
+               + R"(条"})";
     return e;
 }
 
@@ -147,10 +148,14 @@ void TestStore::filters_data()
         return x;
     };
     QTest::newRow("everything") << EventFilter{};
-    QTest::newRow("one day") << f([](EventFilter &x) { x.fromMs = kT0 + kDay; x.toMs = kT0 + 2 * kDay; });
+    QTest::newRow("one day") << f([](EventFilter &x) {
+        x.fromMs = kT0 + kDay;
+        x.toMs = kT0 + 2 * kDay;
+    });
     QTest::newRow("from only") << f([](EventFilter &x) { x.fromMs = kT0 + 3 * kDay; });
-    QTest::newRow("errors and criticals")
-        << f([](EventFilter &x) { x.severities = {Severity::Error, Severity::Critical}; });
+    QTest::newRow("errors and criticals") << f([](EventFilter &x) {
+        x.severities = {Severity::Error, Severity::Critical};
+    });
     QTest::newRow("operator actions") << f([](EventFilter &x) { x.sources = {Source::Operator}; });
     QTest::newRow("cards 2 and 5") << f([](EventFilter &x) { x.cards = {2, 5}; });
     QTest::newRow("job 7") << f([](EventFilter &x) { x.jobs = {7}; });
@@ -231,8 +236,10 @@ void TestStore::stateSurvivesARestart()
     auto store = Store::open(p, &err);
     QVERIFY2(store, qPrintable(err));
     auto reader = store->reader();
-    QCOMPARE(reader->state(QLatin1String(StateKey::Windows)).value(), QByteArray(R"({"windows":[1,2]})"));
-    QCOMPARE(reader->state(QLatin1String(StateKey::Policy)).value(), QByteArray(R"({"policy":"load-aware"})"));
+    QCOMPARE(reader->state(QLatin1String(StateKey::Windows)).value(),
+             QByteArray(R"({"windows":[1,2]})"));
+    QCOMPARE(reader->state(QLatin1String(StateKey::Policy)).value(),
+             QByteArray(R"({"policy":"load-aware"})"));
     QVERIFY(!reader->state(QStringLiteral("absent")));
 }
 
@@ -289,7 +296,7 @@ void TestStore::retentionKeepsOnlyRolledUpData()
 {
     QString err;
     StoreOptions options;
-    options.retention.rawMs = 3600 * 1000;       // an hour of raw samples
+    options.retention.rawMs = 3600 * 1000;        // an hour of raw samples
     options.retention.minuteMs = 2 * 3600 * 1000; // two hours of minutes
     auto store = Store::open(path(QStringLiteral("ret.sqlite")), options, nullptr, &err);
     const SeriesKey key{Metric::TemperatureC, 2, -1, {}, -1};
@@ -335,9 +342,15 @@ void TestStore::recorderMapsSchedulerEvents()
     failed.code = Sched::EventCode::CardFailed;
     failed.card = Domain::CardId(1);
     sink.record(failed);
-    recorder.recordOperator(kT0 + 3, QStringLiteral("李娜"), "card-drained", QJsonObject{{QStringLiteral("card"), 1}},
+    recorder.recordOperator(kT0 + 3,
+                            QStringLiteral("李娜"),
+                            "card-drained",
+                            QJsonObject{{QStringLiteral("card"), 1}},
                             Subject{1, -1, -1});
-    recorder.recordPolicy(kT0 + 4, "window-opened", Severity::Info, QJsonObject{{QStringLiteral("window"), QStringLiteral("night")}});
+    recorder.recordPolicy(kT0 + 4,
+                          "window-opened",
+                          Severity::Info,
+                          QJsonObject{{QStringLiteral("window"), QStringLiteral("night")}});
     QVERIFY(store->flush());
     const QList<Event> ev = store->reader()->events({});
     QCOMPARE(ev.size(), 5);
@@ -346,8 +359,12 @@ void TestStore::recorderMapsSchedulerEvents()
     QCOMPARE(ev[0].job, 7);
     QCOMPARE(ev[0].card, 3);
     QCOMPARE(ev[0].partition, 1);
-    QCOMPARE(QJsonDocument::fromJson(ev[0].params).object().value(QStringLiteral("host")).toInt(), 2);
-    QCOMPARE(QJsonDocument::fromJson(ev[1].params).object().value(QStringLiteral("reason")).toString(),
+    QCOMPARE(QJsonDocument::fromJson(ev[0].params).object().value(QStringLiteral("host")).toInt(),
+             2);
+    QCOMPARE(QJsonDocument::fromJson(ev[1].params)
+                     .object()
+                     .value(QStringLiteral("reason"))
+                     .toString(),
              QString::fromLatin1(Sched::reasonCode(Sched::Reason::CardMemoryInUse)));
     QCOMPARE(ev[2].severity, Severity::Error);
     QCOMPARE(ev[3].source, Source::Operator);
@@ -362,7 +379,8 @@ void TestStore::recorderLabelsDeviceSeries()
     QVERIFY(a100 >= 0);
     const Domain::HostId h = state.addHost(QStringLiteral("node-a"), 64000, 512 * 1024);
     const Domain::CardId c = state.addCard(h, a100, Domain::PartitionMode::Mig);
-    const int uid = state.createPartition(c, catalogue().models()[a100].profileIndex(QStringLiteral("3g.20gb")), 0);
+    const int uid = state.createPartition(
+            c, catalogue().models()[a100].profileIndex(QStringLiteral("3g.20gb")), 0);
     QString err;
     auto store = Store::open(path(QStringLiteral("labels.sqlite")), &err);
     Recorder recorder(*store);
@@ -430,9 +448,10 @@ void TestStore::stateCodecRestoresLayoutsAndQueue()
     share.milli = 250;
     share.memoryMiB = 4096;
     run(QStringLiteral("on-share"), share);
-    const Domain::JobId victim
-        = run(QStringLiteral("on-whole"), Sched::UnitChoice{whole, Sched::UnitChoice::Kind::Existing,
-                                                            state.card(whole).units[0].uid});
+    const Domain::JobId victim = run(QStringLiteral("on-whole"),
+                                     Sched::UnitChoice{whole,
+                                                       Sched::UnitChoice::Kind::Existing,
+                                                       state.card(whole).units[0].uid});
     state.setJobState(victim, Sched::JobState::Preempting);
     state.jobRef(victim).evictAtMs = kT0 + 5000;
     state.jobRef(victim).preemptedBy = Domain::JobId(4);
@@ -450,11 +469,14 @@ void TestStore::stateCodecRestoresLayoutsAndQueue()
         Recorder recorder(*store);
         recorder.recordState(state, kT0 + 200);
     }
-    auto reader = Reader::open(path(QStringLiteral("state.sqlite")), Reader::OpenMode::RequireCurrent, &err);
+    auto reader = Reader::open(
+            path(QStringLiteral("state.sqlite")), Reader::OpenMode::RequireCurrent, &err);
     QVERIFY2(reader, qPrintable(err));
     Sched::ClusterState restored = topology();
-    QVERIFY2(restoreState(restored, reader->state(QLatin1String(StateKey::Layouts)).value(),
-                          reader->state(QLatin1String(StateKey::Queue)).value(), &err),
+    QVERIFY2(restoreState(restored,
+                          reader->state(QLatin1String(StateKey::Layouts)).value(),
+                          reader->state(QLatin1String(StateKey::Queue)).value(),
+                          &err),
              qPrintable(err));
 
     // Then the layouts, the units' owners and every job (progress, checkpoint) are back.
@@ -472,7 +494,8 @@ void TestStore::stateCodecRestoresLayoutsAndQueue()
     QCOMPARE(restored.card(soft).units[0].milli, 250);
     QVERIFY(restored.card(whole).health == Sched::CardHealth::Throttled);
     QCOMPARE(restored.classUsage(), state.classUsage());
-    QCOMPARE(restored.host(Domain::HostId(0)).usedCpuMilli, state.host(Domain::HostId(0)).usedCpuMilli);
+    QCOMPARE(restored.host(Domain::HostId(0)).usedCpuMilli,
+             state.host(Domain::HostId(0)).usedCpuMilli);
     Q_UNUSED(i2g);
 
     // A layout for another appliance is refused with the card named.
@@ -505,8 +528,9 @@ void TestStore::decisionTracesAreKept()
     const auto job1 = reader->traces(1, 10);
     QCOMPARE(job1.first().atMs, kT0 + 7);
     const QJsonObject o = QJsonDocument::fromJson(job1.first().json).object();
-    QCOMPARE(o.value(QStringLiteral("result")).toObject().value(QStringLiteral("reason")).toString(),
-             QString::fromLatin1(Sched::reasonCode(Sched::Reason::NoFreeUnit)));
+    QCOMPARE(
+            o.value(QStringLiteral("result")).toObject().value(QStringLiteral("reason")).toString(),
+            QString::fromLatin1(Sched::reasonCode(Sched::Reason::NoFreeUnit)));
 }
 
 QTEST_GUILESS_MAIN(TestStore)

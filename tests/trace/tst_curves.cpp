@@ -98,8 +98,8 @@ void tst_Curves::fragmentationColumns()
     QList<Sample> s;
     s << Sample{1000, 1000, 1234.567, 3000} << Sample{1000, 1000, 1000.0, 3000};
     const Curves c = computeCurves(s, 10, 10);
-    QCOMPARE(c.frag[10], 11.17);                                  // 100 * 1117.285 / 1000 / 10
-    QCOMPARE(c.fragRatio[10], (41.15 + 33.33) / 2);               // 41.1522.. and 33.333..
+    QCOMPARE(c.frag[10], 11.17);                    // 100 * 1117.285 / 1000 / 10
+    QCOMPARE(c.fragRatio[10], (41.15 + 33.33) / 2); // 41.1522.. and 33.333..
     QCOMPARE(c.alloc[10], 10.0);
 }
 

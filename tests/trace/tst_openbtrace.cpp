@@ -32,25 +32,28 @@ void tst_OpenbTrace::readsNodes()
     const auto nodes = parseNodes(csv, QStringLiteral("nodes.csv"), &e);
     QVERIFY2(nodes, qPrintable(e.toString()));
     QCOMPARE(nodes->size(), 2);
-    QCOMPARE(nodes->at(0), (NodeRecord{QStringLiteral("node-b"), 96000, 393216, 8, QStringLiteral("V100M16")}));
+    QCOMPARE(nodes->at(0),
+             (NodeRecord{QStringLiteral("node-b"), 96000, 393216, 8, QStringLiteral("V100M16")}));
     QCOMPARE(nodes->at(1).gpus, 0);
     QVERIFY(nodes->at(1).model.isEmpty());
 }
 
 void tst_OpenbTrace::readsPods()
 {
-    const QByteArray csv =
-            "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n"
-            "pod-0,12000,16384,1,1000,,LS,Running,0,12537496,0\n"
-            "pod-1,6000,12288,1,460,V100M16|V100M32,LS,Running,427061,12902960,427061\n"
-            "pod-2,88000,131072,8,1000,,BE,Running,1,2,3\n"
-            "\"pod-3\",8000,30517,0,0,,BE,Running,1,2,3\n";
+    const QByteArray csv
+            = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
+              "deletion_time,scheduled_time\n"
+              "pod-0,12000,16384,1,1000,,LS,Running,0,12537496,0\n"
+              "pod-1,6000,12288,1,460,V100M16|V100M32,LS,Running,427061,12902960,427061\n"
+              "pod-2,88000,131072,8,1000,,BE,Running,1,2,3\n"
+              "\"pod-3\",8000,30517,0,0,,BE,Running,1,2,3\n";
     TraceError e;
     const auto pods = parsePods(csv, QStringLiteral("pods.csv"), &e);
     QVERIFY2(pods, qPrintable(e.toString()));
     QCOMPARE(pods->size(), 4);
     QCOMPARE(pods->at(1).gpuSpec, QStringLiteral("V100M16|V100M32"));
-    QCOMPARE(pods->at(1).models(), (QStringList{QStringLiteral("V100M16"), QStringLiteral("V100M32")}));
+    QCOMPARE(pods->at(1).models(),
+             (QStringList{QStringLiteral("V100M16"), QStringLiteral("V100M32")}));
     QCOMPARE(pods->at(2).gpuDemand(), 8000);
     QCOMPARE(pods->at(3).name, QStringLiteral("pod-3"));
     QCOMPARE(pods->at(3).gpuDemand(), 0);
@@ -65,12 +68,14 @@ void tst_OpenbTrace::podRequestRules_data()
     QTest::addColumn<qint64>("demand");
     QTest::addColumn<QStringList>("models");
     QTest::newRow("share") << 1 << 460 << "" << 460 << qint64(460) << QStringList{};
-    QTest::newRow("over 1000 is cut to a whole card") << 2 << 1500 << "" << 1000 << qint64(2000) << QStringList{};
-    QTest::newRow("gpu_milli 0 asks for no share") << 1 << 0 << "T4" << 0 << qint64(0) << QStringList{"T4"};
+    QTest::newRow("over 1000 is cut to a whole card")
+            << 2 << 1500 << "" << 1000 << qint64(2000) << QStringList{};
+    QTest::newRow("gpu_milli 0 asks for no share")
+            << 1 << 0 << "T4" << 0 << qint64(0) << QStringList{"T4"};
     QTest::newRow("no GPU: no share and no model, whatever the columns say")
             << 0 << 500 << "T4" << 0 << qint64(0) << QStringList{};
-    QTest::newRow("empty model parts dropped") << 1 << 1000 << "|G2||T4|" << 1000 << qint64(1000)
-                                               << QStringList{"G2", "T4"};
+    QTest::newRow("empty model parts dropped")
+            << 1 << 1000 << "|G2||T4|" << 1000 << qint64(1000) << QStringList{"G2", "T4"};
 }
 
 void tst_OpenbTrace::podRequestRules()
@@ -96,28 +101,36 @@ void tst_OpenbTrace::badRows_data()
     QTest::addColumn<QString>("message");
     const QByteArray podHeader = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\n";
     const QByteArray nodeHeader = "sn,cpu_milli,memory_mib,gpu,model\n";
-    QTest::newRow("not an integer") << true << (podHeader + "p0,1000,10,1,500,\np1,1x00,10,1,500,\n") << 3
-                                    << "cpu_milli" << "'1x00' is not an integer";
+    QTest::newRow("not an integer")
+            << true << (podHeader + "p0,1000,10,1,500,\np1,1x00,10,1,500,\n") << 3 << "cpu_milli"
+            << "'1x00' is not an integer";
     QTest::newRow("negative") << true << (podHeader + "p0,1000,-10,1,500,\n") << 2 << "memory_mib"
                               << "-10 is negative";
     QTest::newRow("too many fields") << true << (podHeader + "p0,1000,10,1,500,,extra\n") << 2 << ""
                                      << "7 fields, the header has 6";
     QTest::newRow("too few fields") << true << (podHeader + "\np0,1000,10\n") << 3 << ""
                                     << "3 fields, the header has 6";
-    QTest::newRow("duplicate pod") << true << (podHeader + "p0,1,1,0,0,\np0,1,1,0,0,\n") << 3 << "name"
-                                   << "pod 'p0' listed twice";
-    QTest::newRow("empty name") << true << (podHeader + " ,1,1,0,0,\n") << 2 << "name" << "empty pod name";
-    QTest::newRow("missing column") << true << QByteArray("name,cpu_milli,memory_mib,num_gpu,gpu_spec\n") << 1
-                                    << "gpu_milli" << "required column missing from the header";
-    QTest::newRow("empty file") << true << QByteArray("\n\n") << 0 << "" << "empty file: no header";
+    QTest::newRow("duplicate pod")
+            << true << (podHeader + "p0,1,1,0,0,\np0,1,1,0,0,\n") << 3 << "name"
+            << "pod 'p0' listed twice";
+    QTest::newRow("empty name") << true << (podHeader + " ,1,1,0,0,\n") << 2 << "name"
+                                << "empty pod name";
+    QTest::newRow("missing column")
+            << true << QByteArray("name,cpu_milli,memory_mib,num_gpu,gpu_spec\n") << 1
+            << "gpu_milli"
+            << "required column missing from the header";
+    QTest::newRow("empty file") << true << QByteArray("\n\n") << 0 << ""
+                                << "empty file: no header";
     QTest::newRow("unterminated quote") << true << (podHeader + "\"p0,1,1,0,0,\n") << 2 << ""
                                         << "unterminated quote";
-    QTest::newRow("GPU count out of range") << false << (nodeHeader + "n0,1000,10,65,G2\n") << 2 << "gpu"
-                                            << "65 is larger than 64";
+    QTest::newRow("GPU count out of range")
+            << false << (nodeHeader + "n0,1000,10,65,G2\n") << 2 << "gpu"
+            << "65 is larger than 64";
     QTest::newRow("node without model") << false << (nodeHeader + "n0,1000,10,2,\n") << 2 << "model"
                                         << "a node with GPUs needs a model";
-    QTest::newRow("duplicate node") << false << (nodeHeader + "n0,1,1,0,\nn1,1,1,0,\nn0,1,1,0,\n") << 4
-                                    << "sn" << "node 'n0' listed twice";
+    QTest::newRow("duplicate node")
+            << false << (nodeHeader + "n0,1,1,0,\nn1,1,1,0,\nn0,1,1,0,\n") << 4 << "sn"
+            << "node 'n0' listed twice";
 }
 
 void tst_OpenbTrace::badRows()
@@ -142,11 +155,13 @@ void tst_OpenbTrace::readsFiles()
     const QString path = dir.filePath(QStringLiteral("pods.csv"));
     QFile f(path);
     QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\np0,1000,10,1,500,\np1,1000,10,1,abc,\n");
+    f.write("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\np0,1000,10,1,500,\np1,1000,10,1,"
+            "abc,\n");
     f.close();
     TraceError e;
     QVERIFY(!readPods(path, &e));
-    QCOMPARE(e.toString(), path + QStringLiteral(":3: column 'gpu_milli': 'abc' is not an integer"));
+    QCOMPARE(e.toString(),
+             path + QStringLiteral(":3: column 'gpu_milli': 'abc' is not an integer"));
 }
 
 void tst_OpenbTrace::missingFile()

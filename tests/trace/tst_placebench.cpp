@@ -25,10 +25,14 @@ void writeTrace(const QString &nodes, const QString &pods)
         const int kind = i % 3;
         n.write(QStringLiteral("host-%1,%2,%3,%4,%5\n")
                         .arg(i, 2, 10, QLatin1Char('0'))
-                        .arg(kind == 0 ? 96000 : kind == 1 ? 104000 : 16000)
+                        .arg(kind == 0   ? 96000
+                             : kind == 1 ? 104000
+                                         : 16000)
                         .arg(kind == 0 ? 393216 : 524288)
                         .arg(kind == 0 ? 8 : 2)
-                        .arg(kind == 0 ? "G2" : kind == 1 ? "T4" : "P100")
+                        .arg(kind == 0   ? "G2"
+                             : kind == 1 ? "T4"
+                                         : "P100")
                         .toUtf8());
     }
     n.close();
@@ -89,7 +93,8 @@ private:
 void tst_PlaceBench::initTestCase()
 {
     QVERIFY(m_dir.isValid());
-    const QString n = m_dir.filePath(QStringLiteral("nodes.csv")), p = m_dir.filePath(QStringLiteral("pods.csv"));
+    const QString n = m_dir.filePath(QStringLiteral("nodes.csv")),
+                  p = m_dir.filePath(QStringLiteral("pods.csv"));
     writeTrace(n, p);
     TraceError e;
     auto nodes = readNodes(n, &e);
@@ -137,9 +142,10 @@ void tst_PlaceBench::everyPolicyRuns()
             const Sched::CardState &c = b->state().card(a.card);
             const Sched::Unit *u = c.unit(a.unitUid);
             QVERIFY(u);
-            QCOMPARE(u->milli, j.spec.demand.compute.kind == Domain::ComputeDemand::Kind::WholeCard
-                                       ? 1000
-                                       : j.spec.demand.compute.milli);
+            QCOMPARE(u->milli,
+                     j.spec.demand.compute.kind == Domain::ComputeDemand::Kind::WholeCard
+                             ? 1000
+                             : j.spec.demand.compute.milli);
             if (!j.spec.affinity.cardModels.isEmpty())
                 QVERIFY(j.spec.affinity.cardModels.contains(b->state().model(c).name));
         }
@@ -148,7 +154,8 @@ void tst_PlaceBench::everyPolicyRuns()
 
 void tst_PlaceBench::deterministic()
 {
-    for (const QString &p : {QStringLiteral("fgd"), QStringLiteral("default"), QStringLiteral("random")}) {
+    for (const QString &p :
+         {QStringLiteral("fgd"), QStringLiteral("default"), QStringLiteral("random")}) {
         auto a = PlaceBench::prepare(m_nodes, m_pods, BenchOptions{p, 43, 1.3}, nullptr);
         auto b = PlaceBench::prepare(m_nodes, m_pods, BenchOptions{p, 43, 1.3}, nullptr);
         a->replay();
@@ -168,13 +175,15 @@ void tst_PlaceBench::fgdBeatsRandomOnAverage()
             (p == QLatin1String("fgd") ? fgd : random) += b->result().allocPctAt(130);
         }
     }
-    QVERIFY2(fgd > random, qPrintable(QStringLiteral("fgd %1, random %2").arg(fgd / 4).arg(random / 4)));
+    QVERIFY2(fgd > random,
+             qPrintable(QStringLiteral("fgd %1, random %2").arg(fgd / 4).arg(random / 4)));
 }
 
 void tst_PlaceBench::unknownPolicy()
 {
     QString error;
-    QVERIFY(!PlaceBench::prepare(m_nodes, m_pods, BenchOptions{QStringLiteral("tetris"), 42, 1.3}, &error));
+    QVERIFY(!PlaceBench::prepare(
+            m_nodes, m_pods, BenchOptions{QStringLiteral("tetris"), 42, 1.3}, &error));
     QVERIFY(error.contains(QStringLiteral("tetris")));
     QVERIFY(error.contains(QStringLiteral("bestfit")));
 }

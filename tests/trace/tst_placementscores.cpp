@@ -59,7 +59,11 @@ ClusterState makeCluster(const QList<HostDesc> &hosts)
 {
     QList<NodeRecord> nodes;
     for (const HostDesc &h : hosts)
-        nodes << NodeRecord{QStringLiteral("n%1").arg(nodes.size()), h.cpu, 1 << 20, int(h.used.size()), h.model};
+        nodes << NodeRecord{QStringLiteral("n%1").arg(nodes.size()),
+                            h.cpu,
+                            1 << 20,
+                            int(h.used.size()),
+                            h.model};
     const Catalogue::Catalogue cat = PlaceBench::catalogueFor(nodes);
     ClusterState s(cat);
     for (int i = 0; i < hosts.size(); ++i) {
@@ -107,7 +111,10 @@ struct Outcome
     double score = NAN;
 };
 
-Outcome decide(const QString &policy, ClusterState &state, const PodDesc &pod, const QList<int> &ranks,
+Outcome decide(const QString &policy,
+               ClusterState &state,
+               const PodDesc &pod,
+               const QList<int> &ranks,
                std::shared_ptr<const TargetWorkload> tw = {})
 {
     PolicyOptions o;
@@ -170,23 +177,26 @@ void tst_PlacementScores::baselineChoices_data()
             << "dotprod" << QList<HostDesc>{{64000, 0, idle8}, {8000, 0, {1000, 0}}}
             << PodDesc{4000, 1, 1000} << QList<int>{0, 1} << 1 << QList<int>{1};
     QTest::newRow("dotprod: best fit card")
-            << "dotprod" << QList<HostDesc>{{64000, 0, {0, 600, 300, 500}}}
-            << PodDesc{4000, 1, 400} << QList<int>{} << 0 << QList<int>{1};
+            << "dotprod" << QList<HostDesc>{{64000, 0, {0, 600, 300, 500}}} << PodDesc{4000, 1, 400}
+            << QList<int>{} << 0 << QList<int>{1};
     // share host: base 1 + 75; idle: 0 + 25; a host running a whole-card job: 3 + 0.
     QTest::newRow("gpuclustering: with its own kind")
             << "gpuclustering"
-            << QList<HostDesc>{{96000, 0, {500, 0, 0, 0, 0, 0, 0, 0}}, {96000, 0, idle8},
+            << QList<HostDesc>{{96000, 0, {500, 0, 0, 0, 0, 0, 0, 0}},
+                               {96000, 0, idle8},
                                {96000, 0, {1000, 0, 0, 0, 0, 0, 0, 0}}}
             << PodDesc{4000, 1, 300} << QList<int>{2, 0, 1} << 0 << QList<int>{0};
     QTest::newRow("gpuclustering: whole card joins whole cards")
             << "gpuclustering"
-            << QList<HostDesc>{{96000, 0, {500, 0, 0, 0, 0, 0, 0, 0}}, {96000, 0, idle8},
+            << QList<HostDesc>{{96000, 0, {500, 0, 0, 0, 0, 0, 0, 0}},
+                               {96000, 0, idle8},
                                {96000, 0, {1000, 0, 0, 0, 0, 0, 0, 0}}}
             << PodDesc{4000, 1, 1000} << QList<int>{0, 1, 2} << 2 << QList<int>{1};
     // a used card that fits: 100 - (50 div 10) = 95; a free card on a used host: 49; idle: 25.
     QTest::newRow("gpupacking: a used card first")
             << "gpupacking"
-            << QList<HostDesc>{{96000, 0, idle8}, {96000, 0, {0, 0, 500, 0, 0, 0, 0, 0}},
+            << QList<HostDesc>{{96000, 0, idle8},
+                               {96000, 0, {0, 0, 500, 0, 0, 0, 0, 0}},
                                {96000, 0, {800, 0, 0, 0, 0, 0, 0, 0}}}
             << PodDesc{4000, 1, 300} << QList<int>{0, 1, 2} << 1 << QList<int>{2};
     QTest::newRow("gpupacking: then a used host")
@@ -224,7 +234,8 @@ void tst_PlacementScores::baselineChoices()
     QFETCH(PodDesc, pod);
     QFETCH(QList<int>, ranks);
     ClusterState s = makeCluster(hosts);
-    const auto tw = target({{WorkloadShape{4000, 1000, 1, {}}, 3}, {WorkloadShape{4000, 500, 1, {}}, 2}});
+    const auto tw
+            = target({{WorkloadShape{4000, 1000, 1, {}}, 3}, {WorkloadShape{4000, 500, 1, {}}, 2}});
     const Outcome o = decide(policy, s, pod, ranks, tw);
     QTEST(o.host, "host");
     QTEST(o.cards, "cards");
@@ -286,7 +297,8 @@ void tst_PlacementScores::fgdSharingPodTakesBestCard()
 {
     // Shapes of 500 and 1000: a 500 share on the half-used card closes it (no fragment); on a free
     // card it leaves 500 that the whole-card shape cannot use.
-    const auto tw = target({{WorkloadShape{1000, 500, 1, {}}, 1}, {WorkloadShape{1000, 1000, 1, {}}, 1}});
+    const auto tw
+            = target({{WorkloadShape{1000, 500, 1, {}}, 1}, {WorkloadShape{1000, 1000, 1, {}}, 1}});
     ClusterState s = makeCluster({{64000, 0, {0, 500, 0}}});
     const Outcome o = decide(QStringLiteral("fgd"), s, {1000, 1, 500}, {}, tw);
     QCOMPARE(o.cards, QList<int>{1});
@@ -305,7 +317,8 @@ void tst_PlacementScores::defaultCapsFitsByCpu()
 
 void tst_PlacementScores::defaultModel()
 {
-    const auto tw = target({{WorkloadShape{8000, 1000, 1, {}}, 1}, {WorkloadShape{2000, 400, 1, {}}, 1},
+    const auto tw = target({{WorkloadShape{8000, 1000, 1, {}}, 1},
+                            {WorkloadShape{2000, 400, 1, {}}, 1},
                             {WorkloadShape{16000, 0, 0, {}}, 2}});
     ClusterState s = makeCluster({{24000, 0, {0, 0, 0, 600}}});
     const FragmentationScore::Model m(*tw, s.catalogue());

@@ -9,12 +9,16 @@ using namespace Zhaoxi::Trace;
 
 namespace {
 
-NodeRecord node(const QString &name, int gpus, qint64 cpu = 64000, const QString &model = QStringLiteral("G2"))
+NodeRecord node(const QString &name,
+                int gpus,
+                qint64 cpu = 64000,
+                const QString &model = QStringLiteral("G2"))
 {
     return NodeRecord{name, cpu, 262144, gpus, gpus > 0 ? model : QString()};
 }
 
-PodRecord pod(const QString &name, int numGpu, int gpuMilli, qint64 cpu = 4000, const QString &spec = {})
+PodRecord pod(
+        const QString &name, int numGpu, int gpuMilli, qint64 cpu = 4000, const QString &spec = {})
 {
     PodRecord p;
     p.name = name;
@@ -33,7 +37,9 @@ QList<PodRecord> smallTrace()
     const int milli[] = {500, 1000, 250, 0, 1000, 800, 300, 1000, 0, 460};
     for (int i = 0; i < 10; ++i) {
         const int k = (i * 7) % 10; // names out of order
-        pods << pod(QStringLiteral("pod-%1").arg(k, 2, 10, QLatin1Char('0')), milli[k] ? 1 : 0, milli[k]);
+        pods << pod(QStringLiteral("pod-%1").arg(k, 2, 10, QLatin1Char('0')),
+                    milli[k] ? 1 : 0,
+                    milli[k]);
     }
     pods << pod(QStringLiteral("pod-gang"), 2, 1000, 16000);
     return pods;
@@ -41,7 +47,9 @@ QList<PodRecord> smallTrace()
 
 QList<NodeRecord> smallCluster()
 {
-    return {node(QStringLiteral("n-c"), 2), node(QStringLiteral("n-a"), 4), node(QStringLiteral("n-b"), 1),
+    return {node(QStringLiteral("n-c"), 2),
+            node(QStringLiteral("n-a"), 4),
+            node(QStringLiteral("n-b"), 1),
             node(QStringLiteral("n-cpu"), 0)};
 }
 
@@ -51,8 +59,12 @@ ArrivalPlan byTheText(QList<NodeRecord> nodes, QList<PodRecord> pods, qint64 see
     ArrivalPlan p;
     GoRand r(seed);
     r.int63();
-    std::sort(pods.begin(), pods.end(), [](auto &a, auto &b) { return a.name.toUtf8() < b.name.toUtf8(); });
-    std::sort(nodes.begin(), nodes.end(), [](auto &a, auto &b) { return a.name.toUtf8() < b.name.toUtf8(); });
+    std::sort(pods.begin(), pods.end(), [](auto &a, auto &b) {
+        return a.name.toUtf8() < b.name.toUtf8();
+    });
+    std::sort(nodes.begin(), nodes.end(), [](auto &a, auto &b) {
+        return a.name.toUtf8() < b.name.toUtf8();
+    });
     for (int i = 0; i < pods.size(); ++i)
         p.arrivals << i;
     for (int i = int(pods.size()) - 1; i > 0; --i) {
@@ -225,18 +237,21 @@ void tst_Protocol::targetWorkloadWeights()
 void tst_Protocol::podsBecomeSpecs()
 {
     using Domain::ComputeDemand;
-    const Domain::WorkloadSpec share = specOf(pod(QStringLiteral("s"), 1, 460, 6000, QStringLiteral("V100M16|V100M32")));
+    const Domain::WorkloadSpec share
+            = specOf(pod(QStringLiteral("s"), 1, 460, 6000, QStringLiteral("V100M16|V100M32")));
     QCOMPARE(share.demand.cards, 1);
     QVERIFY(share.demand.compute.kind == ComputeDemand::Kind::Fraction);
     QCOMPARE(share.demand.compute.milli, 460);
     QCOMPARE(share.demand.hostCpuMilli, 6000);
     QCOMPARE(share.demand.hostMemoryMiB, 1024);
-    QCOMPARE(share.affinity.cardModels, (QStringList{QStringLiteral("V100M16"), QStringLiteral("V100M32")}));
+    QCOMPARE(share.affinity.cardModels,
+             (QStringList{QStringLiteral("V100M16"), QStringLiteral("V100M32")}));
     QVERIFY(share.isolation == Domain::IsolationRequirement::SoftAllowed);
     const Domain::WorkloadSpec gang = specOf(pod(QStringLiteral("g"), 8, 1000));
     QCOMPARE(gang.demand.cards, 8);
     QVERIFY(gang.demand.compute.kind == ComputeDemand::Kind::WholeCard);
-    const Domain::WorkloadSpec cpu = specOf(pod(QStringLiteral("c"), 0, 0, 0, QStringLiteral("T4")));
+    const Domain::WorkloadSpec cpu
+            = specOf(pod(QStringLiteral("c"), 0, 0, 0, QStringLiteral("T4")));
     QCOMPARE(cpu.demand.cards, 0);
     QCOMPARE(cpu.demand.hostCpuMilli, 100); // a CPU of 0 becomes 100
     QVERIFY(cpu.affinity.cardModels.isEmpty());

@@ -31,8 +31,10 @@ void FgdScore::beginCycle(const CycleContext &ctx) const
     m_cache.begin(ctx);
 }
 
-FgdScore::Result FgdScore::evaluate(const ResolvedWorkload &w, const CycleContext &ctx,
-                                    const HostView &host, CardMask feasible)
+FgdScore::Result FgdScore::evaluate(const ResolvedWorkload &w,
+                                    const CycleContext &ctx,
+                                    const HostView &host,
+                                    CardMask feasible)
 {
     HostView v = host;
     const JobDemand d(ctx);
@@ -44,7 +46,8 @@ FgdScore::Result FgdScore::evaluate(const ResolvedWorkload &w, const CycleContex
             if (!(feasible >> k & 1) || v.freeMilli[k] < d.perCard)
                 continue;
             v.freeMilli[k] -= d.perCard;
-            const int s = sigmoidScore(before - w.fragmentation(v.freeMilli, v.model, v.cardCount, v.cpuFree));
+            const int s = sigmoidScore(
+                    before - w.fragmentation(v.freeMilli, v.model, v.cardCount, v.cpuFree));
             v.freeMilli[k] += d.perCard;
             if (r.card < 0 || s > r.score) {
                 r.score = s;
@@ -64,19 +67,25 @@ FgdScore::Result FgdScore::evaluate(const ResolvedWorkload &w, const CycleContex
     return r;
 }
 
-const FgdScore::Result &FgdScore::cached(const CycleContext &ctx, const HostState &host,
+const FgdScore::Result &FgdScore::cached(const CycleContext &ctx,
+                                         const HostState &host,
                                          CardMask feasible) const
 {
-    return m_cache.get(ctx, host, feasible,
-                       [&](const HostView &v) { return evaluate(m_resolved, ctx, v, feasible); });
+    return m_cache.get(ctx, host, feasible, [&](const HostView &v) {
+        return evaluate(m_resolved, ctx, v, feasible);
+    });
 }
 
 double FgdScore::score(const CycleContext &ctx, const HostState &host, CardMask feasible) const
 {
+    if (const Result *r = m_cache.find(host))
+        return r->score;
     return cached(ctx, host, feasible).score;
 }
 
-bool FgdScore::pickCards(const CycleContext &ctx, const HostState &host, CardMask feasible,
+bool FgdScore::pickCards(const CycleContext &ctx,
+                         const HostState &host,
+                         CardMask feasible,
                          Placement *out) const
 {
     const JobDemand d(ctx);

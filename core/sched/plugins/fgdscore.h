@@ -13,8 +13,9 @@ namespace Zhaoxi::Sched {
 // FGD protocol 4.6, "FGD" (Weng et al., ATC'23): the host whose fragmentation, measured against
 // the target workload, grows least (or shrinks most) when the job lands there:
 // score = trunc(100 sigmoid((F(host) - F(host')) / 1000)). A fractional job is tried on each
-// feasible card and takes the best one (lowest index on ties); a gang takes the lowest-indexed
-// free cards. Scores are memoised per (host, job shape) on the host's version.
+// feasible card and takes the best one (lowest index on ties); whole cards come from the
+// framework's best-fit picker (the lowest-indexed free ones). Scores are memoised per (host,
+// job shape) on the host's version.
 class FgdScore final : public ScorePlugin
 {
 public:
@@ -22,7 +23,9 @@ public:
     const char *name() const override { return "FGD"; }
     double score(const CycleContext &ctx, const HostState &host, CardMask feasible) const override;
     bool picksCards() const override { return true; }
-    bool pickCards(const CycleContext &ctx, const HostState &host, CardMask feasible,
+    bool pickCards(const CycleContext &ctx,
+                   const HostState &host,
+                   CardMask feasible,
                    Placement *out) const override;
     void beginCycle(const CycleContext &ctx) const override;
 
@@ -32,7 +35,9 @@ public:
         int card = -1; // fractional jobs: the card index on the host
     };
     // Uncached evaluation of one host (tests call it directly).
-    static Result evaluate(const ResolvedWorkload &w, const CycleContext &ctx, const HostView &host,
+    static Result evaluate(const ResolvedWorkload &w,
+                           const CycleContext &ctx,
+                           const HostView &host,
                            CardMask feasible);
 
 private:

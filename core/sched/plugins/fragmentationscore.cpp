@@ -20,7 +20,8 @@ namespace Zhaoxi::Sched {
 // counting several copies per card (worse), weights by GPU demand (worse), the balance term on
 // CPU-only jobs (costs 0.5 points on the CPU-heavy cpu250 workload).
 
-FragmentationScore::Model::Model(const TargetWorkload &target, const Catalogue::Catalogue &catalogue)
+FragmentationScore::Model::Model(const TargetWorkload &target,
+                                 const Catalogue::Catalogue &catalogue)
 {
     const QList<Domain::CardModel> &models = catalogue.models();
     m_models = int(models.size());
@@ -64,7 +65,8 @@ FragmentationScore::Model::Model(const TargetWorkload &target, const Catalogue::
             fits += m_weight[t];
             next += m_weight[t] * m_hole[size_t(f - m_milli[t])];
         }
-        m_hole[size_t(f)] = fits > 0 ? kHoleFillChance * next / fits + (1 - kHoleFillChance) * f : f;
+        m_hole[size_t(f)]
+                = fits > 0 ? kHoleFillChance * next / fits + (1 - kHoleFillChance) * f : f;
     }
 }
 
@@ -86,35 +88,38 @@ double FragmentationScore::Model::fragmentation(const HostView &v) const
     double frag = 0;
     for (size_t t = 0; t < m_weight.size(); ++t) {
         const int m = m_milli[t];
-        qint64 usable = 0;
-        qint64 copies = qint64(1) << 40;
-        if (m_cpu[t] > 0)
-            copies = std::min(copies, v.cpuFree / m_cpu[t]);
-        if (m_mem[t] > 0)
-            copies = std::min(copies, v.memFree / m_mem[t]);
-        if (copies > 0) {
-            if (m_anyModel[t]) {
-                int fitting = 0;
-                while (fitting < n && sorted[fitting] >= m)
-                    ++fitting;
-                const qint64 cards = std::min<qint64>(fitting / m_cards[t], copies) * m_cards[t];
-                usable = prefix[cards];
-            } else {
-                // Only the accepted models' cards count (rare: a mixed or restricted host).
-                int fit[kMaxCardsPerHost];
-                int fitting = 0;
-                for (int k = 0; k < n; ++k) {
-                    const int model = v.model[k];
-                    const bool ok = model >= 0 && model < m_models
-                                    && m_accept[t * size_t(m_models) + size_t(model)];
-                    if (ok && v.freeMilli[k] >= m)
-                        fit[fitting++] = v.freeMilli[k];
-                }
-                std::sort(fit, fit + fitting, std::greater<int>());
-                const qint64 cards = std::min<qint64>(fitting / m_cards[t], copies) * m_cards[t];
-                for (qint64 k = 0; k < cards; ++k)
-                    usable += fit[k];
+        const int g = m_cards[t];
+        int fitting = 0;
+        const int *cards = sorted;
+        int fit[kMaxCardsPerHost];
+        if (m_anyModel[t]) {
+            while (fitting < n && sorted[fitting] >= m)
+                ++fitting;
+        } else {
+            // Only the accepted models' cards count (rare: a mixed or restricted host).
+            for (int k = 0; k < n; ++k) {
+                const int model = v.model[k];
+                const bool ok = model >= 0 && model < m_models
+                                && m_accept[t * size_t(m_models) + size_t(model)];
+                if (ok && v.freeMilli[k] >= m)
+                    fit[fitting++] = v.freeMilli[k];
             }
+            std::sort(fit, fit + fitting, std::greater<int>());
+            cards = fit;
+        }
+        // Copies of the shape the host can take: by cards, then by CPU and memory. Multiplying
+        // first keeps the (slow) divisions for the rare hosts where CPU or memory binds.
+        qint64 sets = g == 1 ? fitting : fitting / g;
+        if (sets * m_cpu[t] > v.cpuFree)
+            sets = v.cpuFree > 0 ? v.cpuFree / m_cpu[t] : 0;
+        if (sets * m_mem[t] > v.memFree)
+            sets = v.memFree > 0 ? v.memFree / m_mem[t] : 0;
+        qint64 usable = 0;
+        if (cards == sorted) {
+            usable = prefix[sets * g];
+        } else {
+            for (qint64 k = 0; k < sets * g; ++k)
+                usable += cards[k];
         }
         frag += m_weight[t] * double(totalFree - usable);
     }
@@ -176,14 +181,40 @@ double stepScore(double delta)
 double bestFitScore(const HostView &v, const JobDemand &d)
 {
     const double cpu = v.cpuFree > 0 ? double(v.cpuFree - d.cpu) / double(v.cpuFree) : 0;
-    const double gpu = v.cardCount > 0 ? double(v.totalFree - d.total()) / (1000.0 * v.cardCount) : 0;
+    const double gpu
+            = v.cardCount > 0 ? double(v.totalFree - d.total()) / (1000.0 * v.cardCount) : 0;
     return 100.0 * (1.0 - 0.5 * cpu - 0.5 * gpu);
 }
 
 } // namespace
 
-FragmentationScore::Result FragmentationScore::evaluate(const CycleContext &ctx, const HostView &host,
-                                                        CardMask feasible) const
+double FragmentationScore::wasteNow(const CycleContext &ctx,
+                                    const HostState &host,
+                                    const HostView &v,
+                                    bool balance) const
+{
+    if (ctx.state != m_beforeState || m_before.size() != size_t(ctx.state->hosts().size())) {
+        m_beforeState = ctx.state;
+        m_before.assign(size_t(ctx.state->hosts().size()), Before{});
+    }
+    Before &b = m_before[size_t(host.id.value())];
+    if (b.stamp != host.version + 1 || b.cpu != host.usedCpuMilli || b.mem != host.usedMemoryMiB) {
+        b = Before{};
+        b.stamp = host.version + 1;
+        b.cpu = host.usedCpuMilli;
+        b.mem = host.usedMemoryMiB;
+    }
+    if (!b.known[balance]) {
+        b.waste[balance] = m_model.waste(v, balance);
+        b.known[balance] = true;
+    }
+    return b.waste[balance];
+}
+
+FragmentationScore::Result FragmentationScore::evaluate(const CycleContext &ctx,
+                                                        const HostView &host,
+                                                        CardMask feasible,
+                                                        const double *known) const
 {
     const JobDemand d(ctx);
     HostView v = host;
@@ -203,17 +234,26 @@ FragmentationScore::Result FragmentationScore::evaluate(const CycleContext &ctx,
     // the shapes' fits (term 1); charging it the balance term too drives CPU-only work onto
     // CPU-rich hosts' last slack and costs the CPU-heavy workloads (see the table above).
     const bool balance = !d.isCpuOnly();
-    const double before = m_model.waste(v, balance);
+    const double before = known ? *known : m_model.waste(v, balance);
     v.cpuFree -= d.cpu;
     v.memFree -= d.mem;
     if (share) {
         for (int k = 0; k < v.cardCount; ++k) {
             if (!(feasible >> k & 1) || v.freeMilli[k] < d.perCard)
                 continue;
+            // The waste depends on the cards' free compute and models, not on their order: a card
+            // like an earlier feasible one scores the same, and the earlier one wins the tie.
+            bool seen = false;
+            for (int j = 0; j < k && !seen; ++j)
+                seen = (feasible >> j & 1) && v.freeMilli[j] == v.freeMilli[k]
+                       && v.model[j] == v.model[k];
+            if (seen)
+                continue;
             v.freeMilli[k] -= d.perCard;
             v.totalFree -= d.perCard;
             // The fullest card wins among equal steps (1e-9 per milli never crosses a step).
-            const double s = stepScore(before - m_model.waste(v, balance)) + 1e-9 * (1000 - v.freeMilli[k]);
+            const double s = stepScore(before - m_model.waste(v, balance))
+                             + 1e-9 * (1000 - v.freeMilli[k]);
             v.freeMilli[k] += d.perCard;
             v.totalFree += d.perCard;
             if (r.card < 0 || s > r.score) {
@@ -236,18 +276,36 @@ FragmentationScore::Result FragmentationScore::evaluate(const CycleContext &ctx,
     return r;
 }
 
-double FragmentationScore::score(const CycleContext &ctx, const HostState &host, CardMask feasible) const
+double FragmentationScore::score(const CycleContext &ctx,
+                                 const HostState &host,
+                                 CardMask feasible) const
 {
-    return m_cache.get(ctx, host, feasible, [&](const HostView &v) { return evaluate(ctx, v, feasible); }).score;
+    if (const Result *r = m_cache.find(host))
+        return r->score;
+    return cached(ctx, host, feasible).score;
 }
 
-bool FragmentationScore::pickCards(const CycleContext &ctx, const HostState &host, CardMask feasible,
+const FragmentationScore::Result &FragmentationScore::cached(const CycleContext &ctx,
+                                                             const HostState &host,
+                                                             CardMask feasible) const
+{
+    return m_cache.get(ctx, host, feasible, [&](const HostView &v) {
+        if (!m_model.hasCardShapes())
+            return evaluate(ctx, v, feasible);
+        const double before = wasteNow(ctx, host, v, !JobDemand(ctx).isCpuOnly());
+        return evaluate(ctx, v, feasible, &before);
+    });
+}
+
+bool FragmentationScore::pickCards(const CycleContext &ctx,
+                                   const HostState &host,
+                                   CardMask feasible,
                                    Placement *out) const
 {
     const JobDemand d(ctx);
     if (!d.isShare())
         return false; // whole cards: the framework's best-fit picker (lowest free cards, link domains)
-    const Result &r = m_cache.get(ctx, host, feasible, [&](const HostView &v) { return evaluate(ctx, v, feasible); });
+    const Result &r = cached(ctx, host, feasible);
     if (r.card < 0)
         return false;
     out->units.clear();

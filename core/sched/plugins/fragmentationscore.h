@@ -27,8 +27,8 @@ namespace Zhaoxi::Sched {
 // score = 2 * floor(50 * sigmoid((waste before - waste after) / 1000)): coarse steps on purpose,
 // so that near-equal placements tie and the framework's stable host order decides (packing
 // hosts in a fixed order beats chasing tiny differences, as the bench shows). A fractional job
-// tries every feasible card and takes the best, the fullest on ties; a gang takes the
-// lowest-indexed free cards. Memoised per (host version, job shape) and by host content.
+// tries every feasible card and takes the best, the fullest on ties; whole cards come from the
+// framework's best-fit picker. Memoised per (host version, job shape) and by host content.
 // With an empty target workload (nothing observed yet) it scores like best fit.
 class FragmentationScore final : public ScorePlugin
 {
@@ -40,7 +40,9 @@ public:
     const char *name() const override { return "Fragmentation"; }
     double score(const CycleContext &ctx, const HostState &host, CardMask feasible) const override;
     bool picksCards() const override { return true; }
-    bool pickCards(const CycleContext &ctx, const HostState &host, CardMask feasible,
+    bool pickCards(const CycleContext &ctx,
+                   const HostState &host,
+                   CardMask feasible,
                    Placement *out) const override;
     void beginCycle(const CycleContext &ctx) const override;
 
@@ -48,7 +50,7 @@ public:
     class Model
     {
     public:
-        static constexpr double kBalanceWeight = 4;  // stranded compute counts 4x
+        static constexpr double kBalanceWeight = 4;    // stranded compute counts 4x
         static constexpr double kHoleFillChance = 0.7; // a later fitting job lands in a given hole
         Model() = default;
         Model(const TargetWorkload &target, const Catalogue::Catalogue &catalogue);
@@ -57,7 +59,10 @@ public:
         double waste(const HostView &v, bool balance) const;
         double fragmentation(const HostView &v) const; // term 1
         double stranded(const HostView &v) const;      // term 2, unweighted
-        double holeWaste(int freeMilli) const { return m_hole[size_t(std::clamp(freeMilli, 0, 1000))]; }
+        double holeWaste(int freeMilli) const
+        {
+            return m_hole[size_t(std::clamp(freeMilli, 0, 1000))];
+        }
         double cpuPerMilli() const { return m_cpuPerMilli; }
 
     private:
@@ -75,7 +80,11 @@ public:
         double score = 0;
         int card = -1; // fractional jobs: the chosen card's index on the host
     };
-    Result evaluate(const CycleContext &ctx, const HostView &host, CardMask feasible) const;
+    // `before`: the host's waste as it is (balance term as the job needs), when known.
+    Result evaluate(const CycleContext &ctx,
+                    const HostView &host,
+                    CardMask feasible,
+                    const double *before = nullptr) const;
     const Model &model() const { return m_model; }
 
 private:
@@ -84,6 +93,21 @@ private:
     mutable const Catalogue::Catalogue *m_catalogue = nullptr;
     mutable int m_catalogueSize = -1;
     mutable ShapeCache<Result> m_cache;
+    // A host's waste as it is does not depend on the job: kept per host version for both kinds.
+    struct Before
+    {
+        quint64 stamp = 0; // host version + 1
+        qint64 cpu = 0, mem = 0;
+        double waste[2] = {0, 0};
+        bool known[2] = {false, false};
+    };
+    double wasteNow(const CycleContext &ctx,
+                    const HostState &host,
+                    const HostView &v,
+                    bool balance) const;
+    const Result &cached(const CycleContext &ctx, const HostState &host, CardMask feasible) const;
+    mutable std::vector<Before> m_before;
+    mutable const ClusterState *m_beforeState = nullptr;
 };
 
 } // namespace Zhaoxi::Sched

@@ -18,7 +18,8 @@ double GpuPackingScore::score(const CycleContext &ctx, const HostState &host, Ca
     int idx[kMaxCardsPerHost];
     for (int i = 0; i < v.cardCount; ++i)
         idx[i] = i;
-    std::stable_sort(idx, idx + v.cardCount, [&](int a, int b) { return v.freeMilli[a] < v.freeMilli[b]; });
+    std::stable_sort(
+            idx, idx + v.cardCount, [&](int a, int b) { return v.freeMilli[a] < v.freeMilli[b]; });
     int taken = 0, freeTaken = 0, r = 0;
     for (int k = 0; k < v.cardCount && taken < d.cards; ++k) {
         const int f = v.freeMilli[idx[k]];

@@ -13,8 +13,12 @@ namespace Zhaoxi::Sched {
 
 QStringList placementPolicyNames()
 {
-    return {QStringLiteral("random"),     QStringLiteral("dotprod"), QStringLiteral("gpuclustering"),
-            QStringLiteral("gpupacking"), QStringLiteral("bestfit"), QStringLiteral("fgd"),
+    return {QStringLiteral("random"),
+            QStringLiteral("dotprod"),
+            QStringLiteral("gpuclustering"),
+            QStringLiteral("gpupacking"),
+            QStringLiteral("bestfit"),
+            QStringLiteral("fgd"),
             QStringLiteral("default")};
 }
 

@@ -41,7 +41,9 @@ double RandomScore::score(const CycleContext &, const HostState &host, CardMask)
     return double(r >> 11) * (100.0 / 9007199254740992.0);
 }
 
-bool RandomScore::pickCards(const CycleContext &ctx, const HostState &host, CardMask feasible,
+bool RandomScore::pickCards(const CycleContext &ctx,
+                            const HostState &host,
+                            CardMask feasible,
                             Placement *out) const
 {
     const JobDemand d(ctx);

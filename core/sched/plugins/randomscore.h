@@ -6,8 +6,10 @@
 namespace Zhaoxi::Sched {
 
 // FGD protocol 4.1, "Random": every feasible host gets an independent uniform score in [0, 100),
-// so the best one is a uniform pick; a fractional job takes a uniformly chosen feasible card,
-// a gang the lowest-indexed free cards. Draws from its own generator, seeded at construction.
+// so the best one is a uniform pick; a fractional job takes a uniformly chosen feasible card;
+// whole cards come from the framework's best-fit picker (the lowest-indexed free ones). Draws
+// from its own generator, seeded at construction (the simulator's Random is not reproducible
+// either: compare it by its mean).
 class RandomScore final : public ScorePlugin
 {
 public:
@@ -15,7 +17,9 @@ public:
     const char *name() const override { return "Random"; }
     double score(const CycleContext &ctx, const HostState &host, CardMask feasible) const override;
     bool picksCards() const override { return true; }
-    bool pickCards(const CycleContext &ctx, const HostState &host, CardMask feasible,
+    bool pickCards(const CycleContext &ctx,
+                   const HostState &host,
+                   CardMask feasible,
                    Placement *out) const override;
     void beginCycle(const CycleContext &ctx) const override;
 

@@ -89,7 +89,7 @@ inline size_t qHash(const HostContent &c, size_t seed = 0) noexcept
 
 // Memoises one value per (host, demand shape), valid while the host's version is unchanged: a
 // decision changes one host, so the next decision recomputes only that host's entries. Behind it
-// a memo by host content shares the work between identical hosts. begin() runs once per decision
+// a memo by content shares the work between identical idle hosts. begin() runs once per decision
 // (from ScorePlugin::beginCycle) and allocates only for a shape never seen before; a hit
 // allocates nothing. A different ClusterState object (or host count) clears both. Versions only
 // order the changes of one state object: a caller that scores diverging copies of a state in turn
@@ -121,16 +121,33 @@ public:
             m_byContent.clear(); // a bound on memory over long runs
     }
 
+    // The memoised value of `host` under the current shape, or null: the hot path, inline.
+    const Value *find(const HostState &host) const
+    {
+        const Entry &e = m_entries[m_base + size_t(host.id.value())];
+        const bool hit = e.stamp == host.version + 1 && e.cpu == host.usedCpuMilli
+                         && e.mem == host.usedMemoryMiB;
+        return hit ? &e.value : nullptr;
+    }
+
     // The value for `host` under the current shape; `compute(view)` runs on a miss.
     template<typename Compute>
-    const Value &get(const CycleContext &ctx, const HostState &host, CardMask feasible, Compute compute)
+    const Value &get(const CycleContext &ctx,
+                     const HostState &host,
+                     CardMask feasible,
+                     Compute compute)
     {
         Entry &e = m_entries[m_base + size_t(host.id.value())];
-        if (e.stamp == host.version + 1 && e.cpu == host.usedCpuMilli && e.mem == host.usedMemoryMiB)
+        if (e.stamp == host.version + 1 && e.cpu == host.usedCpuMilli
+            && e.mem == host.usedMemoryMiB)
             return e.value;
         const HostView view(*ctx.state, host);
         HostContent content;
-        if (content.assign(view, feasible, m_shape)) {
+        // Only idle hosts share contents often (a fresh cluster has a handful of host kinds);
+        // a used host is nearly always unique, so it is computed without the memo, unallocated.
+        const bool idle = host.usedCpuMilli == 0 && host.usedMemoryMiB == 0
+                          && view.totalFree == 1000 * view.cardCount;
+        if (idle && content.assign(view, feasible, m_shape)) {
             auto it = m_byContent.constFind(content);
             if (it == m_byContent.constEnd())
                 it = m_byContent.insert(content, compute(view));

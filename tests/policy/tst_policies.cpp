@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Each policy's decisions on a small scenario at chosen times: three H200s, one service whose
+// load ramps from 07:30 to 08:30 local (hourly points, linear between hour middles; the start is
+// 05:00, so 08:00 is t = 3 h), two training jobs.
+#include "core/catalogue/catalogue.h"
+#include "core/policy/policy.h"
+#include "core/policy/timewindows.h"
+#include "core/sim/engine.h"
+
+#include <QJsonDocument>
+#include <QtTest>
+
+using namespace Zhaoxi;
+using namespace Zhaoxi::Sim;
+using Device::ApplianceEventCode;
+
+namespace {
+
+const Catalogue::Catalogue &catalogue()
+{
+    static const Catalogue::Catalogue c = Catalogue::Catalogue::builtIn();
+    return c;
+}
+
+Scenario ramp()
+{
+    ScenarioError e;
+    const auto s
+            = loadScenarioFile(qEnvironmentVariable("ZHAOXI_SOURCE_DIR")
+                                       + QStringLiteral("/resources/scenarios/small-ramp.json"),
+                               catalogue(),
+                               &e);
+    if (!s)
+        qFatal("%s", qPrintable(e.toString()));
+    return *s;
+}
+
+constexpr qint64 kMin = 60'000;
+constexpr qint64 kRampAt = 180 * kMin; // 08:00 local
+
+int targetReplicas(Engine &e)
+{
+    return e.services(e.nowMs()).first().target;
+}
+
+QList<Device::ApplianceEvent> eventsOf(const Engine &e, ApplianceEventCode code)
+{
+    QList<Device::ApplianceEvent> out;
+    for (const Device::ApplianceEvent &ev : e.applianceEvents().events())
+        if (ev.code == code)
+            out.append(ev);
+    return out;
+}
+
+} // namespace
+
+class TestPolicies : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void staticSplitHoldsItsShare()
+    {
+        const Scenario s = ramp();
+        Engine e(s, QStringLiteral("static"), s.seed);
+        e.advanceTo(kMin);
+        QCOMPARE(e.scheduler().classBudget().inferenceMilli, 1020); // 34 % of 3 cards
+        QCOMPARE(e.scheduler().classBudget().trainingMilli, 1980);
+        e.advanceTo(kRampAt + 30 * kMin);
+        // The load wants more, the share holds two 3g replicas: nothing moves between classes.
+        QCOMPARE(targetReplicas(e), 2);
+        QVERIFY(e.scheduler().state().classUsage().inference <= 1020);
+        QVERIFY(eventsOf(e, ApplianceEventCode::TrainingRequeued).isEmpty());
+    }
+
+    void windowsPrepareAheadOfTheEdge()
+    {
+        const Scenario s = ramp();
+        Engine e(s, QStringLiteral("windows"), s.seed);
+        e.advanceTo(kRampAt - 21 * kMin);
+        QVERIFY(eventsOf(e, ApplianceEventCode::WindowSwitch).isEmpty());
+        QCOMPARE(e.scheduler().classBudget().trainingMilli, 3000 - 450); // night: 15 % inference
+        e.advanceTo(kRampAt - 19 * kMin);
+        const auto switches = eventsOf(e, ApplianceEventCode::WindowSwitch);
+        QCOMPARE(switches.size(), 1);
+        QCOMPARE(switches.first().value, s.startMs + kRampAt); // prepared for the 08:00 edge
+        QCOMPARE(switches.first().a, 0);                       // the day window
+        QCOMPARE(e.scheduler().classBudget().trainingMilli, 3000 - 2010);
+        // Training beyond the day's share drains at its checkpoint, before the edge.
+        const auto requeued = eventsOf(e, ApplianceEventCode::TrainingRequeued);
+        QVERIFY(!requeued.isEmpty());
+        for (const auto &r : requeued) {
+            QCOMPARE(r.a, 1); // at checkpoint
+            QVERIFY(r.value <= s.startMs + kRampAt);
+        }
+        e.advanceTo(kRampAt);
+        QVERIFY(e.scheduler().state().classUsage().training <= 990);
+        QCOMPARE(eventsOf(e, ApplianceEventCode::WindowOpened).last().a, 0);
+        QCOMPARE(e.trainingRun(0).lostMs() + e.trainingRun(1).lostMs(), 0.0); // drained, not killed
+    }
+
+    void guardReactsToTheRamp()
+    {
+        const Scenario s = ramp();
+        Engine e(s, QStringLiteral("guard"), s.seed);
+        e.advanceTo(kRampAt - 30 * kMin);
+        QCOMPARE(targetReplicas(e), 1);
+        QVERIFY(eventsOf(e, ApplianceEventCode::TrainingRequeued).isEmpty());
+        e.advanceTo(kRampAt + 15 * kMin);
+        QVERIFY(targetReplicas(e) >= 4);
+        // It made room by taking training off.
+        QVERIFY(!eventsOf(e, ApplianceEventCode::TrainingRequeued).isEmpty());
+    }
+
+    void forecastMovesCapacityAheadOfTheRamp()
+    {
+        const Scenario s = ramp();
+        Engine guard(s, QStringLiteral("guard"), s.seed);
+        Engine forecast(s, QStringLiteral("forecast"), s.seed);
+        guard.advanceTo(kRampAt - 15 * kMin);
+        forecast.advanceTo(kRampAt - 15 * kMin);
+        QVERIFY(targetReplicas(guard) <= 2);
+        QVERIFY(targetReplicas(forecast) >= 4); // learned from the history: the ramp is coming
+        QVERIFY(forecast.services(forecast.nowMs()).first().serving >= 4); // and ready for it
+        QVERIFY(!eventsOf(forecast, ApplianceEventCode::ForecastRamp).isEmpty());
+        const Report g = guard.finish();
+        const Report f = forecast.finish();
+        QVERIFY(f.services.first().p99Ms < g.services.first().p99Ms);
+    }
+
+    void windowLookupWrapsMidnight()
+    {
+        Policy::PolicyError err;
+        const auto p = Policy::makePolicy(QStringLiteral("windows"),
+                                          QJsonDocument::fromJson(R"({"windows": [
+                                              {"name": "night", "from": "22:00", "to": "07:00", "days": ["mon"], "inferenceShare": 0.1},
+                                              {"name": "day", "from": "07:00", "to": "22:00", "inferenceShare": 0.6}]})")
+                                                  .object(),
+                                          &err);
+        QVERIFY2(p, qPrintable(err.field + QStringLiteral(": ") + err.message));
+        const auto *w = static_cast<const Policy::TimeWindows *>(p.get());
+        constexpr qint64 h = 3600'000;
+        QCOMPARE(w->windowAt(23 * h), 0);           // Monday 23:00
+        QCOMPARE(w->windowAt(24 * h + 3 * h), 0);   // Tuesday 03:00: the Monday night goes on
+        QCOMPARE(w->windowAt(24 * h + 12 * h), 1);  // Tuesday noon
+        QCOMPARE(w->windowAt(24 * h + 23 * h), -1); // Tuesday night: only Monday's is listed
+    }
+
+    void badParametersNameTheField_data()
+    {
+        QTest::addColumn<QString>("policy");
+        QTest::addColumn<QString>("json");
+        QTest::addColumn<QString>("field");
+        QTest::newRow("static share") << "static"
+                                      << R"({"inferenceShare": 2})"
+                                      << "inferenceShare";
+        QTest::newRow("static unknown") << "static"
+                                        << R"({"share": 0.5})"
+                                        << "share";
+        QTest::newRow("windows empty") << "windows"
+                                       << R"({"windows": []})"
+                                       << "windows";
+        QTest::newRow("window day")
+                << "windows"
+                << R"({"windows": [{"name": "d", "from": "08:00", "to": "09:00", "inferenceShare": 0.5, "days": ["mo"]}]})"
+                << "windows[0].days[0]";
+        QTest::newRow("window share missing")
+                << "windows"
+                << R"({"windows": [{"name": "d", "from": "08:00", "to": "09:00"}]})"
+                << "windows[0].inferenceShare";
+        QTest::newRow("guard mode") << "guard"
+                                    << R"({"mode": "gentle"})"
+                                    << "mode";
+        QTest::newRow("forecast levels") << "forecast"
+                                         << R"({"levelMin": 2, "levelMax": 1})"
+                                         << "levelMin";
+        QTest::newRow("unknown policy") << "best"
+                                        << "{}"
+                                        << "";
+    }
+    void badParametersNameTheField()
+    {
+        QFETCH(QString, policy);
+        QFETCH(QString, json);
+        QFETCH(QString, field);
+        Policy::PolicyError err;
+        QVERIFY(!Policy::makePolicy(policy, QJsonDocument::fromJson(json.toUtf8()).object(), &err));
+        QCOMPARE(err.field, field);
+        QVERIFY(!err.message.isEmpty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPolicies)
+#include "tst_policies.moc"

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The engine: the same scenario and seed give the same report bit for bit; a lost card's job
+// resumes elsewhere from its checkpoint; everything that happens is an event with a time.
+#include "core/catalogue/catalogue.h"
+#include "core/sim/engine.h"
+
+#include <QJsonDocument>
+#include <QtTest>
+
+using namespace Zhaoxi;
+using namespace Zhaoxi::Sim;
+
+namespace {
+
+const Catalogue::Catalogue &catalogue()
+{
+    static const Catalogue::Catalogue c = Catalogue::Catalogue::builtIn();
+    return c;
+}
+
+Scenario load(const QString &file)
+{
+    ScenarioError e;
+    const auto s = loadScenarioFile(qEnvironmentVariable("ZHAOXI_SOURCE_DIR")
+                                            + QStringLiteral("/resources/scenarios/") + file,
+                                    catalogue(),
+                                    &e);
+    if (!s)
+        qFatal("%s", qPrintable(e.toString()));
+    return *s;
+}
+
+constexpr qint64 kMin = 60'000;
+
+} // namespace
+
+class TestEngine : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void sameScenarioAndSeedSameReport_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("policy");
+        QTest::newRow("small ramp, forecast")
+                << QStringLiteral("small-ramp.json") << QStringLiteral("forecast");
+        QTest::newRow("small ramp, windows")
+                << QStringLiteral("small-ramp.json") << QStringLiteral("windows");
+        QTest::newRow("demo day, guard")
+                << QStringLiteral("demo-day.json") << QStringLiteral("guard");
+    }
+    void sameScenarioAndSeedSameReport()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, policy);
+        const Scenario s = load(file);
+        const QByteArray a = QJsonDocument(Engine(s, policy, s.seed).run().toJson(false)).toJson();
+        const QByteArray b = QJsonDocument(Engine(s, policy, s.seed).run().toJson(false)).toJson();
+        QCOMPARE(a, b);
+        // Another seed is another day.
+        const QByteArray c
+                = QJsonDocument(Engine(s, policy, s.seed + 1).run().toJson(false)).toJson();
+        QVERIFY(a != c);
+    }
+
+    void lostCardWorkResumesElsewhereFromItsCheckpoint()
+    {
+        // One 2 h job on card 0, checkpoints every 10 min of running time, 1 min to restart;
+        // card 0 is lost at 35 min. Saved at 30 min of running time: 29 min of work.
+        const Scenario s = load(QStringLiteral("small-fault.json"));
+        Engine e(s, QString(), s.seed);
+        e.advanceTo(34 * kMin);
+        const Domain::JobId job = e.trainingJob(0);
+        QCOMPARE(e.scheduler().state().job(job).assignments.first().card, Domain::CardId(0));
+        QCOMPARE(e.trainingRun(0).savedMs(), double(29 * kMin));
+        e.advanceTo(36 * kMin);
+        // Resumed on card 1 at once, from its checkpoint.
+        QCOMPARE(e.scheduler().state().job(job).state, Sched::JobState::Running);
+        QCOMPARE(e.scheduler().state().job(job).assignments.first().card, Domain::CardId(1));
+        QCOMPARE(e.trainingRun(0).doneMs(), double(29 * kMin));
+        int resumed = 0;
+        for (const Device::ApplianceEvent &ev : e.applianceEvents().events()) {
+            if (ev.code == Device::ApplianceEventCode::TrainingResumed) {
+                ++resumed;
+                QCOMPARE(ev.atMs, s.startMs + 35 * kMin);
+                QCOMPARE(ev.card, Domain::CardId(1));
+                QCOMPARE(ev.value, 29 * kMin);
+            }
+        }
+        QCOMPARE(resumed, 1);
+        const Report r = e.finish();
+        // Nothing of the saved work is lost: it completes its 2 h of work, 91 min after it
+        // restarted: 36 + 91 = 127 min; only the 5 min since the checkpoint were redone.
+        QCOMPARE(r.jobsCompleted, 1);
+        QCOMPARE(r.jobs.first().doneHours, 2.0);
+        QCOMPARE(r.jobs.first().completedAtH * 60, 127.0);
+        QCOMPARE(r.jobs.first().lostHours * 60, 5.0);
+        QCOMPARE(r.faults, 1);
+        QCOMPARE(r.preemptions, 0); // a fault is not a preemption
+    }
+
+    void everythingIsAnEventWithATime()
+    {
+        const Scenario s = load(QStringLiteral("small-ramp.json"));
+        Engine e(s, QStringLiteral("guard"), s.seed);
+        const Report r = e.run();
+        const auto &sched = e.schedulerEvents();
+        const auto &app = e.applianceEvents();
+        QVERIFY(sched.count(Sched::EventCode::JobPlaced) > 0);
+        QVERIFY(sched.count(Sched::EventCode::PartitionCreated) > 0);
+        QVERIFY(app.count(Device::ApplianceEventCode::StepDone) > 0);
+        QVERIFY(app.count(Device::ApplianceEventCode::ReplicaAdded) > 0);
+        QCOMPARE(sched.count(Sched::EventCode::JobEvicted), r.preemptions);
+        qint64 last = 0;
+        for (const Device::ApplianceEvent &ev : app.events()) {
+            QVERIFY(ev.atMs >= s.startMs && ev.atMs <= s.startMs + s.durationMs);
+            if (ev.code != Device::ApplianceEventCode::StepDone
+                && ev.code != Device::ApplianceEventCode::StepFailed) {
+                QVERIFY(ev.atMs >= last); // in time order (device steps carry their own end time)
+                last = ev.atMs;
+            }
+        }
+        // A reconfiguration step takes the device's time.
+        for (const Device::ApplianceEvent &ev : app.events()) {
+            if (ev.code == Device::ApplianceEventCode::StepDone
+                && ev.a == int(Device::DeviceStep::Kind::CreateInstance))
+                QCOMPARE(ev.value, s.device.createMs);
+        }
+        QVERIFY(r.reconfigurations > 0);
+        QVERIFY(r.energyKwh > 0);
+        QVERIFY(r.peakPowerW > 0);
+        QVERIFY(r.workBound >= r.workDone);
+    }
+
+    void reportHasTheContractKeys()
+    {
+        const Scenario s = load(QStringLiteral("small-fault.json"));
+        const QJsonObject j = Engine(s, QString(), s.seed).run().toJson();
+        for (const char *k : {"policy",
+                              "reconfigurations",
+                              "preemptions",
+                              "energy_kwh",
+                              "peak_power_w",
+                              "wall_seconds"})
+            QVERIFY2(j.contains(QLatin1String(k)), k);
+        for (const char *k : {"requests", "slo_attainment", "p99_ms", "services"})
+            QVERIFY2(j.value(QStringLiteral("inference")).toObject().contains(QLatin1String(k)), k);
+        for (const char *k : {"work_done", "work_bound", "efficiency", "lost_work"})
+            QVERIFY2(j.value(QStringLiteral("training")).toObject().contains(QLatin1String(k)), k);
+        for (const char *k : {"allocated", "busy"})
+            QVERIFY2(j.value(QStringLiteral("utilization")).toObject().contains(QLatin1String(k)),
+                     k);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestEngine)
+#include "tst_engine.moc"

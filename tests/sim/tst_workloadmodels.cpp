@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The workload models against hand-computed cases: an M/D/1 queue's mean wait, a training job's
+// finish time with one preemption, rate curves, latency quantiles.
+#include "core/policy/queueing.h"
+#include "core/sim/fluidbound.h"
+#include "core/sim/inferenceservice.h"
+#include "core/sim/latencyhistogram.h"
+#include "core/sim/ratecurve.h"
+#include "core/sim/trainingrun.h"
+
+#include <QtTest>
+
+#include <cmath>
+
+using namespace Zhaoxi;
+using namespace Zhaoxi::Sim;
+
+namespace {
+constexpr qint64 kMin = 60'000;
+constexpr qint64 kHour = 3600'000;
+} // namespace
+
+class TestWorkloadModels : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void md1MeanWaitMatchesPollaczekKhinchine_data()
+    {
+        QTest::addColumn<double>("rate");    // req/s
+        QTest::addColumn<double>("service"); // ms
+        QTest::newRow("rho 0.5") << 5.0 << 100.0;
+        QTest::newRow("rho 0.8") << 8.0 << 100.0;
+    }
+    void md1MeanWaitMatchesPollaczekKhinchine()
+    {
+        QFETCH(double, rate);
+        QFETCH(double, service);
+        InferenceService::Params p;
+        p.name = QStringLiteral("q");
+        p.serviceMs = service;
+        p.cv = 0; // deterministic service: M/D/1
+        p.sloMs = 1e9;
+        p.curve = RateCurve::constant(rate);
+        p.seed = 42;
+        InferenceService s(p);
+        const int r = s.addReplica(1.0);
+        s.setReady(r, 0);
+        s.runUntil(double(24 * kHour));
+        // W = rho s / (2 (1 - rho)): 50 ms at rho 0.5, 200 ms at rho 0.8.
+        const double expected = Policy::md1MeanWaitMs(rate / 1000.0, service);
+        const double measured = s.totalWaitMs() / double(s.requests());
+        QVERIFY2(std::abs(measured - expected) / expected < 0.05,
+                 qPrintable(QStringLiteral("mean wait %1 ms, expected %2 ms")
+                                    .arg(measured)
+                                    .arg(expected)));
+        // Latency = wait + service, per request.
+        QVERIFY(std::abs(s.latencies().meanMs() - (measured + service)) < 0.5);
+        QVERIFY(std::abs(double(s.requests()) / (24 * 3600.0) - rate) / rate < 0.01);
+    }
+
+    void twoReplicasShareTheLoad()
+    {
+        // Join-the-least-loaded with FIFO replicas is one M/D/2 queue: P(wait) = Erlang C.
+        InferenceService::Params p;
+        p.serviceMs = 100;
+        p.sloMs = 1e9;
+        p.curve = RateCurve::constant(10); // a = 1 Erlang on 2 servers: C = 1/3
+        p.seed = 3;
+        InferenceService s(p);
+        s.setReady(s.addReplica(1.0), 0);
+        s.setReady(s.addReplica(1.0), 0);
+        s.runUntil(double(12 * kHour));
+        QCOMPARE(Policy::erlangC(2, 1.0), 1.0 / 3.0);
+        const double meanWait = s.totalWaitMs() / double(s.requests());
+        // M/D/2 waits are shorter than M/M/2's (C s / (c - a) = 33 ms); about half of it.
+        QVERIFY2(meanWait > 10 && meanWait < 25, qPrintable(QString::number(meanWait)));
+    }
+
+    void lostReplicaResendsItsRequests()
+    {
+        InferenceService::Params p;
+        p.serviceMs = 1000;
+        p.sloMs = 1e9;
+        p.curve = RateCurve::constant(5); // far more than one replica can take
+        InferenceService s(p);
+        const int a = s.addReplica(1.0);
+        const int b = s.addReplica(1.0);
+        s.setReady(a, 0);
+        s.setReady(b, 0);
+        s.runUntil(10'000);
+        const qint64 before = s.requests();
+        const int resent = s.removeReplica(a, 10'000);
+        QVERIFY(resent > 0);
+        QCOMPARE(s.requests(), before); // taken back and sent again: counted once
+        QCOMPARE(s.servingReplicas(), 1);
+        QCOMPARE(s.failedOver(), resent);
+    }
+
+    void trainingFinishWithOnePreemption()
+    {
+        // 10 h of work at full speed, a checkpoint every 30 min of running time, 5 min to restart.
+        TrainingRun run(TrainingRun::Params{10.0 * kHour, 30 * kMin, 5 * kMin});
+        run.place(0, 0, 0);
+        run.setSpeed(0, 1.0);
+        QCOMPARE(run.nextCheckpointMs(0), 30 * kMin);
+        for (qint64 t = 30 * kMin; t <= 120 * kMin; t += 30 * kMin)
+            run.checkpoint(t);
+        // Preempted at 130 min: progress since the 120-min checkpoint (10 min) is lost.
+        const double lost = run.evict(130 * kMin);
+        QCOMPARE(lost, double(10 * kMin));
+        QCOMPARE(run.doneMs(), double(115 * kMin)); // 120 min running - 5 min restart
+        // Back at 180 min on the scheduler's checkpoint grid (120 min of running time).
+        run.place(180 * kMin, 180 * kMin, 120 * kMin);
+        run.setSpeed(180 * kMin, 1.0);
+        QCOMPARE(run.nextCheckpointMs(180 * kMin), 210 * kMin);
+        // It restarts until 185 min and has 600 - 115 = 485 min to go: done at 670 min.
+        QCOMPARE(run.finishEtaMs(180 * kMin), 670 * kMin);
+        run.advance(670 * kMin);
+        QVERIFY(run.isDone());
+        QCOMPARE(run.lostMs(), double(10 * kMin));
+        QCOMPARE(run.evictions(), 1);
+    }
+
+    void lossDecaysWithWork()
+    {
+        TrainingRun run(TrainingRun::Params{kHour, 0, 0}, LossCurve{3.0, 1.0, 1.0, double(kHour)});
+        QCOMPARE(run.lossAt(0), 3.0);
+        QCOMPARE(run.lossAt(double(kHour)), 2.0); // 1 + 2 / (1 + 1)
+        QVERIFY(run.lossAt(1e12) < 1.001);
+    }
+
+    void rateCurveInterpolatesBetweenHourMiddles()
+    {
+        QList<double> pts(24, 1.0);
+        pts[10] = 3.0;
+        const RateCurve c(pts, 30.0, 0, 0);
+        QCOMPARE(c.rate(10 * kHour + 30 * kMin), 30.0); // the middle of hour 10: the peak
+        QCOMPARE(c.rate(10 * kHour), 20.0);             // halfway from 10 to 30
+        QCOMPARE(c.rate(12 * kHour), 10.0);
+        QCOMPARE(c.maxRate(8 * kHour, 10 * kHour), 20.0);
+        QCOMPARE(c.maxRate(8 * kHour, 12 * kHour), 30.0);
+        const RateCurve shifted(pts, 30.0, 2, 0);
+        QCOMPARE(shifted.rate(12 * kHour + 30 * kMin), 30.0);
+        const RateCurve floored(QList<double>(24, 0.0) << 0, 10, 0, 0.5); // all zero: the floor
+        Q_UNUSED(floored);
+    }
+
+    void shippedCurveReads()
+    {
+        QString why;
+        const auto pts = readHourlyCurve(
+                qEnvironmentVariable("ZHAOXI_SOURCE_DIR")
+                        + QStringLiteral("/resources/scenarios/lora-daily-shape.csv"),
+                &why);
+        QVERIFY2(pts, qPrintable(why));
+        QCOMPARE(pts->size(), 24);
+        QCOMPARE(*std::max_element(pts->cbegin(), pts->cend()), 1.0);
+    }
+
+    void histogramQuantilesWithinHalfAPercent()
+    {
+        LatencyHistogram h;
+        for (int i = 1; i <= 100000; ++i)
+            h.add(double(i) / 10.0); // 0.1 .. 10000 ms, uniform
+        QVERIFY(std::abs(h.quantileMs(0.5) - 5000) / 5000 < 0.006);
+        QVERIFY(std::abs(h.quantileMs(0.99) - 9900) / 9900 < 0.006);
+        h.remove(10000.0);
+        QCOMPARE(h.count(), 99999);
+    }
+
+    void fluidBoundDrainsInArrivalOrder()
+    {
+        FluidBound b;
+        b.addJob(0, 2.0 * kHour, 1.0); // 2 card-hours, one card wide
+        b.addJob(kHour, 10.0 * kHour, 4.0);
+        b.step(0, kHour, 3.0); // only the first has arrived: 1 card-hour
+        QCOMPARE(b.workMs(), double(kHour));
+        b.step(kHour, 2 * kHour, 3.0); // 1 + 2
+        QCOMPARE(b.workMs(), double(4 * kHour));
+    }
+
+    void replicasForMeetsTheTarget()
+    {
+        // 30 req/s of 140 ms requests: 4.2 Erlangs.
+        const int n = Policy::replicasFor(0.030, 140, 0.3, 700, 0.99, 0.7, 20);
+        QVERIFY(n >= 6);
+        QVERIFY(Policy::latencyQuantileMs(n, 0.030, 140, 0.3, 0.99) <= 700);
+        QVERIFY(Policy::latencyQuantileMs(n - 1, 0.030, 140, 0.3, 0.99) > 700
+                || (n - 1) * 0.7 < 4.2);
+        QCOMPARE(Policy::replicasFor(0, 140, 0.3, 700, 0.99, 0.7, 20), 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestWorkloadModels)
+#include "tst_workloadmodels.moc"
