@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "params.h"
 
+#include "core/domain/jsonnames.h"
+
 #include "core/domain/workloadspec.h"
 
 #include <QRegularExpression>
@@ -12,23 +14,7 @@ namespace Zhaoxi::Policy {
 namespace {
 QString typeName(const QJsonValue &v)
 {
-    switch (v.type()) {
-    case QJsonValue::Null:
-        return QStringLiteral("null");
-    case QJsonValue::Bool:
-        return QStringLiteral("boolean");
-    case QJsonValue::Double:
-        return QStringLiteral("number");
-    case QJsonValue::String:
-        return QStringLiteral("string");
-    case QJsonValue::Array:
-        return QStringLiteral("array");
-    case QJsonValue::Object:
-        return QStringLiteral("object");
-    case QJsonValue::Undefined:
-        break;
-    }
-    return QStringLiteral("nothing");
+    return Domain::jsonTypeName(v);
 }
 } // namespace
 

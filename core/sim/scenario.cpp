@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "scenario.h"
 
+#include "core/domain/jsonnames.h"
+
 #include "core/policy/params.h"
 #include "core/policy/policy.h"
 
@@ -70,23 +72,7 @@ public:
 
 QString typeName(const QJsonValue &v)
 {
-    switch (v.type()) {
-    case QJsonValue::Null:
-        return QStringLiteral("null");
-    case QJsonValue::Bool:
-        return QStringLiteral("boolean");
-    case QJsonValue::Double:
-        return QStringLiteral("number");
-    case QJsonValue::String:
-        return QStringLiteral("string");
-    case QJsonValue::Array:
-        return QStringLiteral("array");
-    case QJsonValue::Object:
-        return QStringLiteral("object");
-    case QJsonValue::Undefined:
-        break;
-    }
-    return QStringLiteral("nothing");
+    return Domain::jsonTypeName(v);
 }
 
 // Strict object reading: every key must be one of `allowed`.
