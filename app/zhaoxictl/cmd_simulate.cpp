@@ -10,6 +10,7 @@
 #include "core/storage/recorder.h"
 #include "core/storage/store.h"
 
+#include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -59,6 +60,8 @@ Storage::Severity severityOf(Device::ApplianceEventCode code)
 Sim::Report recordRun(Sim::Engine &engine, const Sim::Scenario &scenario, Storage::Store &store)
 {
     Storage::Recorder rec(store);
+    QElapsedTimer wall;
+    wall.start();
     engine.start();
     rec.setState(&engine.scheduler().state());
     const int cards = int(engine.scheduler().state().cards().size());
@@ -96,6 +99,7 @@ Sim::Report recordRun(Sim::Engine &engine, const Sim::Scenario &scenario, Storag
             rec.recordPolicy(e.atMs, code, severityOf(e.code), params, subject);
     }
     rec.recordState(engine.scheduler().state(), engine.nowMs());
+    report.wallSeconds = double(wall.nsecsElapsed()) / 1e9; // the replay and its recording
     return report;
 }
 
