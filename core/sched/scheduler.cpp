@@ -161,39 +161,35 @@ JobId Scheduler::submit(const WorkloadSpec &spec, qint64 nowMs)
     return id;
 }
 
-bool Scheduler::cancel(JobId job, qint64 nowMs)
+bool Scheduler::end(JobId job, JobState terminal, qint64 nowMs)
 {
-    if (!job.isValid() || job.value() >= m_state.jobs().size() || m_state.job(job).isTerminal())
+    if (!job.isValid() || job.value() >= m_state.jobs().size())
+        return false;
+    const Job &j = m_state.job(job);
+    // A job finishes only once it ran; it can be cancelled or fail while still waiting.
+    if (terminal == JobState::Finished ? !j.isActive() : j.isTerminal())
         return false;
     Statement st(m_state);
-    st.finish(job, JobState::Cancelled, nowMs);
+    st.finish(job, terminal, nowMs);
     st.commit();
     m_nominated.remove(job.value());
     publishSteps(st.steps(), nowMs);
     return true;
+}
+
+bool Scheduler::cancel(JobId job, qint64 nowMs)
+{
+    return end(job, JobState::Cancelled, nowMs);
 }
 
 bool Scheduler::finish(JobId job, qint64 nowMs)
 {
-    if (!job.isValid() || job.value() >= m_state.jobs().size() || !m_state.job(job).isActive())
-        return false;
-    Statement st(m_state);
-    st.finish(job, JobState::Finished, nowMs);
-    st.commit();
-    publishSteps(st.steps(), nowMs);
-    return true;
+    return end(job, JobState::Finished, nowMs);
 }
 
 bool Scheduler::fail(JobId job, qint64 nowMs)
 {
-    if (!job.isValid() || job.value() >= m_state.jobs().size() || m_state.job(job).isTerminal())
-        return false;
-    Statement st(m_state);
-    st.finish(job, JobState::Failed, nowMs);
-    st.commit();
-    m_nominated.remove(job.value());
-    publishSteps(st.steps(), nowMs);
-    return true;
+    return end(job, JobState::Failed, nowMs);
 }
 
 qint64 Scheduler::requeue(JobId job, qint64 nowMs, bool atCheckpoint)

@@ -121,6 +121,7 @@ public:
     QList<JobId> queue() const; // pending jobs, in queue order
 
 private:
+    bool end(JobId job, JobState terminal, qint64 nowMs);
     void publish(const SchedEvent &e);
     void publishSteps(const QList<Step> &steps, qint64 nowMs);
     void keepTrace(DecisionTrace trace);
