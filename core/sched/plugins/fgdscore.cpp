@@ -88,15 +88,7 @@ bool FgdScore::pickCards(const CycleContext &ctx,
                          CardMask feasible,
                          Placement *out) const
 {
-    const JobDemand d(ctx);
-    if (!d.isShare())
-        return false; // whole cards: the framework's best-fit picker (lowest free cards, link domains)
-    const Result &r = cached(ctx, host, feasible);
-    if (r.card < 0)
-        return false;
-    out->units.clear();
-    out->units.append(ctx.options[size_t(host.firstCard + r.card)].choice);
-    return true;
+    return pickSharedCard(ctx, host, out, [&] { return cached(ctx, host, feasible).card; });
 }
 
 } // namespace Zhaoxi::Sched

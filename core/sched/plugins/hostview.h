@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/sched/cycle.h"
+#include "core/sched/plugin.h"
 
 namespace Zhaoxi::Sched {
 
@@ -62,5 +63,23 @@ struct JobDemand
         , cards(ctx.unitsNeeded)
     {}
 };
+
+// The card choice of a score plugin that picks the GPU of a sharing pod itself (FGD, ours): a
+// sharing job takes the card `chosenCard()` names; whole cards and CPU-only jobs are left to the
+// framework's best-fit picker (lowest free cards, link domains).
+template<typename ChosenCard>
+bool pickSharedCard(const CycleContext &ctx,
+                    const HostState &host,
+                    Placement *out,
+                    ChosenCard chosenCard)
+{
+    if (!JobDemand(ctx).isShare())
+        return false;
+    const int card = chosenCard();
+    if (card < 0)
+        return false;
+    out->units = {ctx.options[size_t(host.firstCard + card)].choice};
+    return true;
+}
 
 } // namespace Zhaoxi::Sched
