@@ -1,28 +1,203 @@
 <?xml version="1.0" encoding="utf-8"?>
 <!DOCTYPE TS>
 <TS version="2.1" language="en_US">
-<context>
-    <name>Zhaoxi::Widgets::MainWindow</name>
-    <message numerus="yes">
-        <source>%n host(s)</source>
-        <translation>
-            <numerusform>%n host</numerusform>
-            <numerusform>%n hosts</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>%n card(s)</source>
-        <translation>
-            <numerusform>%n card</numerusform>
-            <numerusform>%n cards</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>%n partition(s)</source>
-        <translation>
-            <numerusform>%n partition</numerusform>
-            <numerusform>%n partitions</numerusform>
-        </translation>
-    </message>
-</context>
+    <context>
+        <name>Zhaoxi::Models::JobTableModel</name>
+        <message numerus="yes">
+            <source>%n MIG slice(s)</source>
+            <translation>
+                <numerusform>%n MIG slice</numerusform>
+                <numerusform>%n MIG slices</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>Preempted %n time(s)</source>
+            <translation>
+                <numerusform>Preempted %n time</numerusform>
+                <numerusform>Preempted %n times</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
+        <name>Zhaoxi::Widgets::CardMapView</name>
+        <message numerus="yes">
+            <source>%1 · %n card(s)</source>
+            <translation>
+                <numerusform>%1 · %n card</numerusform>
+                <numerusform>%1 · %n cards</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>Fits on %1 if %n job(s) are preempted: %2</source>
+            <translation>
+                <numerusform>Fits on %1 if %n job are preempted: %2</numerusform>
+                <numerusform>Fits on %1 if %n jobs are preempted: %2</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
+        <name>Zhaoxi::Widgets::EventLogView</name>
+        <message numerus="yes">
+            <source>Exporting %n event(s)…</source>
+            <translation>
+                <numerusform>Exporting %n event…</numerusform>
+                <numerusform>Exporting %n events…</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>Exported %n event(s) to %1</source>
+            <translation>
+                <numerusform>Exported %n event to %1</numerusform>
+                <numerusform>Exported %n events to %1</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%1 of %n event(s) shown</source>
+            <translation>
+                <numerusform>%1 of %n event shown</numerusform>
+                <numerusform>%1 of %n events shown</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>(%n older event(s) are only in the store)</source>
+            <translation>
+                <numerusform>(%n older event are only in the store)</numerusform>
+                <numerusform>(%n older events are only in the store)</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
+        <name>Zhaoxi::Widgets::EventText</name>
+        <message numerus="yes">
+            <source>Job %1 placed on %n card(s) of %2</source>
+            <translation>
+                <numerusform>Job %1 placed on %n card of %2</numerusform>
+                <numerusform>Job %1 placed on %n cards of %2</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>Service %1: %n request(s) re-sent from replica %2</source>
+            <translation>
+                <numerusform>Service %1: %n request re-sent from replica %2</numerusform>
+                <numerusform>Service %1: %n requests re-sent from replica %2</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
+        <name>Zhaoxi::Widgets::JobsView</name>
+        <message numerus="yes">
+            <source>%n waiting</source>
+            <translation>
+                <numerusform>%n waiting</numerusform>
+                <numerusform>%n waiting</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n job(s)</source>
+            <translation>
+                <numerusform>%n job</numerusform>
+                <numerusform>%n jobs</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
+        <name>Zhaoxi::Widgets::MainWindow</name>
+        <message numerus="yes">
+            <source>%n host(s)</source>
+            <translation>
+                <numerusform>%n host</numerusform>
+                <numerusform>%n hosts</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n card(s)</source>
+            <translation>
+                <numerusform>%n card</numerusform>
+                <numerusform>%n cards</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n partition(s)</source>
+            <translation>
+                <numerusform>%n partition</numerusform>
+                <numerusform>%n partitions</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
+        <name>Zhaoxi::Widgets::PreemptionDialog</name>
+        <message numerus="yes">
+            <source>Placing %1 on %2 preempts %n job(s). Each loses the work it has done since its last checkpoint:</source>
+            <translation>
+                <numerusform>Placing %1 on %2 preempts %n job. Each loses the work it has done since its last checkpoint:</numerusform>
+                <numerusform>Placing %1 on %2 preempts %n jobs. Each loses the work it has done since its last checkpoint:</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
+        <name>Zhaoxi::Widgets::WhyView</name>
+        <message numerus="yes">
+            <source>%n whole card(s)</source>
+            <translation>
+                <numerusform>%n whole card</numerusform>
+                <numerusform>%n whole cards</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n MIG partition(s) %1</source>
+            <translation>
+                <numerusform>%n MIG partition %1</numerusform>
+                <numerusform>%n MIG partitions %1</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n MIG partition(s) of at least %1 slices</source>
+            <translation>
+                <numerusform>%n MIG partition of at least %1 slices</numerusform>
+                <numerusform>%n MIG partitions of at least %1 slices</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n share(s) of %1% of a card</source>
+            <translation>
+                <numerusform>%n share of %1% of a card</numerusform>
+                <numerusform>%n shares of %1% of a card</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n host(s) looked at</source>
+            <translation>
+                <numerusform>%n host looked at</numerusform>
+                <numerusform>%n hosts looked at</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n could take it.</source>
+            <translation>
+                <numerusform>%n could take it.</numerusform>
+                <numerusform>%n could take it.</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>(%n card(s) rejected)</source>
+            <translation>
+                <numerusform>(%n card rejected)</numerusform>
+                <numerusform>(%n cards rejected)</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>(and %n more host(s) for the same reason)</source>
+            <translation>
+                <numerusform>(and %n more host for the same reason)</numerusform>
+                <numerusform>(and %n more hosts for the same reason)</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>Why here: at %1, %2 of %n host(s) could take it; the best:</source>
+            <translation>
+                <numerusform>Why here: at %1, %2 of %n host could take it; the best:</numerusform>
+                <numerusform>Why here: at %1, %2 of %n hosts could take it; the best:</numerusform>
+            </translation>
+        </message>
+    </context>
 </TS>

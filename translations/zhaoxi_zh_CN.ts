@@ -1,267 +1,3274 @@
 <?xml version="1.0" encoding="utf-8"?>
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
-<context>
-    <name>Zhaoxi::Models::CardTableModel</name>
-    <message>
-        <source>Whole card</source>
-        <translation>整卡</translation>
-    </message>
-    <message>
-        <source>MIG</source>
-        <translation>MIG</translation>
-    </message>
-    <message>
-        <source>Time-slicing</source>
-        <translation>时间片</translation>
-    </message>
-    <message>
-        <source>MPS</source>
-        <translation>MPS</translation>
-    </message>
-    <message>
-        <source>Host down</source>
-        <translation>主机离线</translation>
-    </message>
-    <message>
-        <source>Healthy</source>
-        <translation>正常</translation>
-    </message>
-    <message>
-        <source>Throttled</source>
-        <translation>降频</translation>
-    </message>
-    <message>
-        <source>Failed</source>
-        <translation>故障</translation>
-    </message>
-    <message>
-        <source>Ready</source>
-        <translation>就绪</translation>
-    </message>
-    <message>
-        <source>Creating</source>
-        <translation>创建中</translation>
-    </message>
-    <message>
-        <source>Destroying</source>
-        <translation>销毁中</translation>
-    </message>
-    <message>
-        <source>%1%</source>
-        <translation>%1%</translation>
-    </message>
-    <message>
-        <source>%1 GiB</source>
-        <translation>%1 GiB</translation>
-    </message>
-    <message>
-        <source>idle</source>
-        <translation>空闲</translation>
-    </message>
-    <message>
-        <source>job %1</source>
-        <translation>作业 %1</translation>
-    </message>
-    <message>
-        <source>no partitions</source>
-        <translation>无分区</translation>
-    </message>
-    <message>
-        <source>no clients</source>
-        <translation>无客户端</translation>
-    </message>
-    <message>
-        <source>GPU %1</source>
-        <translation>GPU %1</translation>
-    </message>
-    <message>
-        <source>%1 of the compute and %2 of %3 memory bound to jobs</source>
-        <translation>已分配给作业：算力 %1，显存 %2 / %3</translation>
-    </message>
-    <message>
-        <source>Cards with the same link domain share a fast link (NVLink)</source>
-        <translation>链路域相同的卡之间有高速互连（NVLink）</translation>
-    </message>
-    <message>
-        <source>Host</source>
-        <translation>主机</translation>
-    </message>
-    <message>
-        <source>Card</source>
-        <translation>卡</translation>
-    </message>
-    <message>
-        <source>Model</source>
-        <translation>型号</translation>
-    </message>
-    <message>
-        <source>Mode</source>
-        <translation>分区模式</translation>
-    </message>
-    <message>
-        <source>Layout</source>
-        <translation>布局</translation>
-    </message>
-    <message>
-        <source>Allocated</source>
-        <translation>已分配</translation>
-    </message>
-    <message>
-        <source>Health</source>
-        <translation>健康</translation>
-    </message>
-    <message>
-        <source>Link domain</source>
-        <translation>链路域</translation>
-    </message>
-</context>
-<context>
-    <name>Zhaoxi::Widgets::CardDetailsView</name>
-    <message>
-        <source>Partition</source>
-        <translation>分区</translation>
-    </message>
-    <message>
-        <source>Compute</source>
-        <translation>算力</translation>
-    </message>
-    <message>
-        <source>Memory</source>
-        <translation>显存</translation>
-    </message>
-    <message>
-        <source>Job</source>
-        <translation>作业</translation>
-    </message>
-    <message>
-        <source>State</source>
-        <translation>状态</translation>
-    </message>
-    <message>
-        <source>No card selected</source>
-        <translation>未选择卡</translation>
-    </message>
-    <message>
-        <source>Select a card to see its partitions.</source>
-        <translation>选择一张卡以查看其分区。</translation>
-    </message>
-    <message>
-        <source>%1 · GPU %2</source>
-        <translation>%1 · GPU %2</translation>
-    </message>
-    <message>
-        <source>%1, %2 memory · %3 · link domain %4 · %5 · %6 allocated</source>
-        <translation>%1，显存 %2 · %3 · 链路域 %4 · %5 · 已分配 %6</translation>
-    </message>
-    <message>
-        <source>%1 at slot %2</source>
-        <translation>%1（起始槽位 %2）</translation>
-    </message>
-    <message>
-        <source>%1 of %2 slices</source>
-        <translation>%1/%2 个切片</translation>
-    </message>
-    <message>
-        <source>Whole card</source>
-        <translation>整卡</translation>
-    </message>
-    <message>
-        <source>Share %1</source>
-        <translation>共享份额 %1</translation>
-    </message>
-    <message>
-        <source>job %1</source>
-        <translation>作业 %1</translation>
-    </message>
-    <message>
-        <source>No MIG instances</source>
-        <translation>无 MIG 实例</translation>
-    </message>
-    <message>
-        <source>No clients</source>
-        <translation>无客户端</translation>
-    </message>
-</context>
-<context>
-    <name>Zhaoxi::Widgets::MainWindow</name>
-    <message>
-        <source>Zhaoxi</source>
-        <translation>朝夕</translation>
-    </message>
-    <message>
-        <source>%1 — Zhaoxi</source>
-        <translation>%1 — 朝夕</translation>
-    </message>
-    <message>
-        <source>&amp;File</source>
-        <translation>文件(&amp;F)</translation>
-    </message>
-    <message>
-        <source>&amp;Quit</source>
-        <translation>退出(&amp;Q)</translation>
-    </message>
-    <message>
-        <source>&amp;View</source>
-        <translation>视图(&amp;V)</translation>
-    </message>
-    <message>
-        <source>Card details</source>
-        <translation>卡详情</translation>
-    </message>
-    <message>
-        <source>Card &amp;Details</source>
-        <translation>卡详情(&amp;D)</translation>
-    </message>
-    <message>
-        <source>&amp;Status Bar</source>
-        <translation>状态栏(&amp;S)</translation>
-    </message>
-    <message>
-        <source>Sort by &amp;Host</source>
-        <translation>按主机排序(&amp;H)</translation>
-    </message>
-    <message>
-        <source>&amp;Language</source>
-        <translation>语言(&amp;L)</translation>
-    </message>
-    <message>
-        <source>&amp;Help</source>
-        <translation>帮助(&amp;H)</translation>
-    </message>
-    <message>
-        <source>&amp;About Zhaoxi</source>
-        <translation>关于朝夕(&amp;A)</translation>
-    </message>
-    <message>
-        <source>About &amp;Qt</source>
-        <translation>关于 Qt(&amp;Q)</translation>
-    </message>
-    <message numerus="yes">
-        <source>%n host(s)</source>
-        <translation>
-            <numerusform>%n 台主机</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>%n card(s)</source>
-        <translation>
-            <numerusform>%n 张卡</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>%n partition(s)</source>
-        <translation>
-            <numerusform>%n 个分区</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>&lt;h3&gt;Zhaoxi %1&lt;/h3&gt;&lt;p&gt;The admin console of a GPU appliance that serves inference by day and trains models by night.&lt;/p&gt;&lt;p&gt;This program is free software: you can redistribute it and/or modify it under the terms of the GNU General Public License as published by the Free Software Foundation, either version 3 of the License, or (at your option) any later version (GPL-3.0-or-later).&lt;/p&gt;&lt;p&gt;It is distributed in the hope that it will be useful, but WITHOUT ANY WARRANTY; see the GNU General Public License for details.&lt;/p&gt;</source>
-        <translation>&lt;h3&gt;朝夕 %1&lt;/h3&gt;&lt;p&gt;GPU 一体机的管理控制台：白天提供推理服务，夜间训练模型。&lt;/p&gt;&lt;p&gt;本程序是自由软件：你可以依据自由软件基金会发布的 GNU 通用公共许可证第 3 版或（由你选择）任何更高版本（GPL-3.0-or-later）的条款重新分发和/或修改它。&lt;/p&gt;&lt;p&gt;发布本程序是希望它有用，但不提供任何担保；详情参见 GNU 通用公共许可证。&lt;/p&gt;</translation>
-    </message>
-    <message>
-        <source>About Zhaoxi</source>
-        <translation>关于朝夕</translation>
-    </message>
-</context>
+    <context>
+        <name>Zhaoxi::Models::CardTableModel</name>
+        <message>
+            <source>Whole card</source>
+            <translation>整卡</translation>
+        </message>
+        <message>
+            <source>MIG</source>
+            <translation>MIG</translation>
+        </message>
+        <message>
+            <source>Time-slicing</source>
+            <translation>时间片</translation>
+        </message>
+        <message>
+            <source>MPS</source>
+            <translation>MPS</translation>
+        </message>
+        <message>
+            <source>Host down</source>
+            <translation>主机离线</translation>
+        </message>
+        <message>
+            <source>Healthy</source>
+            <translation>正常</translation>
+        </message>
+        <message>
+            <source>Throttled</source>
+            <translation>降频</translation>
+        </message>
+        <message>
+            <source>Failed</source>
+            <translation>故障</translation>
+        </message>
+        <message>
+            <source>Ready</source>
+            <translation>就绪</translation>
+        </message>
+        <message>
+            <source>Creating</source>
+            <translation>创建中</translation>
+        </message>
+        <message>
+            <source>Destroying</source>
+            <translation>销毁中</translation>
+        </message>
+        <message>
+            <source>%1%</source>
+            <translation>%1%</translation>
+        </message>
+        <message>
+            <source>%1 GiB</source>
+            <translation>%1 GiB</translation>
+        </message>
+        <message>
+            <source>idle</source>
+            <translation>空闲</translation>
+        </message>
+        <message>
+            <source>job %1</source>
+            <translation>作业 %1</translation>
+        </message>
+        <message>
+            <source>no partitions</source>
+            <translation>无分区</translation>
+        </message>
+        <message>
+            <source>no clients</source>
+            <translation>无客户端</translation>
+        </message>
+        <message>
+            <source>GPU %1</source>
+            <translation>GPU %1</translation>
+        </message>
+        <message>
+            <source>%1 of the compute and %2 of %3 memory bound to jobs</source>
+            <translation>已分配给作业：算力 %1，显存 %2 / %3</translation>
+        </message>
+        <message>
+            <source>Cards with the same link domain share a fast link (NVLink)</source>
+            <translation>链路域相同的卡之间有高速互连（NVLink）</translation>
+        </message>
+        <message>
+            <source>Host</source>
+            <translation>主机</translation>
+        </message>
+        <message>
+            <source>Card</source>
+            <translation>卡</translation>
+        </message>
+        <message>
+            <source>Model</source>
+            <translation>型号</translation>
+        </message>
+        <message>
+            <source>Mode</source>
+            <translation>分区模式</translation>
+        </message>
+        <message>
+            <source>Layout</source>
+            <translation>布局</translation>
+        </message>
+        <message>
+            <source>Allocated</source>
+            <translation>已分配</translation>
+        </message>
+        <message>
+            <source>Health</source>
+            <translation>健康</translation>
+        </message>
+        <message>
+            <source>Link domain</source>
+            <translation>链路域</translation>
+        </message>
+    </context>
+    <context>
+        <name>Zhaoxi::Models::EventLogModel</name>
+        <message>
+            <source>Info</source>
+            <translation>信息</translation>
+        </message>
+        <message>
+            <source>Warning</source>
+            <translation>警告</translation>
+        </message>
+        <message>
+            <source>Error</source>
+            <translation>错误</translation>
+        </message>
+        <message>
+            <source>Critical</source>
+            <translation>严重</translation>
+        </message>
+        <message>
+            <source>Scheduler</source>
+            <translation>调度器</translation>
+        </message>
+        <message>
+            <source>Policy</source>
+            <translation>策略</translation>
+        </message>
+        <message>
+            <source>Device</source>
+            <translation>设备</translation>
+        </message>
+        <message>
+            <source>Operator</source>
+            <translation>操作员</translation>
+        </message>
+        <message>
+            <source>System</source>
+            <translation>系统</translation>
+        </message>
+        <message>
+            <source>%1 card %2</source>
+            <translation>%1 卡 %2</translation>
+        </message>
+        <message>
+            <source>card %1</source>
+            <translation>卡 %1</translation>
+        </message>
+        <message>
+            <source>Time</source>
+            <translation>时间</translation>
+        </message>
+        <message>
+            <source>Severity</source>
+            <translation>级别</translation>
+        </message>
+        <message>
+            <source>Source</source>
+            <translation>来源</translation>
+        </message>
+        <message>
+            <source>Code</source>
+            <translation>代码</translation>
+        </message>
+        <message>
+            <source>Card</source>
+            <translation>卡</translation>
+        </message>
+        <message>
+            <source>Job</source>
+            <translation>作业</translation>
+        </message>
+        <message>
+            <source>Message</source>
+            <translation>消息</translation>
+        </message>
+    </context>
+    <context>
+        <name>Zhaoxi::Models::JobTableModel</name>
+        <message>
+            <source>Training</source>
+            <translation>训练</translation>
+        </message>
+        <message>
+            <source>Inference</source>
+            <translation>推理</translation>
+        </message>
+        <message>
+            <source>Batch</source>
+            <translation>批处理</translation>
+        </message>
+        <message>
+            <source>Waiting</source>
+            <translation>等待中</translation>
+        </message>
+        <message>
+            <source>Running</source>
+            <translation>运行中</translation>
+        </message>
+        <message>
+            <source>Draining</source>
+            <translation>正在撤离</translation>
+        </message>
+        <message>
+            <source>Finished</source>
+            <translation>已完成</translation>
+        </message>
+        <message>
+            <source>Cancelled</source>
+            <translation>已取消</translation>
+        </message>
+        <message>
+            <source>Failed</source>
+            <translation>失败</translation>
+        </message>
+        <message>
+            <source>%1 MiB</source>
+            <translation>%1 MiB</translation>
+        </message>
+        <message>
+            <source>%1 GiB</source>
+            <translation>%1 GiB</translation>
+        </message>
+        <message>
+            <source>CPU only</source>
+            <translation>仅 CPU</translation>
+        </message>
+        <message>
+            <source>whole card</source>
+            <translation>整卡</translation>
+        </message>
+        <message numerus="yes">
+            <source>%n MIG slice(s)</source>
+            <translation>
+                <numerusform>%n 个 MIG 切片</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>%1% of a card</source>
+            <translation>一张卡的 %1%</translation>
+        </message>
+        <message>
+            <source>%1 × %2</source>
+            <translation>%1 × %2</translation>
+        </message>
+        <message>
+            <source>%1: GPU %2</source>
+            <translation>%1：GPU %2</translation>
+        </message>
+        <message>
+            <source>%1%</source>
+            <translation>%1%</translation>
+        </message>
+        <message>
+            <source>Waiting, number %1 in the queue</source>
+            <translation>等待中，队列第 %1 位</translation>
+        </message>
+        <message numerus="yes">
+            <source>Preempted %n time(s)</source>
+            <translation>
+                <numerusform>已被抢占 %n 次</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>Drag onto a card of the map to place it there</source>
+            <translation>拖到卡片图中的某张卡上即可放置到该卡</translation>
+        </message>
+        <message>
+            <source>Job</source>
+            <translation>作业</translation>
+        </message>
+        <message>
+            <source>Kind</source>
+            <translation>类型</translation>
+        </message>
+        <message>
+            <source>State</source>
+            <translation>状态</translation>
+        </message>
+        <message>
+            <source>Priority</source>
+            <translation>优先级</translation>
+        </message>
+        <message>
+            <source>Demand</source>
+            <translation>需求</translation>
+        </message>
+        <message>
+            <source>Memory</source>
+            <translation>显存</translation>
+        </message>
+        <message>
+            <source>Host / cards</source>
+            <translation>主机 / 卡</translation>
+        </message>
+        <message>
+            <source>Submitted</source>
+            <translation>提交时间</translation>
+        </message>
+        <message>
+            <source>Progress</source>
+            <translation>进度</translation>
+        </message>
+    </context>
+    <context>
+        <name>Zhaoxi::Models::ScheduleModel</name>
+        <message>
+            <source>The policy refuses it: %1</source>
+            <translation>策略拒绝了它：%1</translation>
+        </message>
+        <message>
+            <source>There is no window %1.</source>
+            <translation>没有第 %1 个时间窗。</translation>
+        </message>
+        <message>
+            <source>The schedule needs at least one window.</source>
+            <translation>日程至少需要一个时间窗。</translation>
+        </message>
+        <message>
+            <source>Window %1 needs a name.</source>
+            <translation>第 %1 个时间窗需要一个名称。</translation>
+        </message>
+        <message>
+            <source>‘%1’ opens on no day: choose at least one.</source>
+            <translation>“%1”没有选择任何一天：请至少选择一天。</translation>
+        </message>
+        <message>
+            <source>‘%1’: times run from 00:00 to 24:00.</source>
+            <translation>“%1”：时间须在 00:00 到 24:00 之间。</translation>
+        </message>
+        <message>
+            <source>‘%1’: shares run from 0 to 100 %.</source>
+            <translation>“%1”：份额须在 0 到 100% 之间。</translation>
+        </message>
+        <message>
+            <source>‘%1’ covers no time.</source>
+            <translation>“%1”不覆盖任何时间。</translation>
+        </message>
+        <message>
+            <source>Two windows are named ‘%1’.</source>
+            <translation>有两个时间窗都叫“%1”。</translation>
+        </message>
+        <message>
+            <source>‘%1’ (%2) overlaps ‘%3’ (%4)</source>
+            <translation>“%1”（%2）与“%3”（%4）重叠</translation>
+        </message>
+        <message>
+            <source>The mode must be drain or immediate.</source>
+            <translation>模式必须是 drain（排空）或 immediate（立即）。</translation>
+        </message>
+        <message>
+            <source>Mon</source>
+            <translation>周一</translation>
+        </message>
+        <message>
+            <source>Tue</source>
+            <translation>周二</translation>
+        </message>
+        <message>
+            <source>Wed</source>
+            <translation>周三</translation>
+        </message>
+        <message>
+            <source>Thu</source>
+            <translation>周四</translation>
+        </message>
+        <message>
+            <source>Fri</source>
+            <translation>周五</translation>
+        </message>
+        <message>
+            <source>Sat</source>
+            <translation>周六</translation>
+        </message>
+        <message>
+            <source>Sun</source>
+            <translation>周日</translation>
+        </message>
+        <message>
+            <source>every day</source>
+            <translation>每天</translation>
+        </message>
+        <message>
+            <source>no day</source>
+            <translation>无</translation>
+        </message>
+        <message>
+            <source>%1–%2</source>
+            <translation>%1至%2</translation>
+        </message>
+        <message>
+            <source>, </source>
+            <translation>、</translation>
+        </message>
+        <message>
+            <source>%1 all day</source>
+            <translation>%1 全天</translation>
+        </message>
+        <message>
+            <source>%1 %2–%3</source>
+            <translation>%1 %2–%3</translation>
+        </message>
+        <message>
+            <source>%1 %</source>
+            <translation>%1%</translation>
+        </message>
+        <message>
+            <source>default</source>
+            <translation>默认</translation>
+        </message>
+        <message>
+            <source>no cap</source>
+            <translation>不限</translation>
+        </message>
+        <message>
+            <source>%1 W</source>
+            <translation>%1 W</translation>
+        </message>
+        <message>
+            <source>%1: %2, %3</source>
+            <translation>%1：%2，%3</translation>
+        </message>
+        <message>
+            <source>Window</source>
+            <translation>时间窗</translation>
+        </message>
+        <message>
+            <source>Days</source>
+            <translation>日期</translation>
+        </message>
+        <message>
+            <source>From</source>
+            <translation>开始</translation>
+        </message>
+        <message>
+            <source>To</source>
+            <translation>结束</translation>
+        </message>
+        <message>
+            <source>Inference share</source>
+            <translation>推理份额</translation>
+        </message>
+        <message>
+            <source>Training bandwidth</source>
+            <translation>训练带宽</translation>
+        </message>
+        <message>
+            <source>Training power cap</source>
+            <translation>训练功率上限</translation>
+        </message>
+    </context>
+    <context>
+        <name>Zhaoxi::Widgets::CardDetailsView</name>
+        <message>
+            <source>Partition</source>
+            <translation>分区</translation>
+        </message>
+        <message>
+            <source>Compute</source>
+            <translation>算力</translation>
+        </message>
+        <message>
+            <source>Memory</source>
+            <translation>显存</translation>
+        </message>
+        <message>
+            <source>Job</source>
+            <translation>作业</translation>
+        </message>
+        <message>
+            <source>State</source>
+            <translation>状态</translation>
+        </message>
+        <message>
+            <source>No card selected</source>
+            <translation>未选择卡</translation>
+        </message>
+        <message>
+            <source>Select a card to see its partitions.</source>
+            <translation>选择一张卡以查看其分区。</translation>
+        </message>
+        <message>
+            <source>%1 · GPU %2</source>
+            <translation>%1 · GPU %2</translation>
+        </message>
+        <message>
+            <source>%1, %2 memory · %3 · link domain %4 · %5 · %6 allocated</source>
+            <translation>%1，显存 %2 · %3 · 链路域 %4 · %5 · 已分配 %6</translation>
+        </message>
+        <message>
+            <source>%1 at slot %2</source>
+            <translation>%1（起始槽位 %2）</translation>
+        </message>
+        <message>
+            <source>%1 of %2 slices</source>
+            <translation>%1/%2 个切片</translation>
+        </message>
+        <message>
+            <source>Whole card</source>
+            <translation>整卡</translation>
+        </message>
+        <message>
+            <source>Share %1</source>
+            <translation>共享份额 %1</translation>
+        </message>
+        <message>
+            <source>job %1</source>
+            <translation>作业 %1</translation>
+        </message>
+        <message>
+            <source>No MIG instances</source>
+            <translation>无 MIG 实例</translation>
+        </message>
+        <message>
+            <source>No clients</source>
+            <translation>无客户端</translation>
+        </message>
+    </context>
+    <context>
+        <name>Zhaoxi::Widgets::CardMapView</name>
+        <message numerus="yes">
+            <source>%1 · %n card(s)</source>
+            <translation>
+                <numerusform>%1 · %n 张卡</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>host down</source>
+            <translation>主机停机</translation>
+        </message>
+        <message>
+            <source>allocated, idle</source>
+            <translation>已分配、空闲</translation>
+        </message>
+        <message>
+            <source>reconf</source>
+            <translation>重配中</translation>
+        </message>
+        <message>
+            <source>draining</source>
+            <translation>撤离中</translation>
+        </message>
+        <message>
+            <source>NVLink %1</source>
+            <translation>NVLink %1</translation>
+        </message>
+        <message>
+            <source>Zoom &amp;In</source>
+            <translation>放大(&amp;I)</translation>
+        </message>
+        <message>
+            <source>Larger card tiles</source>
+            <translation>更大的卡片</translation>
+        </message>
+        <message>
+            <source>Zoom &amp;Out</source>
+            <translation>缩小(&amp;O)</translation>
+        </message>
+        <message>
+            <source>Smaller card tiles</source>
+            <translation>更小的卡片</translation>
+        </message>
+        <message>
+            <source>&amp;Fit All Cards</source>
+            <translation>显示全部卡(&amp;F)</translation>
+        </message>
+        <message>
+            <source>Size the tiles so that every card shows</source>
+            <translation>调整卡片大小以显示所有卡</translation>
+        </message>
+        <message>
+            <source>card %1</source>
+            <translation>卡 %1</translation>
+        </message>
+        <message>
+            <source>%1 GPU %2</source>
+            <translation>%1 GPU %2</translation>
+        </message>
+        <message>
+            <source>job %1</source>
+            <translation>作业 %1</translation>
+        </message>
+        <message>
+            <source>%1 · %2 · %3</source>
+            <translation>%1 · %2 · %3</translation>
+        </message>
+        <message>
+            <source>Partition %1 at slot %2: %3 of %4 compute slices, %5</source>
+            <translation>分区 %1，位于槽位 %2：%4 个计算切片中的 %3 个，%5</translation>
+        </message>
+        <message>
+            <source>Whole card: %1</source>
+            <translation>整卡：%1</translation>
+        </message>
+        <message>
+            <source>Share: %1% of the card, %2</source>
+            <translation>份额：该卡的 %1%，%2</translation>
+        </message>
+        <message>
+            <source>draining: preempted, leaving soon</source>
+            <translation>撤离中：已被抢占，即将离开</translation>
+        </message>
+        <message>
+            <source>busy</source>
+            <translation>繁忙</translation>
+        </message>
+        <message>
+            <source>allocated but idle</source>
+            <translation>已分配但空闲</translation>
+        </message>
+        <message>
+            <source>Job: %1 (%2), %3</source>
+            <translation>作业：%1（%2），%3</translation>
+        </message>
+        <message>
+            <source>Job: none (free)</source>
+            <translation>作业：无（空闲）</translation>
+        </message>
+        <message>
+            <source>State: ready</source>
+            <translation>状态：就绪</translation>
+        </message>
+        <message>
+            <source>State: being created (reconfiguring)</source>
+            <translation>状态：正在创建（重配中）</translation>
+        </message>
+        <message>
+            <source>State: being destroyed (reconfiguring)</source>
+            <translation>状态：正在销毁（重配中）</translation>
+        </message>
+        <message>
+            <source>Utilisation: not available</source>
+            <translation>利用率：不可用</translation>
+        </message>
+        <message>
+            <source>Utilisation: %1%</source>
+            <translation>利用率：%1%</translation>
+        </message>
+        <message>
+            <source>Power: %1 W (%2% of its limit)</source>
+            <translation>功率：%1 W（功率上限的 %2%）</translation>
+        </message>
+        <message>
+            <source>Power: %1 W</source>
+            <translation>功率：%1 W</translation>
+        </message>
+        <message>
+            <source>Memory: %1 of %2 in use</source>
+            <translation>显存：已用 %1 / 共 %2</translation>
+        </message>
+        <message>
+            <source>State: %1</source>
+            <translation>状态：%1</translation>
+        </message>
+        <message>
+            <source>%1 cannot go on %2: %3</source>
+            <translation>%1 不能放到 %2：%3</translation>
+        </message>
+        <message>
+            <source>%1 is no longer waiting.</source>
+            <translation>%1 已不在等待。</translation>
+        </message>
+        <message>
+            <source>Checking whether %1 can run on %2…</source>
+            <translation>正在检查 %1 能否在 %2 上运行…</translation>
+        </message>
+        <message>
+            <source>%1 fits on %2.</source>
+            <translation>%1 可以放到 %2。</translation>
+        </message>
+        <message numerus="yes">
+            <source>Fits on %1 if %n job(s) are preempted: %2</source>
+            <translation>
+                <numerusform>抢占 %n 个作业后可放到 %1：%2</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>%1 was not placed: preemption declined.</source>
+            <translation>未放置 %1：已拒绝抢占。</translation>
+        </message>
+        <message>
+            <source>Place %1 on %2</source>
+            <translation>将 %1 放到 %2</translation>
+        </message>
+        <message>
+            <source>%1 goes on %2 once the preempted jobs have left.</source>
+            <translation>被抢占的作业离开后，%1 将放到 %2。</translation>
+        </message>
+        <message>
+            <source>Placed %1 on %2.</source>
+            <translation>已将 %1 放到 %2。</translation>
+        </message>
+        <message>
+            <source>Could not place %1 on %2: %3</source>
+            <translation>无法将 %1 放到 %2：%3</translation>
+        </message>
+        <message>
+            <source>%1 went back to the queue.</source>
+            <translation>%1 已回到队列。</translation>
+        </message>
+        <message>
+            <source>Could not take %1 back to the queue: it is not running.</source>
+            <translation>无法将 %1 放回队列：它没有在运行。</translation>
+        </message>
+        <message>
+            <source>Temperature: %1 °C</source>
+            <translation>温度：%1 °C</translation>
+        </message>
+    </context>
+    <context>
+        <name>Zhaoxi::Widgets::CardTile</name>
+        <message>
+            <source>%1%</source>
+            <translation>%1%</translation>
+        </message>
+        <message>
+            <source>free</source>
+            <translation>空闲</translation>
+        </message>
+        <message>
+            <source>inference</source>
+            <translation>推理</translation>
+        </message>
+        <message>
+            <source>training</source>
+            <translation>训练</translation>
+        </message>
+        <message>
+            <source>batch</source>
+            <translation>批处理</translation>
+        </message>
+        <message>
+            <source>whole</source>
+            <translation>整卡</translation>
+        </message>
+        <message>
+            <source>MIG</source>
+            <translation>MIG</translation>
+        </message>
+        <message>
+            <source>time-sliced</source>
+            <translation>时间片</translation>
+        </message>
+        <message>
+            <source>MPS</source>
+            <translation>MPS</translation>
+        </message>
+        <message>
+            <source>host down</source>
+            <translation>主机停机</translation>
+        </message>
+        <message>
+            <source>lost</source>
+            <translation>丢失</translation>
+        </message>
+        <message>
+            <source>failed</source>
+            <translation>故障</translation>
+        </message>
+        <message>
+            <source>reconf</source>
+            <translation>重配中</translation>
+        </message>
+        <message>
+            <source>throttled</source>
+            <translation>降频</translation>
+        </message>
+        <message>
+            <source>%1 W</source>
+            <translation>%1 W</translation>
+        </message>
+        <message>
+            <source>GPU %1</source>
+            <translation>GPU %1</translation>
+        </message>
+        <message>
+            <source>no partitions</source>
+            <translation>无分区</translation>
+        </message>
+        <message>
+            <source>no clients</source>
+            <translation>无客户端</translation>
+        </message>
+        <message>
+            <source>draining</source>
+            <translation>撤离中</translation>
+        </message>
+        <message>
+            <source>idle</source>
+            <translation>空闲占用</translation>
+        </message>
+        <message>
+            <source>util n/a</source>
+            <translation>利用率 不可用</translation>
+        </message>
+        <message>
+            <source>util %1</source>
+            <translation>利用率 %1</translation>
+        </message>
+        <message>
+            <source>%1/%2 GiB</source>
+            <translation>%1/%2 GiB</translation>
+        </message>
+        <message>
+            <source>%1 °C</source>
+            <translation>%1 °C</translation>
+        </message>
+    </context>
+    <context>
+        <name>Zhaoxi::Widgets::ChartStyle</name>
+        <message>
+            <source>%1 p50</source>
+            <translation>%1 p50</translation>
+        </message>
+        <message>
+            <source>%1 p99</source>
+            <translation>%1 p99</translation>
+        </message>
+        <message>
+            <source>%1 requests</source>
+            <translation>%1 请求</translation>
+        </message>
+        <message>
+            <source>%1 SLO</source>
+            <translation>%1 SLO</translation>
+        </message>
+        <message>
+            <source>Job %1</source>
+            <translation>作业 %1</translation>
+        </message>
+        <message>
+            <source>Job %1 loss</source>
+            <translation>作业 %1 损失</translation>
+        </message>
+        <message>
+            <source>%1 loss</source>
+            <translation>%1 损失</translation>
+        </message>
+        <message>
+            <source>Utilisation (mean)</source>
+            <translation>利用率（平均）</translation>
+        </message>
+        <message>
+            <source>Utilisation</source>
+            <translation>利用率</translation>
+        </message>
+        <message>
+            <source>Training (mean)</source>
+            <translation>训练（平均）</translation>
+        </message>
+        <message>
+            <source>Training</source>
+            <translation>训练</translation>
+        </message>
+        <message>
+            <source>Inference (mean)</source>
+            <translation>推理（平均）</translation>
+        </message>
+        <message>
+            <source>Inference</source>
+            <translation>推理</translation>
+        </message>
+        <message>
+            <source>Memory (all cards)</source>
+            <translation>显存（全部卡）</translation>
+        </message>
+        <message>
+            <source>Memory</source>
+            <translation>显存</translation>
+        </message>
+        <message>
+            <source>Temperature (hottest card)</source>
+            <translation>温度（最热的卡）</translation>
+        </message>
+        <message>
+            <source>Temperature</source>
+            <translation>温度</translation>
+        </message>
+        <message>
+            <source>Power (all cards)</source>
+            <translation>功耗（全部卡）</translation>
+        </message>
+        <message>
+            <source>Power</source>
+            <translation>功耗</translation>
+        </message>
+        <message>
+            <source>n/a</source>
+            <translation>不可用</translation>
+        </message>
+        <message>
+            <source>%1 ms</source>
+            <translation>%1 毫秒</translation>
+        </message>
+        <message>
+            <source>%1 req/s</source>
+            <translation>%1 请求/秒</translation>
+        </message>
+        <message>
+            <source>%1 cards</source>
+            <translation>%1 卡</translation>
+        </message>
+        <message>
+            <source>%1 %</source>
+            <translation>%1%</translation>
+        </message>
+        <message>
+            <source>%1 MiB</source>
+            <translation>%1 MiB</translation>
+        </message>
+        <message>
+            <source>%1 °C</source>
+            <translation>%1 °C</translation>
+        </message>
+        <message>
+            <source>%1 W</source>
+            <translation>%1 瓦</translation>
+        </message>
+        <message>
+            <source>%1 %2</source>
+            <translation>%1 %2</translation>
+        </message>
+        <message>
+            <source>%1 — no data</source>
+            <translation>%1 — 无数据</translation>
+        </message>
+        <message>
+            <source>%1 — last %2 · mean %3 · max %4</source>
+            <translation>%1 — 最新 %2 · 平均 %3 · 最大 %4</translation>
+        </message>
+        <message>
+            <source>Window: %1</source>
+            <translation>时间窗：%1</translation>
+        </message>
+        <message>
+            <source>Window %1</source>
+            <translation>时间窗 %1</translation>
+        </message>
+        <message>
+            <source>Repartition · card %1</source>
+            <translation>重新分区 · 卡 %1</translation>
+        </message>
+        <message>
+            <source>Repartition</source>
+            <translation>重新分区</translation>
+        </message>
+        <message>
+            <source>Preemption · job %1</source>
+            <translation>抢占 · 作业 %1</translation>
+        </message>
+        <message>
+            <source>Preemption</source>
+            <translation>抢占</translation>
+        </message>
+        <message>
+            <source>Fault · card %1</source>
+            <translation>故障 · 卡 %1</translation>
+        </message>
+        <message>
+            <source>Fault</source>
+            <translation>故障</translation>
+        </message>
+        <message>
+            <source>%1: last %2 · max %3</source>
+            <translation>%1：最新 %2 · 最大 %3</translation>
+        </message>
+    </context>
+    <context>
+        <name>Zhaoxi::Widgets::EventLogView</name>
+        <message>
+            <source>&amp;Time:</source>
+            <translation>时间(&amp;T)：</translation>
+        </message>
+        <message>
+            <source>All</source>
+            <translation>全部</translation>
+        </message>
+        <message>
+            <source>Last 15 minutes</source>
+            <translation>最近 15 分钟</translation>
+        </message>
+        <message>
+            <source>Last hour</source>
+            <translation>最近 1 小时</translation>
+        </message>
+        <message>
+            <source>Last 6 hours</source>
+            <translation>最近 6 小时</translation>
+        </message>
+        <message>
+            <source>Today</source>
+            <translation>今天</translation>
+        </message>
+        <message>
+            <source>Custom range</source>
+            <translation>自定义范围</translation>
+        </message>
+        <message>
+            <source>&amp;From:</source>
+            <translation>从(&amp;F)：</translation>
+        </message>
+        <message>
+            <source>T&amp;o:</source>
+            <translation>到(&amp;O)：</translation>
+        </message>
+        <message>
+            <source>From this time (the appliance's local time), inclusive</source>
+            <translation>从此时间起（设备本地时间），包含</translation>
+        </message>
+        <message>
+            <source>Up to this time (the appliance's local time), exclusive</source>
+            <translation>直到此时间（设备本地时间），不包含</translation>
+        </message>
+        <message>
+            <source>All severities</source>
+            <translation>全部级别</translation>
+        </message>
+        <message>
+            <source>Severities to show</source>
+            <translation>要显示的级别</translation>
+        </message>
+        <message>
+            <source>All sources</source>
+            <translation>全部来源</translation>
+        </message>
+        <message>
+            <source>Source of the events</source>
+            <translation>事件来源</translation>
+        </message>
+        <message>
+            <source>All cards</source>
+            <translation>全部卡</translation>
+        </message>
+        <message>
+            <source>Events about one card</source>
+            <translation>与某张卡相关的事件</translation>
+        </message>
+        <message>
+            <source>Job name or #id</source>
+            <translation>作业名称或 #编号</translation>
+        </message>
+        <message>
+            <source>Events about one job</source>
+            <translation>与某个作业相关的事件</translation>
+        </message>
+        <message>
+            <source>Code, e.g. job-placed or job-*</source>
+            <translation>代码，如 job-placed 或 job-*</translation>
+        </message>
+        <message>
+            <source>An event code; end it with * to match every code that starts so</source>
+            <translation>事件代码；以 * 结尾可匹配所有以此开头的代码</translation>
+        </message>
+        <message>
+            <source>Search the messages</source>
+            <translation>搜索消息</translation>
+        </message>
+        <message>
+            <source>Shows events whose message or code contains this text (any case)</source>
+            <translation>显示消息或代码包含此文本的事件（不区分大小写）</translation>
+        </message>
+        <message>
+            <source>Clear filter</source>
+            <translation>清除筛选</translation>
+        </message>
+        <message>
+            <source>Export…</source>
+            <translation>导出…</translation>
+        </message>
+        <message>
+            <source>Save the events shown as CSV or JSON Lines</source>
+            <translation>将显示的事件保存为 CSV 或 JSON Lines</translation>
+        </message>
+        <message>
+            <source>Start CSV files with a byte-order mark (for Excel)</source>
+            <translation>CSV 文件以字节顺序标记开头（供 Excel 使用）</translation>
+        </message>
+        <message>
+            <source>Why?</source>
+            <translation>原因？</translation>
+        </message>
+        <message>
+            <source>Explain the selected job: why it waits, why it runs there, or why it was preempted</source>
+            <translation>说明所选作业：为何等待、为何在此运行或为何被抢占</translation>
+        </message>
+        <message>
+            <source>CSV (*.csv)</source>
+            <translation>CSV (*.csv)</translation>
+        </message>
+        <message>
+            <source>JSON Lines (*.jsonl)</source>
+            <translation>JSON Lines (*.jsonl)</translation>
+        </message>
+        <message>
+            <source>Export events</source>
+            <translation>导出事件</translation>
+        </message>
+        <message>
+            <source>Export is not possible: this session keeps no event store.</source>
+            <translation>无法导出：此会话没有事件存储。</translation>
+        </message>
+        <message numerus="yes">
+            <source>Exporting %n event(s)…</source>
+            <translation>
+                <numerusform>正在导出 %n 个事件…</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>Exported %n event(s) to %1</source>
+            <translation>
+                <numerusform>已将 %n 个事件导出到 %1</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>Export failed: %1</source>
+            <translation>导出失败：%1</translation>
+        </message>
+        <message numerus="yes">
+            <source>%1 of %n event(s) shown</source>
+            <translation>
+                <numerusform>显示 %1 / %n 个事件</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>(%n older event(s) are only in the store)</source>
+            <translation>
+                <numerusform>（另有 %n 个较早的事件仅保存在存储中）</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
+        <name>Zhaoxi::Widgets::EventText</name>
+        <message>
+            <source>(no job)</source>
+            <translation>（无作业）</translation>
+        </message>
+        <message>
+            <source>(no card)</source>
+            <translation>（无卡）</translation>
+        </message>
+        <message>
+            <source>%1 card %2</source>
+            <translation>%1 卡 %2</translation>
+        </message>
+        <message>
+            <source>card %1</source>
+            <translation>卡 %1</translation>
+        </message>
+        <message>
+            <source>host %1</source>
+            <translation>主机 %1</translation>
+        </message>
+        <message>
+            <source>service %1</source>
+            <translation>服务 %1</translation>
+        </message>
+        <message>
+            <source>profile %1</source>
+            <translation>配置 %1</translation>
+        </message>
+        <message>
+            <source>partition %1</source>
+            <translation>分区 %1</translation>
+        </message>
+        <message>
+            <source>whole-card</source>
+            <translation>整卡</translation>
+        </message>
+        <message>
+            <source>MIG</source>
+            <translation>MIG</translation>
+        </message>
+        <message>
+            <source>time-slicing</source>
+            <translation>时间片</translation>
+        </message>
+        <message>
+            <source>MPS</source>
+            <translation>MPS</translation>
+        </message>
+        <message>
+            <source>time window</source>
+            <translation>时间窗口</translation>
+        </message>
+        <message>
+            <source>SLO at risk</source>
+            <translation>SLO 有风险</translation>
+        </message>
+        <message>
+            <source>load pressure</source>
+            <translation>负载压力</translation>
+        </message>
+        <message>
+            <source>load fell</source>
+            <translation>负载下降</translation>
+        </message>
+        <message>
+            <source>forecast ramp</source>
+            <translation>预测负载上升</translation>
+        </message>
+        <message>
+            <source>static split</source>
+            <translation>静态划分</translation>
+        </message>
+        <message>
+            <source>the instance is in use</source>
+            <translation>实例正在使用</translation>
+        </message>
+        <message>
+            <source>the driver refused the order</source>
+            <translation>驱动拒绝了该指令</translation>
+        </message>
+        <message>
+            <source>the card is gone</source>
+            <translation>该卡已丢失</translation>
+        </message>
+        <message>
+            <source>load rose</source>
+            <translation>负载上升</translation>
+        </message>
+        <message>
+            <source>freeing a card for a waiting job</source>
+            <translation>为等待中的作业腾出整卡</translation>
+        </message>
+        <message>
+            <source>%1 (%2)</source>
+            <translation>%1（%2）</translation>
+        </message>
+        <message>
+            <source>training</source>
+            <translation>训练</translation>
+        </message>
+        <message>
+            <source>inference</source>
+            <translation>推理</translation>
+        </message>
+        <message>
+            <source>batch</source>
+            <translation>批处理</translation>
+        </message>
+        <message>
+            <source>class %1</source>
+            <translation>类别 %1</translation>
+        </message>
+        <message>
+            <source>Job %1 submitted</source>
+            <translation>作业 %1 已提交</translation>
+        </message>
+        <message numerus="yes">
+            <source>Job %1 placed on %n card(s) of %2</source>
+            <translation>
+                <numerusform>作业 %1 已放置到 %2 的 %n 张卡上</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>Job %1 placed on %2 (%3)</source>
+            <translation>作业 %1 已放置到 %2（%3）</translation>
+        </message>
+        <message>
+            <source>Job %1 placed on %2</source>
+            <translation>作业 %1 已放置到 %2</translation>
+        </message>
+        <message>
+            <source>Job %1 placed on host %2</source>
+            <translation>作业 %1 已放置到主机 %2</translation>
+        </message>
+        <message>
+            <source>Job %1 is waiting</source>
+            <translation>作业 %1 正在等待</translation>
+        </message>
+        <message>
+            <source>Job %1 is waiting: %2</source>
+            <translation>作业 %1 正在等待：%2</translation>
+        </message>
+        <message>
+            <source>Job %1 will be preempted for job %2 at %3</source>
+            <translation>作业 %1 将于 %3 被作业 %2 抢占</translation>
+        </message>
+        <message>
+            <source>Job %1 will be preempted for job %2</source>
+            <translation>作业 %1 将被作业 %2 抢占</translation>
+        </message>
+        <message>
+            <source>Job %1 evicted; %2 of work lost</source>
+            <translation>作业 %1 已被驱逐，损失 %2 的工作量</translation>
+        </message>
+        <message>
+            <source>Job %1 evicted; no work lost</source>
+            <translation>作业 %1 已被驱逐，没有损失工作量</translation>
+        </message>
+        <message>
+            <source>Job %1 finished</source>
+            <translation>作业 %1 已完成</translation>
+        </message>
+        <message>
+            <source>Job %1 cancelled</source>
+            <translation>作业 %1 已取消</translation>
+        </message>
+        <message>
+            <source>Job %1 failed</source>
+            <translation>作业 %1 失败</translation>
+        </message>
+        <message>
+            <source>Partition %1 created on %2</source>
+            <translation>已在 %2 上创建分区 %1</translation>
+        </message>
+        <message>
+            <source>Partition %1 destroyed on %2</source>
+            <translation>已在 %2 上销毁分区 %1</translation>
+        </message>
+        <message>
+            <source>%1 switched to %2 mode</source>
+            <translation>%1 已切换为%2模式</translation>
+        </message>
+        <message>
+            <source>%1 failed</source>
+            <translation>%1 故障</translation>
+        </message>
+        <message>
+            <source>%1 recovered</source>
+            <translation>%1 已恢复</translation>
+        </message>
+        <message>
+            <source>Class budgets changed</source>
+            <translation>类别预算已变更</translation>
+        </message>
+        <message>
+            <source>Creating partition %1 on %2</source>
+            <translation>正在 %2 上创建分区 %1</translation>
+        </message>
+        <message>
+            <source>Destroying partition %1 on %2</source>
+            <translation>正在 %2 上销毁分区 %1</translation>
+        </message>
+        <message>
+            <source>Changing the mode of %1</source>
+            <translation>正在更改 %1 的模式</translation>
+        </message>
+        <message>
+            <source>Driver created partition %1 on %2 in %3</source>
+            <translation>驱动在 %2 上创建了分区 %1，用时 %3</translation>
+        </message>
+        <message>
+            <source>Driver destroyed partition %1 on %2 in %3</source>
+            <translation>驱动在 %2 上销毁了分区 %1，用时 %3</translation>
+        </message>
+        <message>
+            <source>Driver changed the mode of %1 in %2</source>
+            <translation>驱动更改了 %1 的模式，用时 %2</translation>
+        </message>
+        <message>
+            <source>unknown error</source>
+            <translation>未知错误</translation>
+        </message>
+        <message>
+            <source>Driver could not create partition %1 on %2: %3</source>
+            <translation>驱动无法在 %2 上创建分区 %1：%3</translation>
+        </message>
+        <message>
+            <source>Driver could not destroy partition %1 on %2: %3</source>
+            <translation>驱动无法在 %2 上销毁分区 %1：%3</translation>
+        </message>
+        <message>
+            <source>Driver could not change the mode of %1: %2</source>
+            <translation>驱动无法更改 %1 的模式：%2</translation>
+        </message>
+        <message>
+            <source>%1 was lost</source>
+            <translation>%1 已丢失</translation>
+        </message>
+        <message>
+            <source>Memory error on %1</source>
+            <translation>%1 出现显存错误</translation>
+        </message>
+        <message>
+            <source>%1 is thermally throttled for %2</source>
+            <translation>%1 因过热降频，持续 %2</translation>
+        </message>
+        <message>
+            <source>%1 is thermally throttled</source>
+            <translation>%1 因过热降频</translation>
+        </message>
+        <message>
+            <source>%1 is throttling at %2 °C</source>
+            <translation>%1 在 %2 °C 时降频</translation>
+        </message>
+        <message>
+            <source>%1 is no longer throttling</source>
+            <translation>%1 已停止降频</translation>
+        </message>
+        <message>
+            <source>No time window in force</source>
+            <translation>当前没有生效的时间窗口</translation>
+        </message>
+        <message>
+            <source>Window ‘%1’ opened</source>
+            <translation>时间窗口“%1”已开启</translation>
+        </message>
+        <message>
+            <source>Preparing for the end of the time windows at %1</source>
+            <translation>正在为 %1 时间窗口结束做准备</translation>
+        </message>
+        <message>
+            <source>Preparing for window ‘%1’, which opens at %2</source>
+            <translation>正在为 %2 开启的时间窗口“%1”做准备</translation>
+        </message>
+        <message>
+            <source>Class budgets set: inference %1 %, training %2 %</source>
+            <translation>类别预算已设置：推理 %1%，训练 %2%</translation>
+        </message>
+        <message>
+            <source>unlimited</source>
+            <translation>不限</translation>
+        </message>
+        <message>
+            <source>%1 cards</source>
+            <translation>%1 张卡</translation>
+        </message>
+        <message>
+            <source>Class budgets set: inference %1, training %2</source>
+            <translation>类别预算已设置：推理 %1，训练 %2</translation>
+        </message>
+        <message>
+            <source>Replica %1 of %2 added</source>
+            <translation>已为 %2 添加副本 %1</translation>
+        </message>
+        <message>
+            <source>Replica %1 of %2 removed</source>
+            <translation>已移除 %2 的副本 %1</translation>
+        </message>
+        <message>
+            <source>Job %1 goes back to the queue at its checkpoint at %2</source>
+            <translation>作业 %1 将在 %2 的检查点回到队列</translation>
+        </message>
+        <message>
+            <source>Job %1 goes back to the queue now</source>
+            <translation>作业 %1 立即回到队列</translation>
+        </message>
+        <message>
+            <source>Service %1 under pressure: p99 %2 ms, %3 requests queued</source>
+            <translation>服务 %1 负载紧张：p99 %2 毫秒，%3 个请求排队</translation>
+        </message>
+        <message>
+            <source>Service %1: load fell, capacity returns to training</source>
+            <translation>服务 %1：负载下降，算力归还给训练</translation>
+        </message>
+        <message>
+            <source>Service %1: forecast rises to %2 requests/s</source>
+            <translation>服务 %1：预测负载上升至每秒 %2 个请求</translation>
+        </message>
+        <message>
+            <source>Power cap for %1 removed</source>
+            <translation>已取消%1的功耗上限</translation>
+        </message>
+        <message>
+            <source>Power cap for %1 set to %2 W</source>
+            <translation>%1的功耗上限已设为 %2 W</translation>
+        </message>
+        <message>
+            <source>Host bandwidth for %1 no longer limited</source>
+            <translation>%1的主机带宽不再受限</translation>
+        </message>
+        <message>
+            <source>Host bandwidth for %1 limited to %2 %</source>
+            <translation>%1的主机带宽限制为 %2%</translation>
+        </message>
+        <message>
+            <source>Job %1 saved a checkpoint (%2 of work)</source>
+            <translation>作业 %1 已保存检查点（工作量 %2）</translation>
+        </message>
+        <message>
+            <source>Job %1 resumed from its checkpoint (%2 of work kept)</source>
+            <translation>作业 %1 已从检查点恢复（保留工作量 %2）</translation>
+        </message>
+        <message>
+            <source>Training job %1 completed</source>
+            <translation>训练作业 %1 已完成</translation>
+        </message>
+        <message numerus="yes">
+            <source>Service %1: %n request(s) re-sent from replica %2</source>
+            <translation>
+                <numerusform>服务 %1：从副本 %2 重新派发了 %n 个请求</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>The store file was unreadable (%1); it was moved to %2</source>
+            <translation>存储文件无法读取（%1），已移至 %2</translation>
+        </message>
+        <message>
+            <source>%1 logged in</source>
+            <translation>%1 已登录</translation>
+        </message>
+        <message>
+            <source>the host is down</source>
+            <translation>主机已离线</translation>
+        </message>
+        <message>
+            <source>it is pinned to another host</source>
+            <translation>它被固定在另一台主机上</translation>
+        </message>
+        <message>
+            <source>not enough free CPU on the host</source>
+            <translation>主机空闲 CPU 不足</translation>
+        </message>
+        <message>
+            <source>not enough free host memory</source>
+            <translation>主机空闲内存不足</translation>
+        </message>
+        <message>
+            <source>no host has enough CPU</source>
+            <translation>没有主机拥有足够的 CPU</translation>
+        </message>
+        <message>
+            <source>no host has enough memory</source>
+            <translation>没有主机拥有足够的内存</translation>
+        </message>
+        <message>
+            <source>the card has failed</source>
+            <translation>该卡已故障</translation>
+        </message>
+        <message>
+            <source>its affinity excludes the card model</source>
+            <translation>其亲和性排除了该卡型号</translation>
+        </message>
+        <message>
+            <source>the card model has no such MIG profile</source>
+            <translation>该卡型号没有此 MIG 配置</translation>
+        </message>
+        <message>
+            <source>it needs hard isolation; the card is soft-sliced</source>
+            <translation>它需要硬隔离，而该卡为软切分</translation>
+        </message>
+        <message>
+            <source>no card offers enough memory</source>
+            <translation>没有卡能提供足够的显存</translation>
+        </message>
+        <message>
+            <source>not enough free card memory</source>
+            <translation>空闲显存不足</translation>
+        </message>
+        <message>
+            <source>not enough free compute on the cards</source>
+            <translation>卡上空闲算力不足</translation>
+        </message>
+        <message>
+            <source>every fitting partition is busy</source>
+            <translation>所有合适的分区都在使用中</translation>
+        </message>
+        <message>
+            <source>a card must be repartitioned first</source>
+            <translation>需要先对卡重新分区</translation>
+        </message>
+        <message>
+            <source>the cards already serve their limit of clients</source>
+            <translation>卡上的客户端已达上限</translation>
+        </message>
+        <message>
+            <source>the card is being reconfigured</source>
+            <translation>该卡正在重新配置</translation>
+        </message>
+        <message>
+            <source>not enough cards on one host</source>
+            <translation>单台主机上的卡不足</translation>
+        </message>
+        <message>
+            <source>not enough free cards in one fast-link domain</source>
+            <translation>同一高速互连域内的空闲卡不足</translation>
+        </message>
+        <message>
+            <source>its class budget is used up</source>
+            <translation>其类别预算已用完</translation>
+        </message>
+        <message>
+            <source>the appliance has no hosts</source>
+            <translation>设备没有主机</translation>
+        </message>
+        <message>
+            <source>%1 s</source>
+            <translation>%1 秒</translation>
+        </message>
+        <message>
+            <source>%1 min</source>
+            <translation>%1 分钟</translation>
+        </message>
+        <message>
+            <source>%1 h</source>
+            <translation>%1 小时</translation>
+        </message>
+    </context>
+    <context>
+        <name>Zhaoxi::Widgets::JobsView</name>
+        <message numerus="yes">
+            <source>%n waiting</source>
+            <translation>
+                <numerusform>%n 个等待中</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n job(s)</source>
+            <translation>
+                <numerusform>%n 个作业</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>&amp;Show:</source>
+            <translation>显示(&amp;S)：</translation>
+        </message>
+        <message>
+            <source>Waiting only</source>
+            <translation>仅等待中</translation>
+        </message>
+        <message>
+            <source>All jobs</source>
+            <translation>全部作业</translation>
+        </message>
+        <message>
+            <source>Waiting jobs can be dragged onto a card of the map</source>
+            <translation>等待中的作业可以拖到卡片图中的卡上</translation>
+        </message>
+    </context>
+    <context>
+        <name>Zhaoxi::Widgets::LayoutStrip</name>
+        <message>
+            <source>Memory slots of the card</source>
+            <translation>该卡的显存槽位</translation>
+        </message>
+        <message>
+            <source>Now</source>
+            <translation>当前</translation>
+        </message>
+        <message>
+            <source>Planned</source>
+            <translation>计划</translation>
+        </message>
+        <message>
+            <source>This profile belongs to another card model.</source>
+            <translation>该配置属于另一种卡型号。</translation>
+        </message>
+        <message>
+            <source>There is no room for this profile on the planned layout.</source>
+            <translation>计划布局中没有空间容纳该配置。</translation>
+        </message>
+        <message>
+            <source>Drop over one of the outlined places.</source>
+            <translation>请放到标出的位置之一。</translation>
+        </message>
+        <message>
+            <source>✓ Legal: %1 can go here.</source>
+            <translation>✓ 可以：%1 可以放在这里。</translation>
+        </message>
+        <message>
+            <source>✗ Not here: %1</source>
+            <translation>✗ 不能放在这里：%1</translation>
+        </message>
+        <message>
+            <source>%1 GiB</source>
+            <translation>%1 GiB</translation>
+        </message>
+        <message>
+            <source>%1 at slot %2, %3</source>
+            <translation>%1，位于槽位 %2，%3</translation>
+        </message>
+        <message>
+            <source>Free: serves no job</source>
+            <translation>空闲：未服务任何作业</translation>
+        </message>
+        <message>
+            <source>Busy: serves %1</source>
+            <translation>忙碌：服务于 %1</translation>
+        </message>
+        <message>
+            <source>State: %1</source>
+            <translation>状态：%1</translation>
+        </message>
+        <message>
+            <source>The planned layout destroys it.</source>
+            <translation>计划布局会销毁它。</translation>
+        </message>
+        <message>
+            <source>Slot %1 is free now.</source>
+            <translation>槽位 %1 当前空闲。</translation>
+        </message>
+        <message>
+            <source>Slot %1 stays free.</source>
+            <translation>槽位 %1 保持空闲。</translation>
+        </message>
+        <message>
+            <source>The change creates it.</source>
+            <translation>此次变更会创建它。</translation>
+        </message>
+        <message>
+            <source>Kept as it is.</source>
+            <translation>保持不变。</translation>
+        </message>
+        <message>
+            <source>free</source>
+            <translation>空闲</translation>
+        </message>
+        <message>
+            <source>Slot</source>
+            <translation>槽位</translation>
+        </message>
+        <message>
+            <source>idle</source>
+            <translation>闲置</translation>
+        </message>
+        <message>
+            <source>destroy</source>
+            <translation>销毁</translation>
+        </message>
+        <message>
+            <source>create</source>
+            <translation>创建</translation>
+        </message>
+        <message>
+            <source>kept</source>
+            <translation>保留</translation>
+        </message>
+        <message>
+            <source>+ create (dashed, hatched) · × destroy (hatched) · ● busy (job name) · ↻ changing state</source>
+            <translation>+ 创建（虚线框、斜线）· × 销毁（斜线）· ● 忙碌（作业名）· ↻ 状态变化中</translation>
+        </message>
+    </context>
+    <context>
+        <name>Zhaoxi::Widgets::LiveCharts</name>
+        <message>
+            <source>Inference</source>
+            <translation>推理</translation>
+        </message>
+        <message>
+            <source>Training</source>
+            <translation>训练</translation>
+        </message>
+        <message>
+            <source>Cards</source>
+            <translation>显卡</translation>
+        </message>
+        <message>
+            <source>5 min</source>
+            <translation>5 分钟</translation>
+        </message>
+        <message>
+            <source>15 min</source>
+            <translation>15 分钟</translation>
+        </message>
+        <message>
+            <source>1 h</source>
+            <translation>1 小时</translation>
+        </message>
+        <message>
+            <source>6 h</source>
+            <translation>6 小时</translation>
+        </message>
+        <message>
+            <source>24 h</source>
+            <translation>24 小时</translation>
+        </message>
+        <message>
+            <source>Show the last %1</source>
+            <translation>显示最近 %1</translation>
+        </message>
+        <message>
+            <source>Live</source>
+            <translation>实时</translation>
+        </message>
+        <message>
+            <source>Follow the latest time. Panning or zooming the time axis stops following; press Live to follow again.</source>
+            <translation>跟随最新时间。平移或缩放时间轴会停止跟随；按“实时”可重新跟随。</translation>
+        </message>
+        <message>
+            <source>&amp;Card:</source>
+            <translation>显卡(&amp;C)：</translation>
+        </message>
+        <message>
+            <source>Latency (ms, log scale)</source>
+            <translation>延迟（毫秒，对数刻度）</translation>
+        </message>
+        <message>
+            <source>Requests per second</source>
+            <translation>每秒请求数</translation>
+        </message>
+        <message>
+            <source>Throughput (reference cards)</source>
+            <translation>吞吐量（参考卡）</translation>
+        </message>
+        <message>
+            <source>Loss</source>
+            <translation>损失</translation>
+        </message>
+        <message>
+            <source>Utilisation, memory (%)</source>
+            <translation>利用率、显存（%）</translation>
+        </message>
+        <message>
+            <source>Temperature (°C)</source>
+            <translation>温度（°C）</translation>
+        </message>
+        <message>
+            <source>Power (W)</source>
+            <translation>功耗（瓦）</translation>
+        </message>
+        <message>
+            <source>%1 · GPU %2</source>
+            <translation>%1 · GPU %2</translation>
+        </message>
+        <message>
+            <source>Card %1</source>
+            <translation>卡 %1</translation>
+        </message>
+        <message>
+            <source>All cards</source>
+            <translation>全部显卡</translation>
+        </message>
+    </context>
+    <context>
+        <name>Zhaoxi::Widgets::MainWindow</name>
+        <message>
+            <source>Zhaoxi</source>
+            <translation>朝夕</translation>
+        </message>
+        <message>
+            <source>%1 — Zhaoxi</source>
+            <translation>%1 — 朝夕</translation>
+        </message>
+        <message>
+            <source>&amp;File</source>
+            <translation>文件(&amp;F)</translation>
+        </message>
+        <message>
+            <source>&amp;Quit</source>
+            <translation>退出(&amp;Q)</translation>
+        </message>
+        <message>
+            <source>&amp;View</source>
+            <translation>视图(&amp;V)</translation>
+        </message>
+        <message>
+            <source>Card &amp;Details</source>
+            <translation>卡详情(&amp;D)</translation>
+        </message>
+        <message>
+            <source>&amp;Status Bar</source>
+            <translation>状态栏(&amp;S)</translation>
+        </message>
+        <message>
+            <source>Sort by &amp;Host</source>
+            <translation>按主机排序(&amp;H)</translation>
+        </message>
+        <message>
+            <source>&amp;Language</source>
+            <translation>语言(&amp;L)</translation>
+        </message>
+        <message>
+            <source>&amp;Help</source>
+            <translation>帮助(&amp;H)</translation>
+        </message>
+        <message>
+            <source>&amp;About Zhaoxi</source>
+            <translation>关于朝夕(&amp;A)</translation>
+        </message>
+        <message>
+            <source>About &amp;Qt</source>
+            <translation>关于 Qt(&amp;Q)</translation>
+        </message>
+        <message numerus="yes">
+            <source>%n host(s)</source>
+            <translation>
+                <numerusform>%n 台主机</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n card(s)</source>
+            <translation>
+                <numerusform>%n 张卡</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n partition(s)</source>
+            <translation>
+                <numerusform>%n 个分区</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>&lt;h3&gt;Zhaoxi %1&lt;/h3&gt;&lt;p&gt;The admin console of a GPU appliance that serves inference by day and trains models by night.&lt;/p&gt;&lt;p&gt;This program is free software: you can redistribute it and/or modify it under the terms of the GNU General Public License as published by the Free Software Foundation, either version 3 of the License, or (at your option) any later version (GPL-3.0-or-later).&lt;/p&gt;&lt;p&gt;It is distributed in the hope that it will be useful, but WITHOUT ANY WARRANTY; see the GNU General Public License for details.&lt;/p&gt;</source>
+            <translation>&lt;h3&gt;朝夕 %1&lt;/h3&gt;&lt;p&gt;GPU 一体机的管理控制台：白天提供推理服务，夜间训练模型。&lt;/p&gt;&lt;p&gt;本程序是自由软件：你可以依据自由软件基金会发布的 GNU 通用公共许可证第 3 版或（由你选择）任何更高版本（GPL-3.0-or-later）的条款重新分发和/或修改它。&lt;/p&gt;&lt;p&gt;发布本程序是希望它有用，但不提供任何担保；详情参见 GNU 通用公共许可证。&lt;/p&gt;</translation>
+        </message>
+        <message>
+            <source>About Zhaoxi</source>
+            <translation>关于朝夕</translation>
+        </message>
+        <message>
+            <source>Details</source>
+            <translation>详情</translation>
+        </message>
+        <message>
+            <source>&amp;Settings…</source>
+            <translation>设置(&amp;S)…</translation>
+        </message>
+        <message>
+            <source>Run</source>
+            <translation>运行</translation>
+        </message>
+        <message>
+            <source>Card table</source>
+            <translation>卡片表</translation>
+        </message>
+        <message>
+            <source>Charts</source>
+            <translation>图表</translation>
+        </message>
+        <message>
+            <source>Events</source>
+            <translation>事件</translation>
+        </message>
+        <message>
+            <source>Schedule</source>
+            <translation>日程</translation>
+        </message>
+        <message>
+            <source>Why?</source>
+            <translation>为什么？</translation>
+        </message>
+        <message>
+            <source>Repartition</source>
+            <translation>重新分区</translation>
+        </message>
+        <message>
+            <source>Jobs</source>
+            <translation>作业</translation>
+        </message>
+        <message>
+            <source>&amp;Jobs</source>
+            <translation>作业(&amp;J)</translation>
+        </message>
+        <message>
+            <source>&amp;Edit</source>
+            <translation>编辑(&amp;E)</translation>
+        </message>
+        <message>
+            <source>&amp;Undo</source>
+            <translation>撤销(&amp;U)</translation>
+        </message>
+        <message>
+            <source>&amp;Redo</source>
+            <translation>重做(&amp;R)</translation>
+        </message>
+        <message>
+            <source> Speed: </source>
+            <translation> 速度：</translation>
+        </message>
+        <message>
+            <source>New layout applied to card %1.</source>
+            <translation>新布局已应用到卡 %1。</translation>
+        </message>
+        <message>
+            <source>Read-only: applying changes to the hardware is off in Settings.</source>
+            <translation>只读：设置中已关闭“对硬件应用更改”。</translation>
+        </message>
+        <message>
+            <source>Read-only: the console has no permission to change MIG (run it as root or grant CAP_SYS_ADMIN).</source>
+            <translation>只读：控制台没有更改 MIG 的权限（请以 root 运行或授予 CAP_SYS_ADMIN）。</translation>
+        </message>
+        <message>
+            <source>Read-only: MIG is not enabled on any card.</source>
+            <translation>只读：没有任何卡启用 MIG。</translation>
+        </message>
+        <message>
+            <source>Read-only: %1</source>
+            <translation>只读：%1</translation>
+        </message>
+        <message>
+            <source>window %1</source>
+            <translation>时间窗 %1</translation>
+        </message>
+        <message>
+            <source>policy %1</source>
+            <translation>策略 %1</translation>
+        </message>
+        <message>
+            <source>the day is over</source>
+            <translation>这一天已结束</translation>
+        </message>
+        <message>
+            <source>paused</source>
+            <translation>已暂停</translation>
+        </message>
+        <message>
+            <source>real hardware</source>
+            <translation>真实硬件</translation>
+        </message>
+        <message>
+            <source>Pause</source>
+            <translation>暂停</translation>
+        </message>
+        <message>
+            <source>Pause the appliance's clock (Space)</source>
+            <translation>暂停一体机的时钟（空格）</translation>
+        </message>
+        <message>
+            <source>Run the appliance's clock (Space)</source>
+            <translation>运行一体机的时钟（空格）</translation>
+        </message>
+    </context>
+    <context>
+        <name>Zhaoxi::Widgets::PreemptionDialog</name>
+        <message>
+            <source>job %1</source>
+            <translation>作业 %1</translation>
+        </message>
+        <message>
+            <source>Preempt running jobs?</source>
+            <translation>抢占正在运行的作业？</translation>
+        </message>
+        <message numerus="yes">
+            <source>Placing %1 on %2 preempts %n job(s). Each loses the work it has done since its last checkpoint:</source>
+            <translation>
+                <numerusform>将 %1 放到 %2 会抢占 %n 个作业。每个作业都会丢失自上次检查点以来完成的工作：</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>Job</source>
+            <translation>作业</translation>
+        </message>
+        <message>
+            <source>Priority</source>
+            <translation>优先级</translation>
+        </message>
+        <message>
+            <source>Lost work (h:mm)</source>
+            <translation>丢失的工作（时:分）</translation>
+        </message>
+        <message>
+            <source>In all: %1 of work lost (h:mm).</source>
+            <translation>合计：丢失 %1 的工作（时:分）。</translation>
+        </message>
+        <message>
+            <source>Preempt and place</source>
+            <translation>抢占并放置</translation>
+        </message>
+        <message>
+            <source>%1: loses %2 of work</source>
+            <translation>%1：丢失 %2 的工作</translation>
+        </message>
+    </context>
+    <context>
+        <name>Zhaoxi::Widgets::ProfilePalette</name>
+        <message>
+            <source>Drag onto the strip, or double-click to add at %1.</source>
+            <translation>拖到槽位条上，或双击添加到%1。</translation>
+        </message>
+        <message>
+            <source>no room</source>
+            <translation>没有空间</translation>
+        </message>
+        <message>
+            <source>Profile</source>
+            <translation>配置</translation>
+        </message>
+        <message>
+            <source>Memory</source>
+            <translation>显存</translation>
+        </message>
+        <message>
+            <source>Compute</source>
+            <translation>算力</translation>
+        </message>
+        <message>
+            <source>Max</source>
+            <translation>上限</translation>
+        </message>
+        <message>
+            <source>Can go at</source>
+            <translation>可放位置</translation>
+        </message>
+        <message>
+            <source>The most instances of the profile one card can hold</source>
+            <translation>一张卡最多可容纳的该配置实例数</translation>
+        </message>
+        <message>
+            <source>Where the profile fits on the planned layout now</source>
+            <translation>该配置在计划布局中当前可放的位置</translation>
+        </message>
+        <message>
+            <source>%1 GiB</source>
+            <translation>%1 GiB</translation>
+        </message>
+        <message>
+            <source>%1 of %2</source>
+            <translation>%1/%2</translation>
+        </message>
+        <message>
+            <source>%1: %2 of %3 compute slices, %4 of %5 memory slots, allowed at %6</source>
+            <translation>%1：%2/%3 个计算切片，%4/%5 个显存槽位，允许位置：%6</translation>
+        </message>
+        <message>
+            <source>Owns the card's media engines (at most one per card).</source>
+            <translation>独占该卡的媒体引擎（每张卡最多一个）。</translation>
+        </message>
+    </context>
+    <context>
+        <name>Zhaoxi::Widgets::ReasonText</name>
+        <message>
+            <source>%1 CPU cores</source>
+            <translation>%1 个 CPU 核</translation>
+        </message>
+        <message>
+            <source>%1% of the card</source>
+            <translation>该卡的 %1%</translation>
+        </message>
+        <message>
+            <source>one card</source>
+            <translation>一张卡</translation>
+        </message>
+        <message>
+            <source>%1 cards</source>
+            <translation>%1 张卡</translation>
+        </message>
+        <message>
+            <source>%1 MiB</source>
+            <translation>%1 MiB</translation>
+        </message>
+        <message>
+            <source>%1 GiB</source>
+            <translation>%1 GiB</translation>
+        </message>
+        <message>
+            <source>It fits here.</source>
+            <translation>可以放在这里。</translation>
+        </message>
+        <message>
+            <source>The appliance could not answer: the job is no longer waiting, or the job or card is gone.</source>
+            <translation>设备无法答复：该作业已不在等待，或作业或卡已不存在。</translation>
+        </message>
+        <message>
+            <source>It cannot run here.</source>
+            <translation>不能在这里运行。</translation>
+        </message>
+        <message>
+            <source>The host is down.</source>
+            <translation>主机已停机。</translation>
+        </message>
+        <message>
+            <source>The job is pinned to another host.</source>
+            <translation>该作业被绑定到另一台主机。</translation>
+        </message>
+        <message>
+            <source>Needs %1 on the host; only %2 are free.</source>
+            <translation>需要主机上的 %1；只有 %2 空闲。</translation>
+        </message>
+        <message>
+            <source>Needs %1 of host memory; only %2 is free.</source>
+            <translation>需要 %1 主机内存；只有 %2 空闲。</translation>
+        </message>
+        <message>
+            <source>Needs %1; the host has only %2 in all.</source>
+            <translation>需要 %1；该主机总共只有 %2。</translation>
+        </message>
+        <message>
+            <source>Needs %1 of host memory; the host has only %2 in all.</source>
+            <translation>需要 %1 主机内存；该主机总共只有 %2。</translation>
+        </message>
+        <message>
+            <source>The card has failed.</source>
+            <translation>该卡已故障。</translation>
+        </message>
+        <message>
+            <source>The job may not run on this card model (its affinity excludes it).</source>
+            <translation>该作业不能在此型号的卡上运行（其亲和性排除了该型号）。</translation>
+        </message>
+        <message>
+            <source>This card model has no such MIG profile.</source>
+            <translation>此卡型号没有该 MIG 配置。</translation>
+        </message>
+        <message>
+            <source>The job needs hard isolation (a MIG partition or a whole card); this card is soft-sliced.</source>
+            <translation>该作业需要硬隔离（MIG 分区或整卡）；此卡为软切分。</translation>
+        </message>
+        <message>
+            <source>Needs %1 of card memory; this card offers at most %2.</source>
+            <translation>需要 %1 显存；此卡最多提供 %2。</translation>
+        </message>
+        <message>
+            <source>Needs %1 of card memory; only %2 is free.</source>
+            <translation>需要 %1 显存；只有 %2 空闲。</translation>
+        </message>
+        <message>
+            <source>Needs %1; only %2 is free.</source>
+            <translation>需要 %1；只有 %2 空闲。</translation>
+        </message>
+        <message>
+            <source>Every partition of this card that would fit is busy.</source>
+            <translation>此卡上所有合适的分区都在使用中。</translation>
+        </message>
+        <message>
+            <source>The card must be repartitioned first.</source>
+            <translation>必须先对该卡重新分区。</translation>
+        </message>
+        <message>
+            <source>The card already serves its limit of %1 clients.</source>
+            <translation>该卡已服务达到上限的 %1 个客户端。</translation>
+        </message>
+        <message>
+            <source>The card is being reconfigured.</source>
+            <translation>该卡正在重新配置。</translation>
+        </message>
+        <message>
+            <source>Needs %1 cards on one host; at most %2 are available.</source>
+            <translation>需要同一主机上的 %1 张卡；最多只有 %2 张可用。</translation>
+        </message>
+        <message>
+            <source>Needs %1 cards in one fast-link domain; at most %2 are free in one.</source>
+            <translation>需要同一高速互联域中的 %1 张卡；单个域中最多只有 %2 张空闲。</translation>
+        </message>
+        <message>
+            <source>Needs %1 of compute; its class has used up its budget for now.</source>
+            <translation>需要 %1 的算力；其类别目前已用完预算。</translation>
+        </message>
+        <message>
+            <source>Needs %1 of compute; its class may use only %2 more now.</source>
+            <translation>需要 %1 的算力；其类别目前最多还能使用 %2。</translation>
+        </message>
+        <message>
+            <source>The appliance has no hosts.</source>
+            <translation>设备没有主机。</translation>
+        </message>
+        <message>
+            <source>Refused (%1).</source>
+            <translation>已拒绝（%1）。</translation>
+        </message>
+    </context>
+    <context>
+        <name>Zhaoxi::Widgets::RepartitionEditor</name>
+        <message>
+            <source>whole-card</source>
+            <translation>整卡</translation>
+        </message>
+        <message>
+            <source>MIG</source>
+            <translation>MIG</translation>
+        </message>
+        <message>
+            <source>time-slicing</source>
+            <translation>时间片</translation>
+        </message>
+        <message>
+            <source>MPS</source>
+            <translation>MPS</translation>
+        </message>
+        <message>
+            <source>Choose a card to repartition.</source>
+            <translation>请选择要重新分区的卡。</translation>
+        </message>
+        <message>
+            <source>Waiting for the appliance's first snapshot.</source>
+            <translation>正在等待一体机的第一个快照。</translation>
+        </message>
+        <message>
+            <source>The appliance has no such card.</source>
+            <translation>一体机中没有这张卡。</translation>
+        </message>
+        <message>
+            <source>%1 cards have no MIG: this card cannot be partitioned here.</source>
+            <translation>%1 卡不支持 MIG：无法在此对这张卡分区。</translation>
+        </message>
+        <message>
+            <source>This card runs in %1 mode, not MIG: its layout cannot be edited here.</source>
+            <translation>这张卡运行在%1模式而非 MIG：无法在此编辑其布局。</translation>
+        </message>
+        <message>
+            <source>This card has failed: its layout cannot be changed until it recovers.</source>
+            <translation>这张卡已故障：恢复之前无法更改其布局。</translation>
+        </message>
+        <message>
+            <source>The card's host is down: its layout cannot be changed now.</source>
+            <translation>这张卡所在的主机已宕机：现在无法更改其布局。</translation>
+        </message>
+        <message>
+            <source>changes are not allowed</source>
+            <translation>不允许更改</translation>
+        </message>
+        <message>
+            <source>The appliance is read-only (%1): changes cannot be applied.</source>
+            <translation>一体机为只读（%1）：无法应用更改。</translation>
+        </message>
+        <message>
+            <source>A change of this card is being applied.</source>
+            <translation>正在对这张卡应用一项变更。</translation>
+        </message>
+        <message>
+            <source>The planned layout is the card's current layout: nothing to apply.</source>
+            <translation>计划布局与该卡当前布局相同：无需应用。</translation>
+        </message>
+        <message>
+            <source>The appliance cannot plan this change: %1</source>
+            <translation>一体机无法规划此变更：%1</translation>
+        </message>
+        <message>
+            <source>Done: the card has the planned layout now.</source>
+            <translation>完成：该卡现已采用计划布局。</translation>
+        </message>
+        <message>
+            <source>The change is done, but the card has changed since: it now holds %1.</source>
+            <translation>变更已完成，但该卡此后又有变化：现在为 %1。</translation>
+        </message>
+        <message>
+            <source>no instances</source>
+            <translation>无实例</translation>
+        </message>
+        <message>
+            <source>Wait until the change being applied is done.</source>
+            <translation>请等待正在应用的变更完成。</translation>
+        </message>
+        <message>
+            <source>The planned layout already is that.</source>
+            <translation>计划布局已经是这样了。</translation>
+        </message>
+        <message>
+            <source>Planned: %1.</source>
+            <translation>已计划：%1。</translation>
+        </message>
+        <message>
+            <source>add %1</source>
+            <translation>添加 %1</translation>
+        </message>
+        <message>
+            <source>Select an instance on the planned row first.</source>
+            <translation>请先在计划行中选择一个实例。</translation>
+        </message>
+        <message>
+            <source>remove %1</source>
+            <translation>移除 %1</translation>
+        </message>
+        <message>
+            <source>Select one instance on the planned row to split.</source>
+            <translation>请在计划行中选择一个要拆分的实例。</translation>
+        </message>
+        <message>
+            <source>split %1</source>
+            <translation>拆分 %1</translation>
+        </message>
+        <message>
+            <source>Select two instances side by side to merge (Ctrl+click the second).</source>
+            <translation>请选择两个相邻的实例进行合并（按住 Ctrl 单击第二个）。</translation>
+        </message>
+        <message>
+            <source>merge %1 and %2</source>
+            <translation>合并 %1 和 %2</translation>
+        </message>
+        <message>
+            <source>, </source>
+            <translation>、</translation>
+        </message>
+        <message>
+            <source>Choose a layout…</source>
+            <translation>选择布局…</translation>
+        </message>
+        <message>
+            <source>Current layout</source>
+            <translation>当前布局</translation>
+        </message>
+        <message>
+            <source>Empty</source>
+            <translation>空</translation>
+        </message>
+        <message>
+            <source>preset: current layout</source>
+            <translation>预设：当前布局</translation>
+        </message>
+        <message>
+            <source>preset: empty</source>
+            <translation>预设：空</translation>
+        </message>
+        <message>
+            <source>There is no such preset.</source>
+            <translation>没有这个预设。</translation>
+        </message>
+        <message>
+            <source>preset %1</source>
+            <translation>预设 %1</translation>
+        </message>
+        <message>
+            <source>There is no preset named “%1”.</source>
+            <translation>没有名为“%1”的预设。</translation>
+        </message>
+        <message>
+            <source>Apply this layout to the real card now?</source>
+            <translation>现在将此布局应用到真实的卡上吗？</translation>
+        </message>
+        <message>
+            <source>Apply this layout now?</source>
+            <translation>现在应用此布局吗？</translation>
+        </message>
+        <message>
+            <source>These jobs go back to the queue and lose the work since their last checkpoint: %1</source>
+            <translation>这些作业将回到队列，并丢失自上次检查点以来的工作：%1</translation>
+        </message>
+        <message>
+            <source>Apply the layout</source>
+            <translation>应用布局</translation>
+        </message>
+        <message>
+            <source>Not applied.</source>
+            <translation>未应用。</translation>
+        </message>
+        <message>
+            <source>Applying the planned layout…</source>
+            <translation>正在应用计划布局…</translation>
+        </message>
+        <message>
+            <source>Draining: waiting for %1 to leave at a checkpoint; at %2 at the latest the rest leave at once.</source>
+            <translation>排空中：等待 %1 在检查点处离开；最迟在 %2，其余作业将立即离开。</translation>
+        </message>
+        <message>
+            <source>The appliance refused the change: %1</source>
+            <translation>一体机拒绝了此变更：%1</translation>
+        </message>
+        <message>
+            <source>Applied: the card is being repartitioned…</source>
+            <translation>已应用：正在对该卡重新分区…</translation>
+        </message>
+        <message>
+            <source>job %1</source>
+            <translation>作业 %1</translation>
+        </message>
+        <message>
+            <source>No plan: there is no MIG card to repartition.</source>
+            <translation>无计划：没有可重新分区的 MIG 卡。</translation>
+        </message>
+        <message>
+            <source>No change: the planned layout is the card's current layout.</source>
+            <translation>无变更：计划布局与该卡当前布局相同。</translation>
+        </message>
+        <message>
+            <source>Destroy %1, create %2.</source>
+            <translation>销毁 %1 个，创建 %2 个。</translation>
+        </message>
+        <message>
+            <source>Affected jobs: asking the appliance…</source>
+            <translation>受影响的作业：正在询问一体机…</translation>
+        </message>
+        <message>
+            <source>Expected time: asking the appliance…</source>
+            <translation>预计耗时：正在询问一体机…</translation>
+        </message>
+        <message>
+            <source>Affected jobs: none</source>
+            <translation>受影响的作业：无</translation>
+        </message>
+        <message>
+            <source>Affected jobs: %1</source>
+            <translation>受影响的作业：%1</translation>
+        </message>
+        <message>
+            <source>Expected time: %1</source>
+            <translation>预计耗时：%1</translation>
+        </message>
+        <message>
+            <source>Jobs on destroyed instances leave at their next checkpoint; at the deadline the rest leave at once.</source>
+            <translation>被销毁实例上的作业会在下一个检查点离开；到截止时间时，其余作业立即离开。</translation>
+        </message>
+        <message>
+            <source>Jobs on destroyed instances go back to the queue at once and lose the work done since their last checkpoint.</source>
+            <translation>被销毁实例上的作业会立即回到队列，并丢失自上一个检查点以来的工作。</translation>
+        </message>
+        <message>
+            <source>Repartition: no card</source>
+            <translation>重新分区：未选择卡</translation>
+        </message>
+        <message>
+            <source>Repartition %1 GPU %2 (%3)</source>
+            <translation>重新分区 %1 GPU %2（%3）</translation>
+        </message>
+        <message>
+            <source>Undo</source>
+            <translation>撤销</translation>
+        </message>
+        <message>
+            <source>Undo %1</source>
+            <translation>撤销%1</translation>
+        </message>
+        <message>
+            <source>Redo</source>
+            <translation>重做</translation>
+        </message>
+        <message>
+            <source>Redo %1</source>
+            <translation>重做%1</translation>
+        </message>
+        <message>
+            <source>Profiles: drag one onto the planned row, or double-click it.</source>
+            <translation>配置：拖到计划行上，或双击。</translation>
+        </message>
+        <message>
+            <source>&amp;Remove</source>
+            <translation>移除(&amp;R)</translation>
+        </message>
+        <message>
+            <source>Remove the selected instances from the plan (Delete)</source>
+            <translation>从计划中移除所选实例（Delete）</translation>
+        </message>
+        <message>
+            <source>&amp;Split</source>
+            <translation>拆分(&amp;S)</translation>
+        </message>
+        <message>
+            <source>Replace the selected instance by the largest smaller ones that fit</source>
+            <translation>用能放下的最大的较小实例替换所选实例</translation>
+        </message>
+        <message>
+            <source>&amp;Merge</source>
+            <translation>合并(&amp;M)</translation>
+        </message>
+        <message>
+            <source>Replace two selected neighbours by one instance covering both</source>
+            <translation>用一个覆盖两者的实例替换所选的两个相邻实例</translation>
+        </message>
+        <message>
+            <source>Preset:</source>
+            <translation>预设：</translation>
+        </message>
+        <message>
+            <source>Plan</source>
+            <translation>计划</translation>
+        </message>
+        <message>
+            <source>Apply</source>
+            <translation>应用</translation>
+        </message>
+        <message>
+            <source>&amp;Immediate</source>
+            <translation>立即(&amp;I)</translation>
+        </message>
+        <message>
+            <source>&amp;Drain at checkpoints</source>
+            <translation>在检查点排空(&amp;D)</translation>
+        </message>
+        <message>
+            <source>Deadline:</source>
+            <translation>截止时间：</translation>
+        </message>
+        <message>
+            <source> min</source>
+            <translation> 分钟</translation>
+        </message>
+        <message>
+            <source>&amp;Apply</source>
+            <translation>应用(&amp;A)</translation>
+        </message>
+    </context>
+    <context>
+        <name>Zhaoxi::Widgets::RepartitionText</name>
+        <message>
+            <source>slot %1</source>
+            <translation>槽位 %1</translation>
+        </message>
+        <message>
+            <source>slots %1</source>
+            <translation>槽位 %1</translation>
+        </message>
+        <message>
+            <source>, </source>
+            <translation>、</translation>
+        </message>
+        <message>
+            <source>The layout is valid.</source>
+            <translation>该布局有效。</translation>
+        </message>
+        <message>
+            <source>%1 cards have no MIG partitions.</source>
+            <translation>%1 卡不支持 MIG 分区。</translation>
+        </message>
+        <message>
+            <source>%1 cards have no such MIG profile.</source>
+            <translation>%1 卡没有这种 MIG 配置。</translation>
+        </message>
+        <message>
+            <source>This profile cannot start at slot %1.</source>
+            <translation>该配置不能从槽位 %1 开始。</translation>
+        </message>
+        <message>
+            <source>%1 cannot start at slot %2: it may start only at %3.</source>
+            <translation>%1 不能从槽位 %2 开始：它只能从%3开始。</translation>
+        </message>
+        <message>
+            <source>%1 would overlap %2 on memory %3.</source>
+            <translation>%1 会在显存%3与 %2 重叠。</translation>
+        </message>
+        <message>
+            <source>A card can hold only one %1 instance.</source>
+            <translation>一张卡只能容纳一个 %1 实例。</translation>
+        </message>
+        <message>
+            <source>A card can hold at most %1 %2 instances.</source>
+            <translation>一张卡最多只能容纳 %1 个 %2 实例。</translation>
+        </message>
+        <message>
+            <source>Not enough compute: %1 would bring the card to %2 of its %3 compute slices.</source>
+            <translation>算力不足：加上 %1 后该卡将占用 %2 个计算切片，超过其 %3 个。</translation>
+        </message>
+        <message>
+            <source>%1 needs the card's media engines, which %2 already owns.</source>
+            <translation>%1 需要该卡的媒体引擎，但它已归 %2 所有。</translation>
+        </message>
+        <message>
+            <source>%1 cannot be split: no two smaller instances fit in its slots.</source>
+            <translation>%1 无法拆分：其槽位中放不下两个更小的实例。</translation>
+        </message>
+        <message>
+            <source>%1 cannot be merged: only two instances side by side can.</source>
+            <translation>%1 无法合并：只有两个相邻的实例才能合并。</translation>
+        </message>
+        <message>
+            <source> and </source>
+            <translation> 和 </translation>
+        </message>
+        <message>
+            <source>%1 cannot be merged: no profile of this card covers exactly their slots.</source>
+            <translation>%1 无法合并：该卡没有恰好覆盖这些槽位的配置。</translation>
+        </message>
+        <message>
+            <source>No room for another instance: %1</source>
+            <translation>没有空间再放一个实例：%1</translation>
+        </message>
+        <message>
+            <source>create %1</source>
+            <translation>创建 %1</translation>
+        </message>
+        <message>
+            <source>destroy %1 (serves %2)</source>
+            <translation>销毁 %1（服务于 %2）</translation>
+        </message>
+        <message>
+            <source>destroy %1</source>
+            <translation>销毁 %1</translation>
+        </message>
+        <message>
+            <source>about %1 s</source>
+            <translation>约 %1 秒</translation>
+        </message>
+        <message>
+            <source>about %1 min</source>
+            <translation>约 %1 分钟</translation>
+        </message>
+        <message>
+            <source>ready</source>
+            <translation>就绪</translation>
+        </message>
+        <message>
+            <source>creating</source>
+            <translation>创建中</translation>
+        </message>
+        <message>
+            <source>destroying</source>
+            <translation>销毁中</translation>
+        </message>
+    </context>
+    <context>
+        <name>Zhaoxi::Widgets::ScheduleEditor</name>
+        <message>
+            <source>Cannot go here: %1</source>
+            <translation>不能放在这里：%1</translation>
+        </message>
+        <message>
+            <source>Add window</source>
+            <translation>添加时间窗</translation>
+        </message>
+        <message>
+            <source>A new window in the week's first free time</source>
+            <translation>在本周第一个空闲时段新建时间窗</translation>
+        </message>
+        <message>
+            <source>Remove window</source>
+            <translation>删除时间窗</translation>
+        </message>
+        <message>
+            <source>Window</source>
+            <translation>时间窗</translation>
+        </message>
+        <message>
+            <source>&amp;Name:</source>
+            <translation>名称(&amp;N)：</translation>
+        </message>
+        <message>
+            <source>Days:</source>
+            <translation>日期：</translation>
+        </message>
+        <message>
+            <source>&amp;From:</source>
+            <translation>开始(&amp;F)：</translation>
+        </message>
+        <message>
+            <source>&amp;to</source>
+            <translation>至(&amp;T)</translation>
+        </message>
+        <message>
+            <source>When the window opens, local time</source>
+            <translation>时间窗开启的时间（本地时间）</translation>
+        </message>
+        <message>
+            <source>When it closes: before the opening time, the next day; the same time, the whole day</source>
+            <translation>时间窗关闭的时间：早于开始时间表示次日；与开始时间相同表示全天</translation>
+        </message>
+        <message>
+            <source>&amp;Inference share:</source>
+            <translation>推理份额(&amp;I)：</translation>
+        </message>
+        <message>
+            <source>Inference share</source>
+            <translation>推理份额</translation>
+        </message>
+        <message>
+            <source> %</source>
+            <translation>%</translation>
+        </message>
+        <message>
+            <source>Training &amp;bandwidth:</source>
+            <translation>训练带宽(&amp;B)：</translation>
+        </message>
+        <message>
+            <source>policy default</source>
+            <translation>策略默认值</translation>
+        </message>
+        <message>
+            <source>The training class's share of each host's PCIe and network paths</source>
+            <translation>训练类在每台主机 PCIe 与网络通路上的份额</translation>
+        </message>
+        <message>
+            <source>Training &amp;power cap:</source>
+            <translation>训练功率上限(&amp;P)：</translation>
+        </message>
+        <message>
+            <source> W</source>
+            <translation> W</translation>
+        </message>
+        <message>
+            <source>The training class's power over all its cards; 0 W: no cap</source>
+            <translation>训练类在其全部卡上的总功率；0 W 表示不限</translation>
+        </message>
+        <message>
+            <source>Schedule</source>
+            <translation>日程</translation>
+        </message>
+        <message>
+            <source>&amp;Switch mode:</source>
+            <translation>切换方式(&amp;S)：</translation>
+        </message>
+        <message>
+            <source>drain (training leaves at its checkpoints)</source>
+            <translation>排空（训练在检查点处退出）</translation>
+        </message>
+        <message>
+            <source>immediate (training leaves at the edge)</source>
+            <translation>立即（训练在切换时刻退出）</translation>
+        </message>
+        <message>
+            <source>Next switches</source>
+            <translation>接下来的切换</translation>
+        </message>
+        <message>
+            <source>&amp;Apply schedule</source>
+            <translation>应用日程(&amp;A)</translation>
+        </message>
+        <message>
+            <source>&amp;Apply</source>
+            <translation>应用(&amp;A)</translation>
+        </message>
+        <message>
+            <source>Make this schedule the policy in force</source>
+            <translation>使此日程成为当前生效的策略</translation>
+        </message>
+        <message>
+            <source>&amp;Revert schedule</source>
+            <translation>还原日程(&amp;R)</translation>
+        </message>
+        <message>
+            <source>&amp;Revert</source>
+            <translation>还原(&amp;R)</translation>
+        </message>
+        <message>
+            <source>Back to the schedule last loaded or applied</source>
+            <translation>回到上次载入或应用的日程</translation>
+        </message>
+        <message>
+            <source>Time zone: %1</source>
+            <translation>时区：%1</translation>
+        </message>
+        <message>
+            <source>Time zone: not known yet</source>
+            <translation>时区：尚未知</translation>
+        </message>
+        <message>
+            <source>Policy in force: %1</source>
+            <translation>生效策略：%1</translation>
+        </message>
+        <message>
+            <source>Policy in force: %1 (‘%2’)</source>
+            <translation>生效策略：%1（“%2”）</translation>
+        </message>
+        <message>
+            <source>This schedule cannot be edited: %1</source>
+            <translation>无法编辑此日程：%1</translation>
+        </message>
+        <message>
+            <source>Not applied: no appliance is connected.</source>
+            <translation>未应用：未连接设备。</translation>
+        </message>
+        <message>
+            <source>Not applied: the appliance is read-only.</source>
+            <translation>未应用：设备为只读。</translation>
+        </message>
+        <message>
+            <source>Not applied: %1</source>
+            <translation>未应用：%1</translation>
+        </message>
+        <message>
+            <source>Applying the schedule…</source>
+            <translation>正在应用日程…</translation>
+        </message>
+        <message>
+            <source>Applied: this schedule is the policy in force.</source>
+            <translation>已应用：此日程现为生效策略。</translation>
+        </message>
+        <message>
+            <source>The appliance refused the schedule: %1</source>
+            <translation>设备拒绝了该日程：%1</translation>
+        </message>
+        <message>
+            <source>Reverted to the schedule last loaded or applied.</source>
+            <translation>已还原到上次载入或应用的日程。</translation>
+        </message>
+        <message>
+            <source>all day</source>
+            <translation>全天</translation>
+        </message>
+        <message>
+            <source>%1–%2</source>
+            <translation>%1–%2</translation>
+        </message>
+        <message>
+            <source>‘%1’: %2 %3, inference %4.</source>
+            <translation>“%1”：%2 %3，推理 %4。</translation>
+        </message>
+        <message>
+            <source>move ‘%1’</source>
+            <translation>移动“%1”</translation>
+        </message>
+        <message>
+            <source>Not moved: %1</source>
+            <translation>未移动：%1</translation>
+        </message>
+        <message>
+            <source>resize ‘%1’</source>
+            <translation>调整“%1”时长</translation>
+        </message>
+        <message>
+            <source>Not resized: %1</source>
+            <translation>未调整时长：%1</translation>
+        </message>
+        <message>
+            <source>edit ‘%1’</source>
+            <translation>编辑“%1”</translation>
+        </message>
+        <message>
+            <source>Not changed: %1</source>
+            <translation>未更改：%1</translation>
+        </message>
+        <message>
+            <source>Not added: the week has no free time; shorten a window first.</source>
+            <translation>未添加：本周没有空闲时段，请先缩短某个时间窗。</translation>
+        </message>
+        <message>
+            <source>window %1</source>
+            <translation>时间窗 %1</translation>
+        </message>
+        <message>
+            <source>Not added: %1</source>
+            <translation>未添加：%1</translation>
+        </message>
+        <message>
+            <source>add ‘%1’</source>
+            <translation>添加“%1”</translation>
+        </message>
+        <message>
+            <source>Not removed: %1</source>
+            <translation>未删除：%1</translation>
+        </message>
+        <message>
+            <source>remove ‘%1’</source>
+            <translation>删除“%1”</translation>
+        </message>
+        <message>
+            <source>Removed ‘%1’.</source>
+            <translation>已删除“%1”。</translation>
+        </message>
+        <message>
+            <source>set the switch mode</source>
+            <translation>设置切换方式</translation>
+        </message>
+        <message>
+            <source>The appliance's clock is not known yet.</source>
+            <translation>尚不知道设备的时钟。</translation>
+        </message>
+        <message>
+            <source>%1 %2 → %3 (inference %4)</source>
+            <translation>%1 %2 → %3（推理 %4）</translation>
+        </message>
+        <message>
+            <source>%1 %2 → no window (inference %3, the default)</source>
+            <translation>%1 %2 → 无时间窗（推理 %3，默认值）</translation>
+        </message>
+        <message>
+            <source>No switches: the same all week.</source>
+            <translation>无切换：整周都相同。</translation>
+        </message>
+    </context>
+    <context>
+        <name>Zhaoxi::Widgets::ScheduleTimeline</name>
+        <message>
+            <source>Weekly schedule</source>
+            <translation>每周日程</translation>
+        </message>
+        <message>
+            <source>%1: %2, inference %3</source>
+            <translation>%1：%2，推理 %3</translation>
+        </message>
+        <message>
+            <source>forecast load</source>
+            <translation>预测负载</translation>
+        </message>
+        <message>
+            <source>observed load</source>
+            <translation>观测负载</translation>
+        </message>
+        <message>
+            <source>now</source>
+            <translation>现在</translation>
+        </message>
+        <message>
+            <source>%1 · %2</source>
+            <translation>%1 · %2</translation>
+        </message>
+    </context>
+    <context>
+        <name>Zhaoxi::Widgets::SettingsDialog</name>
+        <message>
+            <source>As fast as possible</source>
+            <translation>尽可能快</translation>
+        </message>
+        <message>
+            <source>%1×</source>
+            <translation>%1×</translation>
+        </message>
+        <message>
+            <source>Settings</source>
+            <translation>设置</translation>
+        </message>
+        <message>
+            <source>Follow the system</source>
+            <translation>跟随系统</translation>
+        </message>
+        <message>
+            <source> °C</source>
+            <translation> °C</translation>
+        </message>
+        <message>
+            <source> %</source>
+            <translation> %</translation>
+        </message>
+        <message>
+            <source>Apply partition changes to real hardware</source>
+            <translation>对真实硬件应用分区更改</translation>
+        </message>
+        <message>
+            <source>Off: the console only reads real cards. On: repartitions can be applied, each after a confirmation, when the console has the privileges to change MIG.</source>
+            <translation>关闭：控制台只读取真实的卡。打开：在控制台有更改 MIG 的权限时，可以应用重新分区，每次都需确认。</translation>
+        </message>
+        <message>
+            <source> ms</source>
+            <translation> 毫秒</translation>
+        </message>
+        <message>
+            <source>General</source>
+            <translation>常规</translation>
+        </message>
+        <message>
+            <source>Language:</source>
+            <translation>语言：</translation>
+        </message>
+        <message>
+            <source>Simulation speed:</source>
+            <translation>模拟速度：</translation>
+        </message>
+        <message>
+            <source>Card badges</source>
+            <translation>卡片标记</translation>
+        </message>
+        <message>
+            <source>Temperature amber at:</source>
+            <translation>温度琥珀色阈值：</translation>
+        </message>
+        <message>
+            <source>Temperature red at:</source>
+            <translation>温度红色阈值：</translation>
+        </message>
+        <message>
+            <source>Power amber at (of the limit):</source>
+            <translation>功率琥珀色阈值（占上限）：</translation>
+        </message>
+        <message>
+            <source>Power red at (of the limit):</source>
+            <translation>功率红色阈值（占上限）：</translation>
+        </message>
+        <message>
+            <source>Real hardware (NVML)</source>
+            <translation>真实硬件（NVML）</translation>
+        </message>
+        <message>
+            <source>Read the cards every:</source>
+            <translation>读取卡片的间隔：</translation>
+        </message>
+    </context>
+    <context>
+        <name>Zhaoxi::Widgets::WhyView</name>
+        <message>
+            <source>Why?</source>
+            <translation>原因？</translation>
+        </message>
+        <message>
+            <source>Select a job to see why it waits, why it runs where it does, or why it was preempted.</source>
+            <translation>选择一个作业，查看它为何等待、为何在此运行或为何被抢占。</translation>
+        </message>
+        <message>
+            <source>Why? Job #%1</source>
+            <translation>原因？作业 #%1</translation>
+        </message>
+        <message>
+            <source>The appliance does not know this job yet.</source>
+            <translation>设备尚不知道此作业。</translation>
+        </message>
+        <message>
+            <source>waiting</source>
+            <translation>等待中</translation>
+        </message>
+        <message>
+            <source>running</source>
+            <translation>运行中</translation>
+        </message>
+        <message>
+            <source>being preempted</source>
+            <translation>正在被抢占</translation>
+        </message>
+        <message>
+            <source>finished</source>
+            <translation>已完成</translation>
+        </message>
+        <message>
+            <source>cancelled</source>
+            <translation>已取消</translation>
+        </message>
+        <message>
+            <source>failed</source>
+            <translation>已失败</translation>
+        </message>
+        <message>
+            <source>Why? Job %1 is %2</source>
+            <translation>原因？作业 %1 %2</translation>
+        </message>
+        <message numerus="yes">
+            <source>%n whole card(s)</source>
+            <translation>
+                <numerusform>%n 张整卡</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n MIG partition(s) %1</source>
+            <translation>
+                <numerusform>%n 个 MIG 分区 %1</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n MIG partition(s) of at least %1 slices</source>
+            <translation>
+                <numerusform>%n 个至少 %1 个切片的 MIG 分区</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n share(s) of %1% of a card</source>
+            <translation>
+                <numerusform>%n 份，每份为一张卡的 %1%</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>host CPU and memory only</source>
+            <translation>仅主机 CPU 和内存</translation>
+        </message>
+        <message>
+            <source>It asks for %1 (priority %2).</source>
+            <translation>它需要 %1（优先级 %2）。</translation>
+        </message>
+        <message>
+            <source>No decision about this job has been seen since the console started; the scheduler explains it at its next try.</source>
+            <translation>自控制台启动以来尚未看到对此作业的调度决策；调度器会在下次尝试时给出说明。</translation>
+        </message>
+        <message>
+            <source>It ended at %1.</source>
+            <translation>它于 %1 结束。</translation>
+        </message>
+        <message>
+            <source>At %1 the scheduler could not place it: %2</source>
+            <translation>%1 时调度器无法放置它：%2</translation>
+        </message>
+        <message>
+            <source>training</source>
+            <translation>训练</translation>
+        </message>
+        <message>
+            <source>inference</source>
+            <translation>推理</translation>
+        </message>
+        <message>
+            <source>batch</source>
+            <translation>批处理</translation>
+        </message>
+        <message>
+            <source>The %1 class budget is the limit: it needs %2 cards, the class may use %3 more now. The budget follows the time windows and the load of the services.</source>
+            <translation>限制来自%1类别预算：它需要 %2 张卡，该类别当前还可使用 %3 张。预算随时间窗口和服务负载变化。</translation>
+        </message>
+        <message numerus="yes">
+            <source>%n host(s) looked at</source>
+            <translation>
+                <numerusform>考察了 %n 台主机</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n could take it.</source>
+            <translation>
+                <numerusform>其中 %n 台可以容纳。</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>Why each host turned it down:</source>
+            <translation>各主机拒绝的原因：</translation>
+        </message>
+        <message>
+            <source>%1: %2</source>
+            <translation>%1：%2</translation>
+        </message>
+        <message numerus="yes">
+            <source>(%n card(s) rejected)</source>
+            <translation>
+                <numerusform>（拒绝了 %n 张卡）</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>(and %n more host(s) for the same reason)</source>
+            <translation>
+                <numerusform>（另有 %n 台主机原因相同）</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>[check: %1]</source>
+            <translation>[检查项：%1]</translation>
+        </message>
+        <message>
+            <source>Nothing on this appliance can change that: neither preemption nor repartitioning would help.</source>
+            <translation>本设备上无法改变这一点：抢占和重新分区都无济于事。</translation>
+        </message>
+        <message>
+            <source>It runs on %1 since %2:</source>
+            <translation>自 %2 起在 %1 上运行：</translation>
+        </message>
+        <message>
+            <source>the whole card</source>
+            <translation>整张卡</translation>
+        </message>
+        <message>
+            <source>a %1% share</source>
+            <translation>%1% 的份额</translation>
+        </message>
+        <message>
+            <source>%1 card %2 (%3): %4</source>
+            <translation>%1 卡 %2（%3）：%4</translation>
+        </message>
+        <message>
+            <source>At %1 it was given %2; it starts there once the jobs it preempts have left.</source>
+            <translation>%1 时它被分配到 %2；被它抢占的作业离开后即在该处启动。</translation>
+        </message>
+        <message numerus="yes">
+            <source>Why here: at %1, %2 of %n host(s) could take it; the best:</source>
+            <translation>
+                <numerusform>为何在此：%1 时，%n 台主机中有 %2 台可以容纳；最佳候选：</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>%1 %2</source>
+            <translation>%1 %2</translation>
+        </message>
+        <message>
+            <source>%1: score %2</source>
+            <translation>%1：得分 %2</translation>
+        </message>
+        <message>
+            <source>— chosen</source>
+            <translation>— 已选中</translation>
+        </message>
+        <message>
+            <source>The best scores were equal; the host's rank decided.</source>
+            <translation>最高得分相同，由主机排名决定。</translation>
+        </message>
+        <message>
+            <source>To make room it preempted:</source>
+            <translation>为腾出空间，它抢占了：</translation>
+        </message>
+        <message>
+            <source>%1 (priority %2): loses %3 of work, leaves at %4</source>
+            <translation>%1（优先级 %2）：损失 %3 的工作量，于 %4 离开</translation>
+        </message>
+        <message>
+            <source>%1 (priority %2): loses no work, leaves at %3</source>
+            <translation>%1（优先级 %2）：不损失工作量，于 %3 离开</translation>
+        </message>
+        <message>
+            <source>%1 (priority %2)</source>
+            <translation>%1（优先级 %2）</translation>
+        </message>
+        <message>
+            <source>It is being preempted by %1: it leaves at %2.</source>
+            <translation>它正在被 %1 抢占：将于 %2 离开。</translation>
+        </message>
+        <message>
+            <source>It was preempted by %1 at %2 and lost %3 of work.</source>
+            <translation>它于 %2 被 %1 抢占，损失了 %3 的工作量。</translation>
+        </message>
+        <message>
+            <source>It was preempted by %1 at %2 and lost no work.</source>
+            <translation>它于 %2 被 %1 抢占，没有损失工作量。</translation>
+        </message>
+        <message>
+            <source>It was preempted by %1 at %2.</source>
+            <translation>它于 %2 被 %1 抢占。</translation>
+        </message>
+    </context>
+    <context>
+        <name>main</name>
+        <message>
+            <source>Zhaoxi</source>
+            <translation>朝夕</translation>
+        </message>
+        <message>
+            <source>No NVIDIA driver found (%1).
+
+Open the simulated appliance instead?</source>
+            <translation>未找到 NVIDIA 驱动（%1）。
+
+改为打开模拟一体机吗？</translation>
+        </message>
+    </context>
 </TS>

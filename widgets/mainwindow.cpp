@@ -3,10 +3,35 @@
 
 #include "carddetailsview.h"
 #include "languagecontroller.h"
+#include "settingsdialog.h"
+
+#include "cardmap/cardmapview.h"
+#include "cardmap/jobsview.h"
+#include "charts/livecharts.h"
+#include "charts/sparkchart.h"
+#include "eventlog/eventlogview.h"
+#include "eventlog/whyview.h"
+#include "repartition/repartitioneditor.h"
+#include "schedule/scheduleeditor.h"
 
 #include "core/models/cardsortmodel.h"
 #include "core/models/cardtablemodel.h"
+#include "core/models/seriesstore.h"
+#include "core/models/sessionclient.h"
 #include "core/sched/clusterstate.h"
+
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDateTime>
+#include <QLocale>
+#include <QSettings>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTimeZone>
+#include <QToolBar>
+#include <QUndoGroup>
+#include <QUndoStack>
+#include <QVBoxLayout>
 
 #include <QAction>
 #include <QActionGroup>
@@ -55,11 +80,34 @@ MainWindow::MainWindow(LanguageController *languages, QWidget *parent)
     m_cardView->horizontalHeader()->setSectionResizeMode(CardTableModel::LayoutColumn,
                                                          QHeaderView::Stretch);
     m_cardView->horizontalHeader()->setHighlightSections(false);
-    setCentralWidget(m_cardView);
+
+    // The banner says when the appliance is read-only (and why) above everything else.
+    m_banner = new QLabel(this);
+    m_banner->setObjectName(QStringLiteral("readOnlyBanner"));
+    m_banner->setWordWrap(true);
+    m_banner->setStyleSheet(QStringLiteral(
+            "QLabel { background: #fff4ce; color: #4a3b00; border-bottom: 1px solid #d9b600;"
+            " padding: 6px; }"));
+    m_banner->hide();
+    m_tabs = new QTabWidget(this);
+    m_tabs->setObjectName(QStringLiteral("mainTabs"));
+    m_tabs->setDocumentMode(true);
+    m_tabs->addTab(m_cardView, QString());
+    m_centralArea = new QWidget(this);
+    auto *centralLayout = new QVBoxLayout(m_centralArea);
+    centralLayout->setContentsMargins(0, 0, 0, 0);
+    centralLayout->setSpacing(0);
+    centralLayout->addWidget(m_banner);
+    centralLayout->addWidget(m_tabs, 1);
+    setCentralWidget(m_centralArea);
 
     m_details->setObjectName(QStringLiteral("cardDetails"));
     m_detailsDock->setObjectName(QStringLiteral("cardDetailsDock"));
-    m_detailsDock->setWidget(m_details);
+    m_sideTabs = new QTabWidget(this);
+    m_sideTabs->setObjectName(QStringLiteral("sideTabs"));
+    m_sideTabs->setDocumentMode(true);
+    m_sideTabs->addTab(m_details, QString());
+    m_detailsDock->setWidget(m_sideTabs);
     m_detailsDock->setFeatures(QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetMovable);
     addDockWidget(Qt::BottomDockWidgetArea, m_detailsDock);
     // The card table is the main view; the details pane gets what a MIG card's list needs.
@@ -74,7 +122,9 @@ MainWindow::MainWindow(LanguageController *languages, QWidget *parent)
             &MainWindow::showCurrentCard);
     connect(m_cards, &CardTableModel::summaryChanged, this, &MainWindow::updateSummary);
 
+    m_settings = ConsoleSettings::load(QSettings());
     createActions();
+    createRunBar();
     createMenus();
     if (m_languages) {
         connect(m_languages,
@@ -130,9 +180,48 @@ void MainWindow::createActions()
     }
 }
 
+void MainWindow::createRunBar()
+{
+    m_runBar = addToolBar(QString());
+    m_runBar->setObjectName(QStringLiteral("runBar"));
+    m_runBar->setMovable(false);
+    m_playAction = m_runBar->addAction(QString());
+    m_playAction->setObjectName(QStringLiteral("playPause"));
+    m_playAction->setCheckable(true);
+    m_playAction->setShortcut(Qt::Key_Space);
+    connect(m_playAction, &QAction::triggered, this, [this](bool running) {
+        if (m_client)
+            m_client->setPaused(!running);
+    });
+    m_speedLabel = new QLabel(this);
+    m_runBar->addWidget(m_speedLabel);
+    m_speedCombo = new QComboBox(this);
+    m_speedCombo->setObjectName(QStringLiteral("speed"));
+    for (double s : consoleSpeeds())
+        m_speedCombo->addItem(speedName(s), s);
+    connect(m_speedCombo, &QComboBox::activated, this, [this](int index) {
+        ConsoleSettings s = m_settings;
+        s.speed = m_speedCombo->itemData(index).toDouble();
+        applySettings(s);
+    });
+    m_runBar->addWidget(m_speedCombo);
+    m_runBar->addSeparator();
+    m_clock = new QLabel(this);
+    m_clock->setObjectName(QStringLiteral("clock"));
+    m_runBar->addWidget(m_clock);
+
+    m_settingsAction = new QAction(this);
+    m_settingsAction->setObjectName(QStringLiteral("settings"));
+    m_settingsAction->setMenuRole(QAction::PreferencesRole);
+    m_settingsAction->setShortcut(QKeySequence::Preferences);
+    connect(m_settingsAction, &QAction::triggered, this, &MainWindow::editSettings);
+}
+
 void MainWindow::createMenus()
 {
     m_fileMenu = menuBar()->addMenu(QString());
+    m_fileMenu->addAction(m_settingsAction);
+    m_fileMenu->addSeparator();
     m_fileMenu->addAction(m_quitAction);
 
     m_viewMenu = menuBar()->addMenu(QString());
@@ -158,7 +247,7 @@ void MainWindow::retranslateUi()
     m_fileMenu->setTitle(tr("&File"));
     m_quitAction->setText(tr("&Quit"));
     m_viewMenu->setTitle(tr("&View"));
-    m_detailsDock->setWindowTitle(tr("Card details"));
+    m_detailsDock->setWindowTitle(tr("Details"));
     m_detailsDock->toggleViewAction()->setText(tr("Card &Details"));
     m_statusBarAction->setText(tr("&Status Bar"));
     m_sortByHostAction->setText(tr("Sort by &Host"));
@@ -167,6 +256,26 @@ void MainWindow::retranslateUi()
     m_helpMenu->setTitle(tr("&Help"));
     m_aboutAction->setText(tr("&About Zhaoxi"));
     m_aboutQtAction->setText(tr("About &Qt"));
+    m_settingsAction->setText(tr("&Settings…"));
+    m_runBar->setWindowTitle(tr("Run"));
+    m_tabs->setTabText(m_tabs->indexOf(m_cardView), tr("Card table"));
+    m_sideTabs->setTabText(0, tr("Details"));
+    if (m_cardMap) {
+        m_tabs->setTabText(m_tabs->indexOf(m_charts), tr("Charts"));
+        m_tabs->setTabText(m_tabs->indexOf(m_eventLog), tr("Events"));
+        m_tabs->setTabText(m_tabs->indexOf(m_schedule), tr("Schedule"));
+        m_sideTabs->setTabText(m_sideTabs->indexOf(m_why), tr("Why?"));
+        m_sideTabs->setTabText(m_sideTabs->indexOf(m_repartition), tr("Repartition"));
+        m_jobsDock->setWindowTitle(tr("Jobs"));
+        m_jobsDock->toggleViewAction()->setText(tr("&Jobs"));
+        m_editMenu->setTitle(tr("&Edit"));
+        m_undoAction->setText(tr("&Undo"));
+        m_redoAction->setText(tr("&Redo"));
+    }
+    m_speedLabel->setText(tr(" Speed: "));
+    for (int i = 0; i < m_speedCombo->count(); ++i)
+        m_speedCombo->setItemText(i, speedName(m_speedCombo->itemData(i).toDouble()));
+    updateRunBar();
     m_cards->retranslate();
     updateSummary();
 }
@@ -185,6 +294,305 @@ void MainWindow::setAppliance(const QString &name, const Sched::ClusterState &st
     if (!m_cardView->currentIndex().isValid() && m_sorted->rowCount() > 0)
         m_cardView->selectRow(0);
     retranslateUi();
+}
+
+void MainWindow::setSession(Models::SessionClient *client, const QString &storePath)
+{
+    m_client = client;
+    m_storePath = storePath;
+    createViews();
+    connect(client, &Models::SessionClient::snapshotChanged, this, &MainWindow::onSnapshot);
+    if (client->snapshot())
+        onSnapshot(client->snapshot());
+    // Start with the first card chosen, so the details pane and its mini-charts show something.
+    if (client->snapshot() && !client->snapshot()->state.cards().isEmpty()) {
+        m_cardMap->select(Domain::CardId(0));
+        showCard(Domain::CardId(0));
+    }
+    retranslateUi();
+}
+
+// The console proper: the card map over the tabs (charts, events, schedule, card table), the
+// jobs on the left, details / why / repartition on the right. Every view talks to the session
+// client only; selection is wired here.
+void MainWindow::createViews()
+{
+    if (m_cardMap)
+        return;
+    m_placementUndo = new QUndoStack(this);
+    m_cardMap = new CardMapView(m_client, this);
+    m_cardMap->setObjectName(QStringLiteral("cardMap"));
+    m_cardMap->setUndoStack(m_placementUndo);
+    m_cardMap->setMinimumHeight(260);
+    m_series = new Models::SeriesStore(this); // shared by the charts and the mini-charts
+    m_series->follow(m_client);
+    m_charts = new LiveCharts(m_client, m_series, this);
+    m_charts->setObjectName(QStringLiteral("charts"));
+    m_eventLog = new EventLogView(m_client, this);
+    m_eventLog->setObjectName(QStringLiteral("eventLog"));
+    m_eventLog->setStorePath(m_storePath);
+    m_schedule = new ScheduleEditor(m_client, this);
+    m_schedule->setObjectName(QStringLiteral("scheduleEditor"));
+    m_why = new WhyView(m_client, this);
+    m_why->setObjectName(QStringLiteral("whyView"));
+    m_repartition = new RepartitionEditor(m_client, this);
+    m_repartition->setObjectName(QStringLiteral("repartitionEditor"));
+    m_jobs = new JobsView(m_client, this);
+    m_jobs->setObjectName(QStringLiteral("jobsView"));
+
+    // Card map above, the tabs below.
+    auto *split = new QSplitter(Qt::Vertical, this);
+    split->setObjectName(QStringLiteral("mainSplit"));
+    split->addWidget(m_cardMap);
+    split->addWidget(m_tabs);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    split->setSizes({480, 320});
+    m_centralArea->layout()->addWidget(split);
+    m_tabs->insertTab(0, m_charts, QString());
+    m_tabs->insertTab(1, m_eventLog, QString());
+    m_tabs->insertTab(2, m_schedule, QString());
+    m_tabs->setCurrentIndex(0);
+
+    // Details with the card's mini-charts, Why?, Repartition.
+    auto *details = new QWidget(this);
+    auto *dl = new QVBoxLayout(details);
+    dl->setContentsMargins(0, 0, 0, 0);
+    m_sideTabs->removeTab(m_sideTabs->indexOf(m_details));
+    dl->addWidget(m_details, 1);
+    m_sparkUtil = new SparkChart(m_series, details);
+    m_sparkUtil->setObjectName(QStringLiteral("sparkUtil"));
+    m_sparkPower = new SparkChart(m_series, details);
+    m_sparkPower->setObjectName(QStringLiteral("sparkPower"));
+    dl->addWidget(m_sparkUtil);
+    dl->addWidget(m_sparkPower);
+    details->setObjectName(QStringLiteral("detailsPage"));
+    m_sideTabs->insertTab(0, details, QString());
+    m_sideTabs->addTab(m_why, QString());
+    m_sideTabs->addTab(m_repartition, QString());
+    removeDockWidget(m_detailsDock);
+    addDockWidget(Qt::RightDockWidgetArea, m_detailsDock);
+    m_detailsDock->show();
+    resizeDocks({m_detailsDock}, {420}, Qt::Horizontal);
+
+    m_jobsDock = new QDockWidget(this);
+    m_jobsDock->setObjectName(QStringLiteral("jobsDock"));
+    m_jobsDock->setWidget(m_jobs);
+    m_jobsDock->setFeatures(QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetMovable);
+    addDockWidget(Qt::LeftDockWidgetArea, m_jobsDock);
+    resizeDocks({m_jobsDock}, {340}, Qt::Horizontal);
+    m_viewMenu->insertAction(m_statusBarAction, m_jobsDock->toggleViewAction());
+    m_viewMenu->addSeparator();
+    for (QAction *zoom :
+         {m_cardMap->zoomInAction(), m_cardMap->zoomOutAction(), m_cardMap->fitAction()}) {
+        if (zoom)
+            m_viewMenu->addAction(zoom);
+    }
+
+    // One Edit menu for the placements' and the repartition editor's undo stacks: the active
+    // one follows where the operator works.
+    m_undoGroup = new QUndoGroup(this);
+    m_undoGroup->addStack(m_placementUndo);
+    m_undoGroup->addStack(m_repartition->undoStack());
+    m_undoGroup->addStack(m_schedule->undoStack());
+    m_undoGroup->setActiveStack(m_placementUndo);
+    m_undoAction = m_undoGroup->createUndoAction(this);
+    m_undoAction->setShortcut(QKeySequence::Undo);
+    m_redoAction = m_undoGroup->createRedoAction(this);
+    m_redoAction->setShortcut(QKeySequence::Redo);
+    m_editMenu = new QMenu(this);
+    m_editMenu->addAction(m_undoAction);
+    m_editMenu->addAction(m_redoAction);
+    menuBar()->insertMenu(m_viewMenu->menuAction(), m_editMenu);
+    connect(qApp, &QApplication::focusChanged, this, [this](QWidget *, QWidget *now) {
+        for (QWidget *w = now; w; w = w->parentWidget()) {
+            if (w == m_repartition)
+                return m_undoGroup->setActiveStack(m_repartition->undoStack());
+            if (w == m_schedule)
+                return m_undoGroup->setActiveStack(m_schedule->undoStack());
+            if (w == m_cardMap || w == m_jobs)
+                return m_undoGroup->setActiveStack(m_placementUndo);
+        }
+    });
+
+    connect(m_cardMap, &CardMapView::cardSelected, this, &MainWindow::showCard);
+    connect(m_cardMap, &CardMapView::partitionSelected, this, [this](Domain::CardId card, int) {
+        showCard(card);
+    });
+    connect(m_cardMap, &CardMapView::jobSelected, this, &MainWindow::showJob);
+    connect(m_cardMap, &CardMapView::statusMessage, this, [this](const QString &text) {
+        statusBar()->showMessage(text, 6000);
+    });
+    connect(m_jobs, &JobsView::jobSelected, this, &MainWindow::showJob);
+    connect(m_jobs, &JobsView::jobSelected, m_cardMap, &CardMapView::selectJob);
+    connect(m_eventLog, &EventLogView::jobSelected, this, &MainWindow::showJob);
+    connect(m_repartition, &RepartitionEditor::layoutApplied, this, [this](Domain::CardId card) {
+        statusBar()->showMessage(tr("New layout applied to card %1.").arg(card.value()), 6000);
+    });
+
+    QSettings q;
+    m_eventLog->setFilterState(q.value(QStringLiteral("eventlog/filter")).toMap());
+    applyThresholds();
+    connect(this, &MainWindow::settingsApplied, this, &MainWindow::applyThresholds);
+    restoreGeometry(q.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(q.value(QStringLiteral("window/state")).toByteArray());
+}
+
+void MainWindow::applyThresholds()
+{
+    if (!m_cardMap)
+        return;
+    CardMapThresholds t;
+    t.temperatureAmberC = m_settings.tempAmberC;
+    t.temperatureRedC = m_settings.tempRedC;
+    t.powerAmber = m_settings.powerAmberPct / 100.0;
+    t.powerRed = m_settings.powerRedPct / 100.0;
+    m_cardMap->setThresholds(t);
+}
+
+void MainWindow::showCard(Domain::CardId card)
+{
+    selectCard(card);
+    if (m_repartition)
+        m_repartition->setCard(card);
+    if (m_charts)
+        m_charts->setCard(card);
+    if (m_sparkUtil) {
+        m_sparkUtil->setSeries(QStringLiteral("card/%1/util").arg(card.value()));
+        m_sparkPower->setSeries(QStringLiteral("card/%1/power").arg(card.value()));
+    }
+}
+
+void MainWindow::showJob(Domain::JobId job)
+{
+    if (!m_why || !job.isValid())
+        return;
+    m_why->setJob(job);
+    m_sideTabs->setCurrentWidget(m_why);
+}
+
+void MainWindow::setSchedule(const QJsonObject &windowsParams, const QList<double> &forecastPerHour)
+{
+    if (!m_schedule)
+        return;
+    if (!windowsParams.isEmpty())
+        m_schedule->setSchedule(windowsParams);
+    m_schedule->setForecast(forecastPerHour);
+}
+
+void MainWindow::onSnapshot(const Session::SnapshotPtr &snapshot)
+{
+    if (!snapshot)
+        return;
+    m_snapshot = snapshot;
+    const bool named = m_applianceName == snapshot->applianceName;
+    m_applianceName = snapshot->applianceName;
+    m_cards->setState(snapshot->state);
+    if (!m_cardView->currentIndex().isValid() && m_sorted->rowCount() > 0)
+        m_cardView->selectRow(0);
+    else
+        showCurrentCard();
+    if (!named)
+        retranslateUi();
+    updateRunBar();
+}
+
+namespace {
+
+// Stable English phrases from the sessions, in the console's words.
+QString readOnlyText(const QString &reason)
+{
+    if (reason == QLatin1String("changes disabled in settings"))
+        return MainWindow::tr("Read-only: applying changes to the hardware is off in Settings.");
+    if (reason.startsWith(QLatin1String("no permission")))
+        return MainWindow::tr("Read-only: the console has no permission to change MIG (run it as "
+                              "root or grant CAP_SYS_ADMIN).");
+    if (reason == QLatin1String("MIG not enabled on any card"))
+        return MainWindow::tr("Read-only: MIG is not enabled on any card.");
+    return MainWindow::tr("Read-only: %1").arg(reason);
+}
+
+} // namespace
+
+QString MainWindow::clockText() const
+{
+    if (!m_snapshot)
+        return {};
+    const Session::Snapshot &s = *m_snapshot;
+    const QDateTime local = QDateTime::fromMSecsSinceEpoch(s.nowMs, QTimeZone(s.utcOffsetSeconds));
+    QString text = QLocale().toString(local, QStringLiteral("ddd HH:mm"));
+    if (!s.window.isEmpty())
+        text += QStringLiteral(" \u00b7 ") + tr("window %1").arg(s.window);
+    if (!s.policy.isEmpty())
+        text += QStringLiteral(" \u00b7 ") + tr("policy %1").arg(s.policy);
+    if (s.finished)
+        text += QStringLiteral(" \u00b7 ") + tr("the day is over");
+    else if (s.paused)
+        text += QStringLiteral(" \u00b7 ") + tr("paused");
+    if (!s.simulated)
+        text += QStringLiteral(" \u00b7 ") + tr("real hardware");
+    return text;
+}
+
+QString MainWindow::bannerText() const
+{
+    return m_banner->isVisible() || !m_banner->isHidden() ? m_banner->text() : QString();
+}
+
+void MainWindow::updateRunBar()
+{
+    const bool have = m_snapshot != nullptr;
+    const bool simulated = have && m_snapshot->simulated;
+    m_playAction->setEnabled(have && !m_snapshot->finished);
+    m_playAction->setChecked(have && !m_snapshot->paused && !m_snapshot->finished);
+    m_playAction->setText(m_playAction->isChecked() ? tr("Pause") : tr("Run"));
+    m_playAction->setToolTip(m_playAction->isChecked() ? tr("Pause the appliance's clock (Space)")
+                                                       : tr("Run the appliance's clock (Space)"));
+    m_speedCombo->setEnabled(simulated);
+    m_speedCombo->setVisible(!have || simulated);
+    m_speedLabel->setVisible(!have || simulated);
+    int at = m_speedCombo->findData(m_settings.speed <= 0 ? -1.0 : m_settings.speed);
+    if (at >= 0)
+        m_speedCombo->setCurrentIndex(at);
+    m_clock->setText(clockText());
+    const bool readOnly = have && m_snapshot->readOnly;
+    m_banner->setText(readOnly ? readOnlyText(m_snapshot->readOnlyReason) : QString());
+    m_banner->setHidden(!readOnly);
+}
+
+void MainWindow::applySettings(const ConsoleSettings &settings)
+{
+    const ConsoleSettings old = m_settings;
+    m_settings = settings;
+    QSettings q;
+    settings.save(q);
+    if (m_client) {
+        if (old.speed != settings.speed || !m_snapshot || m_snapshot->speed != settings.speed)
+            m_client->setSpeed(settings.speed);
+        if (old.pollIntervalMs != settings.pollIntervalMs)
+            m_client->setPollIntervalMs(settings.pollIntervalMs);
+    }
+    if (m_languages && !settings.language.isEmpty() && settings.language != m_languages->language())
+        m_languages->setLanguage(settings.language);
+    Q_EMIT settingsApplied(m_settings);
+    updateRunBar();
+}
+
+void MainWindow::editSettings()
+{
+    SettingsDialog dialog(m_settings, this);
+    if (dialog.exec() == QDialog::Accepted)
+        applySettings(dialog.settings());
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    QSettings q;
+    if (m_eventLog)
+        q.setValue(QStringLiteral("eventlog/filter"), m_eventLog->filterState());
+    q.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    q.setValue(QStringLiteral("window/state"), saveState());
+    QMainWindow::closeEvent(event);
 }
 
 void MainWindow::selectCard(Domain::CardId card)

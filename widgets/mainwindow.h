@@ -1,16 +1,25 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/domain/ids.h"
+#include "consolesettings.h"
 
+#include "core/domain/ids.h"
+#include "core/session/snapshot.h"
+
+#include <QJsonObject>
 #include <QMainWindow>
 
 class QAction;
 class QActionGroup;
+class QComboBox;
 class QDockWidget;
 class QLabel;
 class QMenu;
+class QUndoStack;
+class QTabWidget;
 class QTableView;
+class QToolBar;
+class QUndoGroup;
 
 namespace Zhaoxi::Sched {
 class ClusterState;
@@ -19,12 +28,25 @@ class ClusterState;
 namespace Zhaoxi::Models {
 class CardSortModel;
 class CardTableModel;
+class SessionClient;
 } // namespace Zhaoxi::Models
+
+namespace Zhaoxi::Models {
+class SeriesStore;
+}
 
 namespace Zhaoxi::Widgets {
 
 class CardDetailsView;
+class CardMapView;
+class EventLogView;
+class JobsView;
 class LanguageController;
+class LiveCharts;
+class RepartitionEditor;
+class ScheduleEditor;
+class SparkChart;
+class WhyView;
 
 // The console's main window: the appliance's cards in a table sorted by host, the selected
 // card's partitions in a details pane, a summary in the status bar, and the File, View, Language
@@ -43,6 +65,35 @@ public:
     // Shows an appliance (or a new snapshot of the same one: rows update in place).
     void setAppliance(const QString &name, const Sched::ClusterState &state);
 
+    // Follows a session: every snapshot updates the window; the run controls and the views'
+    // commands go to it. `storePath`: the session's event store (the event log exports from it).
+    // Not owned; must outlive the window.
+    void setSession(Models::SessionClient *client, const QString &storePath);
+    Models::SessionClient *session() const { return m_client; }
+    // The schedule the session runs (the windows policy's parameters) and the expected load per
+    // hour of the week (168 values), for the schedule editor.
+    void setSchedule(const QJsonObject &windowsParams, const QList<double> &forecastPerHour);
+
+    // The views (created by setSession; nullptr before).
+    CardMapView *cardMap() const { return m_cardMap; }
+    JobsView *jobsView() const { return m_jobs; }
+    LiveCharts *charts() const { return m_charts; }
+    EventLogView *eventLog() const { return m_eventLog; }
+    WhyView *whyView() const { return m_why; }
+    ScheduleEditor *scheduleEditor() const { return m_schedule; }
+    RepartitionEditor *repartitionEditor() const { return m_repartition; }
+    QTabWidget *tabs() const { return m_tabs; }
+
+    // The settings in force (loaded from QSettings at construction); applying them updates the
+    // views, the session and QSettings.
+    const ConsoleSettings &settings() const { return m_settings; }
+    void applySettings(const ConsoleSettings &settings);
+
+    // The run bar's texts, for tests: e.g. "Mon 10:00 · day · forecast", and the banner ("" when
+    // hidden).
+    QString clockText() const;
+    QString bannerText() const;
+
     // Selects a card's row and shows it in the details pane.
     void selectCard(Domain::CardId card);
 
@@ -54,8 +105,13 @@ public:
     // The About box's text (version, purpose, licence).
     QString aboutText() const;
 
+Q_SIGNALS:
+    // After applySettings(): views re-read thresholds, the hardware session its permissions.
+    void settingsApplied(const Zhaoxi::Widgets::ConsoleSettings &settings);
+
 protected:
     void changeEvent(QEvent *event) override;
+    void closeEvent(QCloseEvent *event) override;
 
 private:
     void createActions();
@@ -65,6 +121,14 @@ private:
     void updateLanguageActions();
     void showCurrentCard();
     void about();
+    void createRunBar();
+    void onSnapshot(const Session::SnapshotPtr &snapshot);
+    void updateRunBar();
+    void editSettings();
+    void createViews();
+    void showJob(Domain::JobId job);
+    void showCard(Domain::CardId card);
+    void applyThresholds();
 
     LanguageController *m_languages = nullptr;
     QString m_applianceName;
@@ -74,6 +138,37 @@ private:
     CardDetailsView *m_details = nullptr;
     QDockWidget *m_detailsDock = nullptr;
     QLabel *m_summary = nullptr;
+    QLabel *m_banner = nullptr;
+
+    QWidget *m_centralArea = nullptr;
+    QTabWidget *m_tabs = nullptr;
+    QTabWidget *m_sideTabs = nullptr;
+    QDockWidget *m_jobsDock = nullptr;
+    CardMapView *m_cardMap = nullptr;
+    JobsView *m_jobs = nullptr;
+    LiveCharts *m_charts = nullptr;
+    EventLogView *m_eventLog = nullptr;
+    WhyView *m_why = nullptr;
+    ScheduleEditor *m_schedule = nullptr;
+    RepartitionEditor *m_repartition = nullptr;
+    SparkChart *m_sparkUtil = nullptr;
+    SparkChart *m_sparkPower = nullptr;
+    Models::SeriesStore *m_series = nullptr;
+    QUndoGroup *m_undoGroup = nullptr;
+    QUndoStack *m_placementUndo = nullptr;
+    QMenu *m_editMenu = nullptr;
+    QAction *m_undoAction = nullptr;
+    QAction *m_redoAction = nullptr;
+    Models::SessionClient *m_client = nullptr;
+    Session::SnapshotPtr m_snapshot;
+    QString m_storePath;
+    ConsoleSettings m_settings;
+    QToolBar *m_runBar = nullptr;
+    QAction *m_playAction = nullptr;
+    QComboBox *m_speedCombo = nullptr;
+    QLabel *m_speedLabel = nullptr;
+    QLabel *m_clock = nullptr;
+    QAction *m_settingsAction = nullptr;
 
     QMenu *m_fileMenu = nullptr;
     QMenu *m_viewMenu = nullptr;

@@ -4,15 +4,30 @@
 // a PNG for --screenshot). Command-line output is English, like zhaoxictl's; the window is
 // translated.
 #include "core/catalogue/catalogue.h"
+#include "core/models/sessionclient.h"
+#include "core/policy/policy.h"
 #include "core/sched/appliancefile.h"
+#include "core/session/hardwaresession.h"
+#include "core/session/simulationsession.h"
+#include "core/sim/scenario.h"
 #include "widgets/languagecontroller.h"
 #include "widgets/mainwindow.h"
 
 #include <QApplication>
 #include <QCommandLineOption>
 #include <QCommandLineParser>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QMessageBox>
 #include <QPixmap>
+#include <QRegularExpression>
+#include <QSettings>
 #include <QTextStream>
+#include <QThread>
 
 #include <cstdio>
 #include <cstdlib>
@@ -22,13 +37,18 @@ namespace {
 
 using namespace Zhaoxi;
 
-const char kDefaultAppliance[] = ":/appliances/demo.json";
+const char kDefaultScenario[] = ":/scenarios/demo-day.json";
 
 enum ExitCode { Ok = 0, Failure = 1, UsageError = 2 };
 
 struct Options
 {
-    QString appliance = QString::fromLatin1(kDefaultAppliance);
+    QString scenario = QString::fromLatin1(kDefaultScenario);
+    QString appliance;           // set: show this appliance, with no workload
+    QString policy;              // empty: the scenario's default
+    double speed = -2;           // simulated seconds per second; -2: the saved setting; <= 0 max
+    qint64 atMs = -1;            // start the day at this local time (ms after midnight)
+    bool hardware = false;       // the real cards through NVML
     QString language;            // empty: follow the system locale
     QString screenshot;          // empty: run interactively
     bool platformChosen = false; // QT_QPA_PLATFORM or -platform
@@ -37,13 +57,26 @@ struct Options
 
 void printUsage(QTextStream &s)
 {
-    s << "usage: zhaoxi [--appliance FILE] [--lang en|zh_CN] [--screenshot FILE.png]\n"
+    s << "usage: zhaoxi [--scenario FILE | --appliance FILE] [--policy NAME] [--speed X]\n"
+         "              [--at HH:MM] [--lang en|zh_CN] [--screenshot FILE.png]\n"
          "\n"
-         "The Zhaoxi console: shows a GPU appliance's hosts, cards and partitions.\n"
+         "The Zhaoxi console: runs a GPU appliance's day (by default the embedded simulated\n"
+         "appliance's demo day, faster than real time) and shows its cards, partitions, jobs,\n"
+         "charts and events.\n"
          "\n"
          "options:\n"
-         "  --appliance FILE     the appliance description (JSON) to show;\n"
-         "                       default: the built-in demo appliance\n"
+         "  --scenario FILE      the simulated day to run (docs/simulation.md);\n"
+         "                       default: the built-in demo day (8x H200 + 3 L40S)\n"
+         "  --appliance FILE     show this appliance description (JSON) with no workload\n"
+         "  --policy NAME        the colocation policy: static, windows, guard or forecast;\n"
+         "                       default: the scenario's\n"
+         "  --speed X            simulated seconds per second (1 = real time, 0 = as fast as\n"
+         "                       it goes); default: the last one used, else 60\n"
+         "  --at HH:MM           start the day at this local time (the console runs the\n"
+         "                       simulation up to it first)\n"
+         "  --hardware           this machine's NVIDIA cards through NVML (read-only unless\n"
+         "                       applying changes is enabled in Settings); without a driver\n"
+         "                       the console offers the simulated appliance instead\n"
          "  --lang LANG          the display language: en or zh_CN;\n"
          "                       default: zh_CN on a Chinese system locale, else en\n"
          "  --screenshot FILE    render the main window to a PNG file and exit; uses the\n"
@@ -72,6 +105,15 @@ std::optional<Options> parseArguments(
             QStringLiteral("appliance"), QStringLiteral("appliance"), QStringLiteral("FILE"));
     const QCommandLineOption lang(
             QStringLiteral("lang"), QStringLiteral("lang"), QStringLiteral("LANG"));
+    const QCommandLineOption scenario(
+            QStringLiteral("scenario"), QStringLiteral("scenario"), QStringLiteral("FILE"));
+    const QCommandLineOption policy(
+            QStringLiteral("policy"), QStringLiteral("policy"), QStringLiteral("NAME"));
+    const QCommandLineOption speed(
+            QStringLiteral("speed"), QStringLiteral("speed"), QStringLiteral("X"));
+    const QCommandLineOption at(
+            QStringLiteral("at"), QStringLiteral("at"), QStringLiteral("HH:MM"));
+    const QCommandLineOption hardware(QStringLiteral("hardware"), QStringLiteral("hardware"));
     const QCommandLineOption screenshot(
             QStringLiteral("screenshot"), QStringLiteral("screenshot"), QStringLiteral("FILE"));
     // QGuiApplication's own options that take a value; QApplication consumes them later.
@@ -92,7 +134,7 @@ std::optional<Options> parseArguments(
     }
     for (const char *name : {"reverse", "widgetcount", "nograb", "dograb", "sync"})
         qtOptions.append(QCommandLineOption(QString::fromLatin1(name), QString()));
-    parser.addOptions({help, appliance, lang, screenshot});
+    parser.addOptions({help, appliance, lang, screenshot, scenario, policy, speed, at, hardware});
     parser.addOptions(qtOptions);
 
     if (!parser.parse(args)) {
@@ -115,8 +157,44 @@ std::optional<Options> parseArguments(
     }
 
     Options o;
+    auto fail = [&](const QString &message) {
+        err << "zhaoxi: " << message << "\n";
+        *exitCode = UsageError;
+        return std::nullopt;
+    };
+    if (parser.isSet(appliance) && parser.isSet(scenario))
+        return fail(QStringLiteral("--appliance and --scenario exclude each other"));
+    o.hardware = parser.isSet(hardware);
+    if (o.hardware && (parser.isSet(appliance) || parser.isSet(scenario) || parser.isSet(at)))
+        return fail(QStringLiteral("--hardware shows the real cards; leave out --appliance, "
+                                   "--scenario and --at"));
     if (parser.isSet(appliance))
         o.appliance = parser.value(appliance);
+    if (parser.isSet(scenario))
+        o.scenario = parser.value(scenario);
+    if (parser.isSet(policy)) {
+        o.policy = parser.value(policy);
+        if (!Policy::policyNames().contains(o.policy))
+            return fail(QStringLiteral("unknown policy '%1' (known: %2)")
+                                .arg(o.policy, Policy::policyNames().join(QStringLiteral(", "))));
+    }
+    if (parser.isSet(speed)) {
+        bool ok = false;
+        o.speed = parser.value(speed).toDouble(&ok);
+        if (!ok || o.speed < 0 || o.speed > 1e6)
+            return fail(QStringLiteral("--speed: expected a number 0..1000000, got '%1'")
+                                .arg(parser.value(speed)));
+        if (o.speed == 0)
+            o.speed = -1;
+    }
+    if (parser.isSet(at)) {
+        static const QRegularExpression hhmm(QStringLiteral("^([01]?\\d|2[0-3]):([0-5]\\d)$"));
+        const QRegularExpressionMatch m = hhmm.match(parser.value(at));
+        if (!m.hasMatch())
+            return fail(QStringLiteral("--at: expected HH:MM (00:00..23:59), got '%1'")
+                                .arg(parser.value(at)));
+        o.atMs = (m.captured(1).toLongLong() * 60 + m.captured(2).toLongLong()) * 60'000;
+    }
     if (parser.isSet(lang)) {
         o.language = parser.value(lang);
         if (!Widgets::LanguageController::languages().contains(o.language)) {
@@ -166,6 +244,64 @@ void platformStartupHandler(QtMsgType type, const QMessageLogContext &context, c
     std::_Exit(UsageError);
 }
 
+// The day to run: a scenario file, or an appliance file shown with no workload (a day of its
+// own, no policy, layouts left as they are).
+std::optional<Sim::Scenario> loadScenario(const Options &o,
+                                          const Catalogue::Catalogue &catalogue,
+                                          QString *problem)
+{
+    Sim::ScenarioError error;
+    if (o.appliance.isEmpty()) {
+        auto s = Sim::loadScenarioFile(o.scenario, catalogue, &error);
+        if (!s)
+            *problem = error.toString();
+        return s;
+    }
+    Sched::ApplianceError applianceError;
+    if (!Sched::loadApplianceFile(o.appliance, catalogue, &applianceError)) {
+        *problem = applianceError.toString();
+        return std::nullopt;
+    }
+    QFile f(o.appliance);
+    if (!f.open(QIODevice::ReadOnly)) {
+        *problem = QStringLiteral("%1: %2").arg(o.appliance, f.errorString());
+        return std::nullopt;
+    }
+    const QJsonObject appliance = QJsonDocument::fromJson(f.readAll()).object();
+    const QJsonObject doc{
+            {QStringLiteral("name"), appliance.value(QStringLiteral("name"))},
+            {QStringLiteral("duration"), QStringLiteral("24h")},
+            {QStringLiteral("appliance"), appliance},
+            {QStringLiteral("reclaimIdlePartitions"), false},
+            {QStringLiteral("services"), QJsonArray()},
+    };
+    auto s = Sim::readScenario(QJsonDocument(doc).toJson(),
+                               o.appliance,
+                               QFileInfo(o.appliance).absolutePath(),
+                               catalogue,
+                               &error);
+    if (!s) {
+        *problem = error.toString();
+        return s;
+    }
+    s->defaultPolicy = QStringLiteral("none"); // no policy: nothing moves but the operator
+    return s;
+}
+
+// The load the scenario's services expect per hour of the week (Monday 00:00 local first), in
+// reference cards kept busy (requests per second x seconds per request): what the schedule
+// editor draws under the windows.
+QList<double> expectedLoad(const Sim::Scenario &scenario)
+{
+    QList<double> load(168, 0.0);
+    for (int h = 0; h < 168; ++h) {
+        const qint64 at = qint64(h) * 3'600'000 + 1'800'000; // mid-hour
+        for (const Sim::ServiceDef &s : scenario.services)
+            load[h] += s.curve.rate(at) * s.serviceMs / 1000.0;
+    }
+    return load;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -178,13 +314,12 @@ int main(int argc, char **argv)
     if (!options)
         return exitCode;
 
-    // The appliance is read before the window exists, so that a bad file costs no window.
+    // The day is read before the window exists, so that a bad file costs no window.
     const Catalogue::Catalogue catalogue = Catalogue::Catalogue::builtIn();
-    Sched::ApplianceError error;
-    const std::optional<Sched::Appliance> appliance
-            = Sched::loadApplianceFile(options->appliance, catalogue, &error);
-    if (!appliance) {
-        err << "zhaoxi: " << error.toString() << "\n";
+    QString problem;
+    std::optional<Sim::Scenario> scenario = loadScenario(*options, catalogue, &problem);
+    if (!scenario) {
+        err << "zhaoxi: " << problem << "\n";
         return UsageError;
     }
 
@@ -205,22 +340,101 @@ int main(int argc, char **argv)
     QApplication::setApplicationVersion(QStringLiteral(ZHAOXI_VERSION));
     QApplication::setOrganizationName(QStringLiteral("Zhaoxi"));
 
+    const Widgets::ConsoleSettings settings = Widgets::ConsoleSettings::load(QSettings());
     Widgets::LanguageController languages;
-    const QString language = options->language.isEmpty()
-                                     ? Widgets::LanguageController::systemLanguage()
-                                     : options->language;
+    QString language = options->language;
+    if (language.isEmpty() && Widgets::LanguageController::languages().contains(settings.language))
+        language = settings.language;
+    if (language.isEmpty())
+        language = Widgets::LanguageController::systemLanguage();
     if (!languages.setLanguage(language))
         err << "zhaoxi: the " << language << " translation is missing; showing English\n";
 
+    double speed = options->speed;
+    if (speed == -2)
+        speed = settings.speed;
+
+    // The session owns the appliance and runs on its own thread; the window only sees its
+    // snapshots and sends it commands. Real hardware when asked for and present; otherwise the
+    // embedded simulated appliance.
+    std::unique_ptr<Session::ApplianceSession> owned;
+    Session::SimulationSession *simulation = nullptr;
+    QString storePath;
+    if (options->hardware) {
+        Session::HardwareOptions ho;
+        ho.allowChanges = settings.allowHardwareChanges;
+        ho.pollIntervalMs = settings.pollIntervalMs;
+        QString whyNot;
+        std::unique_ptr<Session::HardwareSession> hw
+                = Session::HardwareSession::open(Device::NvmlBackendOptions{}, ho, &whyNot);
+        if (hw) {
+            storePath = hw->storePath();
+            owned = std::move(hw);
+        } else {
+            err << "zhaoxi: " << whyNot << "\n";
+            const bool offer = options->screenshot.isEmpty();
+            if (offer
+                && QMessageBox::question(
+                           nullptr,
+                           QCoreApplication::translate("main", "Zhaoxi"),
+                           QCoreApplication::translate(
+                                   "main",
+                                   "No NVIDIA driver found (%1).\n\nOpen the simulated "
+                                   "appliance instead?")
+                                   .arg(whyNot))
+                           != QMessageBox::Yes)
+                return UsageError;
+            err << "zhaoxi: showing the simulated appliance\n";
+        }
+    }
+    if (!owned) {
+        auto sim = std::make_unique<Session::SimulationSession>(
+                *scenario, options->policy, scenario->seed);
+        sim->setSpeed(speed);
+        sim->runTo(0);
+        storePath = sim->storePath();
+        simulation = sim.get();
+        owned = std::move(sim);
+    }
+    Session::ApplianceSession *session = owned.get();
+    Models::SessionClient client(session);
+
     Widgets::MainWindow window(&languages);
-    window.setAppliance(appliance->name, appliance->state);
+    window.setSession(&client, storePath);
+    if (simulation)
+        window.setSchedule(scenario->policyParams.value(QStringLiteral("windows")).toObject(),
+                           expectedLoad(*scenario));
+    // The hardware session re-opens its backend when the setting changes.
+    QObject::connect(&window,
+                     &Widgets::MainWindow::settingsApplied,
+                     session,
+                     [session](const Widgets::ConsoleSettings &s) {
+                         QMetaObject::invokeMethod(session,
+                                                   "setAllowChanges",
+                                                   Qt::QueuedConnection,
+                                                   Q_ARG(bool, s.allowHardwareChanges));
+                     });
+    if (simulation && options->atMs > 0) {
+        // --at is local time on the day's first date. The day runs up to it here, before the
+        // session gets its own thread, a snapshot every simulated minute, so that the charts and
+        // the event log have the morning behind them.
+        const qint64 localStart = (scenario->startMs + scenario->utcOffsetMs) % 86'400'000;
+        const qint64 until = std::max<qint64>(0, options->atMs - localStart);
+        for (qint64 t = 60'000; t < until; t += 60'000)
+            simulation->runTo(t);
+        simulation->runTo(until);
+    }
 
     if (!options->screenshot.isEmpty()) {
         window.show();
-        // Let the window lay itself out and handle the posted language change before rendering.
-        QCoreApplication::processEvents();
-        QCoreApplication::processEvents();
+        // Let the window lay itself out, handle the posted language change and let the views'
+        // coalesced repaints (charts replot on a short timer) happen before rendering.
+        QElapsedTimer settle;
+        settle.start();
+        while (settle.elapsed() < 600)
+            QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
         const QPixmap frame = window.grab();
+        owned.reset();
         if (frame.isNull() || !frame.save(options->screenshot, "PNG")) {
             err << "zhaoxi: cannot write the screenshot to " << options->screenshot << "\n";
             return Failure;
@@ -230,6 +444,18 @@ int main(int argc, char **argv)
         return Ok;
     }
 
+    QThread sessionThread;
+    sessionThread.setObjectName(QStringLiteral("session"));
+    owned.release()->moveToThread(&sessionThread);
+    QObject::connect(&sessionThread, &QThread::finished, session, &QObject::deleteLater);
+    sessionThread.start();
+    QMetaObject::invokeMethod(session, &Session::ApplianceSession::start, Qt::QueuedConnection);
+
     window.show();
-    return app.exec();
+    const int status = app.exec();
+    QMetaObject::invokeMethod(
+            session, &Session::ApplianceSession::stop, Qt::BlockingQueuedConnection);
+    sessionThread.quit();
+    sessionThread.wait();
+    return status;
 }

@@ -6,6 +6,7 @@
 
 #include "core/catalogue/catalogue.h"
 #include "core/catalogue/layoutrules.h"
+#include "core/device/nvmlapply.h"
 #include "core/device/nvmlbackend.h"
 #include "core/device/nvmlplan.h"
 
@@ -15,21 +16,6 @@ namespace Zhaoxi::Cli {
 
 namespace Cat = Zhaoxi::Catalogue;
 using namespace Zhaoxi::Device;
-
-namespace {
-
-QString layoutText(const Cat::Catalogue &catalogue, int model, const QList<InstanceInfo> &instances)
-{
-    if (model < 0)
-        return QStringLiteral("(model not in the catalogue)");
-    QStringList parts;
-    for (const InstanceInfo &i : instances)
-        parts << Cat::formatPlacement(catalogue.models()[model],
-                                      Domain::MigPlacement{i.profile, i.start});
-    return parts.isEmpty() ? QStringLiteral("(no instances)") : parts.join(QLatin1Char(' '));
-}
-
-} // namespace
 
 int runApplyPlan(const QStringList &arguments, Io &io)
 {
@@ -91,37 +77,26 @@ int runApplyPlan(const QStringList &arguments, Io &io)
         io.err << "zhaoxictl apply-plan: the plan does not fit the cards; nothing was applied\n";
         return 1;
     }
-    backend->apply(resolved.steps, 0);
-    backend->advance(0);
-    bool allDone = true;
-    QList<int> touched;
-    for (const NvmlStepReport &r : backend->takeStepReports()) {
-        const int card = r.result.step.card.value();
-        if (!touched.contains(card))
-            touched << card;
-        const NvmlCardReport &rep = backend->cardReports()[card];
-        const Domain::CardModel &m = catalogue.models()[rep.model];
+    const NvmlApplyOutcome outcome = applyNow(*backend, resolved.steps, 0);
+    for (const NvmlStepReport &r : outcome.reports) {
+        const NvmlCardReport &rep = backend->cardReports()[r.result.step.card.value()];
         io.out << "card " << rep.index << " " << rep.uuid << ": "
-               << (r.result.step.kind == DeviceStep::Kind::DestroyInstance ? "destroy " : "create ")
-               << Cat::formatPlacement(
-                          m, Domain::MigPlacement{r.result.step.profile, r.result.step.start})
-               << ": " << toString(r.state);
-        if (r.state != NvmlStepState::Done) {
-            allDone = false;
+               << describeStep(catalogue, rep.model, r.result.step) << ": " << toString(r.state);
+        if (r.state != NvmlStepState::Done)
             io.out << " (" << toString(r.status) << ")";
-        }
         if (!r.message.isEmpty())
             io.out << ": " << r.message;
         io.out << "\n";
     }
-    for (int card : touched) {
-        const NvmlCardReport &rep = backend->cardReports()[card];
+    for (CardId card : outcome.cards) {
+        const NvmlCardReport &rep = backend->cardReports()[card.value()];
         io.out << "card " << rep.index << " " << rep.uuid
-               << " now holds: " << layoutText(catalogue, rep.model, rep.layout.instances) << "\n";
+               << " now holds: " << formatLayout(catalogue, rep.model, rep.layout.instances)
+               << "\n";
         for (const QString &p : rep.layoutProblems)
             io.out << "  also: " << p << "\n";
     }
-    return allDone ? 0 : 1;
+    return outcome.allDone ? 0 : 1;
 }
 
 } // namespace Zhaoxi::Cli

@@ -7,6 +7,7 @@
 
 #include "core/catalogue/catalogue.h"
 #include "core/catalogue/layoutrules.h"
+#include "core/device/nvmlapply.h"
 #include "core/device/nvmlbackend.h"
 
 namespace Zhaoxi::Cli {
@@ -106,15 +107,8 @@ int runNvmlCheck(const QStringList &arguments, Io &io)
                 io.out << "    " << i.id << " " << i.profileId << " " << i.start << ":" << i.size
                        << "\n";
         }
-        if (model && c.layout.mode == PartitionMode::Mig) {
-            QStringList parts;
-            for (const InstanceInfo &i : c.layout.instances)
-                parts << Cat::formatPlacement(*model, Domain::MigPlacement{i.profile, i.start});
-            io.out << "  layout: "
-                   << (parts.isEmpty() ? QStringLiteral("(no instances)")
-                                       : parts.join(QLatin1Char(' ')))
-                   << "\n";
-        }
+        if (model && c.layout.mode == PartitionMode::Mig)
+            io.out << "  layout: " << formatLayout(catalogue, c.model, c.layout.instances) << "\n";
         for (const QString &p : c.layoutProblems)
             io.out << "  layout problem: " << p << "\n";
         const NvmlReading r = b->reading(c.id);

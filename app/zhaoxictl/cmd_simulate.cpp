@@ -5,6 +5,7 @@
 
 #include "core/catalogue/catalogue.h"
 #include "core/policy/policy.h"
+#include "core/session/eventbridge.h"
 #include "core/sim/engine.h"
 #include "core/sim/scenario.h"
 #include "core/storage/recorder.h"
@@ -18,42 +19,6 @@
 namespace Zhaoxi::Cli {
 
 namespace {
-
-bool isDeviceEvent(Device::ApplianceEventCode code)
-{
-    using C = Device::ApplianceEventCode;
-    switch (code) {
-    case C::StepStarted:
-    case C::StepDone:
-    case C::StepFailed:
-    case C::FaultCardLost:
-    case C::FaultMemoryError:
-    case C::FaultThermalThrottle:
-    case C::CardRecovered:
-    case C::ThrottleStarted:
-    case C::ThrottleEnded:
-        return true;
-    default:
-        return false;
-    }
-}
-
-Storage::Severity severityOf(Device::ApplianceEventCode code)
-{
-    using C = Device::ApplianceEventCode;
-    switch (code) {
-    case C::StepFailed:
-    case C::FaultMemoryError:
-    case C::FaultCardLost:
-        return Storage::Severity::Error;
-    case C::FaultThermalThrottle:
-    case C::ThrottleStarted:
-    case C::GuardPressure:
-        return Storage::Severity::Warning;
-    default:
-        return Storage::Severity::Info;
-    }
-}
 
 // Replays the run minute by minute so the store gets each card's metrics over the day, then the
 // run's scheduler, policy and device events and its final state (issue 5: simulate --db).
@@ -84,20 +49,8 @@ Sim::Report recordRun(Sim::Engine &engine, const Sim::Scenario &scenario, Storag
     Sim::Report report = engine.finish();
     for (const Sched::SchedEvent &e : engine.schedulerEvents().events())
         rec.record(e);
-    for (const Device::ApplianceEvent &e : engine.applianceEvents().events()) {
-        const QJsonObject params{
-                {QStringLiteral("reason"), QLatin1String(Device::toString(e.reason))},
-                {QStringLiteral("a"), e.a},
-                {QStringLiteral("b"), e.b},
-                {QStringLiteral("c"), e.c},
-                {QStringLiteral("value"), e.value}};
-        const Storage::Subject subject{e.card.value(), -1, e.job.value()};
-        const QByteArray code(Device::toString(e.code));
-        if (isDeviceEvent(e.code))
-            rec.recordDevice(e.atMs, code, severityOf(e.code), params, subject);
-        else
-            rec.recordPolicy(e.atMs, code, severityOf(e.code), params, subject);
-    }
+    for (const Device::ApplianceEvent &e : engine.applianceEvents().events())
+        Session::recordApplianceEvent(rec, e);
     rec.recordState(engine.scheduler().state(), engine.nowMs());
     report.wallSeconds = double(wall.nsecsElapsed()) / 1e9; // the replay and its recording
     return report;

@@ -4,6 +4,7 @@
 #include "queueing.h"
 
 #include "core/catalogue/layoutrules.h"
+#include "core/sched/migfit.h"
 
 #include <QSet>
 
@@ -20,17 +21,29 @@ void CommonParams::read(ParamReader &r)
     periodMs = r.duration(QStringLiteral("period"), periodMs, 1000, 3600'000);
     targetUtilisation = r.number(QStringLiteral("targetUtilisation"), targetUtilisation, 0.05, 1);
     sloSafety = r.number(QStringLiteral("sloSafety"), sloSafety, 0.05, 1);
+    sloSafetyAtRest = r.number(QStringLiteral("sloSafetyAtRest"), sloSafetyAtRest, -1, 1);
     trainingBandwidthShare
             = r.number(QStringLiteral("trainingBandwidthShare"), trainingBandwidthShare, 0, 1);
     trainingPowerCapW = r.number(QStringLiteral("trainingPowerCapW"), trainingPowerCapW, -1, 1e7);
 }
 
-int replicasForRate(const ServiceView &s, double rateRps, const CommonParams &p)
+int replicasForRate(const ServiceView &s,
+                    double rateRps,
+                    const CommonParams &p,
+                    double modelError,
+                    double peakRps)
 {
+    double safety = p.sloSafety;
+    if (peakRps > 0 && p.sloSafetyAtRest >= 0) {
+        const double shortfall = 1 - std::clamp(rateRps / peakRps, 0.0, 1.0);
+        safety += (p.sloSafetyAtRest - p.sloSafety) * shortfall * shortfall;
+    }
+    // Sized for the service time the replicas take now when that is slower than nominal (soft
+    // slicing and interference on shared cards, throttled clocks).
     const int n = replicasFor(rateRps / 1000.0,
-                              s.serviceMs,
+                              std::max(s.serviceMs, s.currentServiceMs),
                               s.cv,
-                              p.sloSafety * s.sloMs,
+                              safety * s.sloMs / std::max(1.0, modelError),
                               0.99,
                               p.targetUtilisation,
                               s.maxReplicas);
@@ -189,6 +202,15 @@ int makeRoomForService(PolicyContext &ctx,
     QHash<int, TrainingView> views;
     for (const TrainingView &v : ctx.training(nowMs))
         views.insert(v.job.value(), v);
+    // Training already leaving makes room for free when it leaves in time: by the deadline when
+    // draining, at once otherwise (one the scheduler set to leave at a far checkpoint for a
+    // waiting replica is a victim like any other: asked at once, it goes at once).
+    const qint64 leaveBy = drain ? deadlineMs : nowMs;
+    auto goesBy = [&](JobId j) {
+        const Sched::Job &job = st.job(j);
+        return leaving.contains(j.value())
+               || (job.state == Sched::JobState::Preempting && job.evictAtMs <= leaveBy);
+    };
     int placed = 0;
     for (int k = 0; k < replicas; ++k) {
         struct Option
@@ -221,23 +243,20 @@ int makeRoomForService(PolicyContext &ctx,
                     otherWork = true;
                 }
             }
-            // Try first with only the training already leaving gone, then with all of it gone.
+            // Try first with only the training already leaving in time gone, then with all of it
+            // gone.
             for (int pass = 0; pass < 2; ++pass) {
                 QList<JobId> victims;
                 for (JobId j : trainingHere) {
-                    const bool goes = st.job(j).state == Sched::JobState::Preempting
-                                      || leaving.contains(j.value());
-                    if (!goes && pass == 1)
+                    if (!goesBy(j) && pass == 1)
                         victims.append(j);
                 }
                 auto stays = [&](const Sched::Unit &u) {
                     if (!u.job.isValid())
                         return false;
                     const Sched::Job &j = st.job(u.job);
-                    if (!isTraining(j))
-                        return true;
-                    if (j.state == Sched::JobState::Preempting || leaving.contains(u.job.value()))
-                        return false;
+                    if (!isTraining(j) || goesBy(u.job))
+                        return !isTraining(j);
                     return !victims.contains(u.job);
                 };
                 Option opt;
@@ -252,7 +271,15 @@ int makeRoomForService(PolicyContext &ctx,
                         if (stays(u))
                             layout.append({u.profile, u.start});
                     }
-                    const int start = Catalogue::firstFreeStart(m, layout, p);
+                    // Where the scheduler will create it (MigFit::creatableStart).
+                    int start = -1;
+                    if (Catalogue::firstFreeStart(m, layout, p) >= 0) {
+                        int used = 0;
+                        for (const Domain::MigPlacement &l : layout)
+                            used += m.migProfiles[l.profile].computeSlices;
+                        start = Sched::MigFit::bestStart(
+                                m, Catalogue::occupancyMask(m, layout), used, p);
+                    }
                     fits = start >= 0;
                     opt.profile = p;
                     opt.start = start;
@@ -329,7 +356,10 @@ void makeRoomForReplicas(PolicyContext &ctx,
     }
 }
 
-int consolidateTraining(PolicyContext &ctx, qint64 nowMs, qint64 deadlineMs)
+int consolidateTraining(PolicyContext &ctx,
+                        qint64 nowMs,
+                        qint64 deadlineMs,
+                        ConsolidationMemo *memo)
 {
     const Sched::ClusterState &st = ctx.scheduler().state();
     const Sched::ClassBudget &budget = ctx.scheduler().classBudget();
@@ -342,11 +372,26 @@ int consolidateTraining(PolicyContext &ctx, qint64 nowMs, qint64 deadlineMs)
         QList<JobId> jobs;
         qint64 milli = 0;
     };
+    if (memo) {
+        // Forget the jobs that no longer wait.
+        for (auto it = memo->askedFor.begin(); it != memo->askedFor.end();) {
+            if (st.job(JobId(it.key())).state != Sched::JobState::Pending)
+                it = memo->askedFor.erase(it);
+            else
+                ++it;
+        }
+    }
     // The first waiting whole-card training job, in queue order, that this can help.
     for (JobId id : ctx.scheduler().queue()) {
         const Sched::Job &waiting = st.job(id);
         if (!isTraining(waiting) || waiting.spec.demand.cards < 1
             || waiting.spec.demand.compute.kind != ComputeDemand::Kind::WholeCard)
+            continue;
+        // Cards freed for it earlier and taken by something else: it waits for another reason
+        // (host resources, a reservation); try again later rather than moving the same jobs
+        // over and over.
+        if (memo && memo->askedFor.contains(id.value())
+            && nowMs < memo->askedFor.value(id.value()) + memo->retryMs)
             continue;
         const int need = waiting.spec.demand.cards;
         int free = 0;
@@ -397,17 +442,165 @@ int consolidateTraining(PolicyContext &ctx, qint64 nowMs, qint64 deadlineMs)
         QHash<int, TrainingView> views;
         for (const TrainingView &v : ctx.training(nowMs))
             views.insert(v.job.value(), v);
+        // The cards must be empty at the same moment: a job that left alone goes back to its
+        // own partition before the waiting job can have the card. So a lone job on the one card
+        // needed may leave at its checkpoint; otherwise all leave at once (they are small).
+        const bool together = need > 1 || candidates.first().jobs.size() > 1;
         int asked = 0;
         for (const Candidate &c : candidates) {
             for (JobId j : c.jobs) {
                 const TrainingView v = views.value(j.value());
-                const bool atCheckpoint = v.checkpoints && v.nextCheckpointMs >= 0
+                const bool atCheckpoint = !together && v.checkpoints && v.nextCheckpointMs >= 0
                                           && v.nextCheckpointMs <= deadlineMs;
                 ctx.requeueTraining(j, nowMs, atCheckpoint, ActionReason::Consolidate);
                 ++asked;
             }
         }
+        if (memo)
+            memo->askedFor.insert(id.value(), nowMs);
         return asked;
+    }
+    return 0;
+}
+
+int defragmentInference(PolicyContext &ctx, qint64 nowMs, DefragMemo *memo)
+{
+    if (memo->lastMs >= 0 && nowMs < memo->lastMs + memo->settleMs)
+        return 0;
+    const QList<ServiceView> views = ctx.services(nowMs);
+    QHash<QString, int> serviceOf;
+    for (const ServiceView &v : views) {
+        if (v.pending > 0)
+            return 0; // room is being made: not now
+        if (v.leaving == 0 && v.serving == v.target)
+            serviceOf.insert(v.name, v.index); // steady: its replicas may move
+    }
+    const Sched::ClusterState &st = ctx.scheduler().state();
+    // The waiting whole-card training job it would be for, and room for it in its budget.
+    const Sched::Job *waiting = nullptr;
+    for (JobId id : ctx.scheduler().queue()) {
+        const Sched::Job &j = st.job(id);
+        if (isTraining(j) && j.spec.demand.cards >= 1
+            && j.spec.demand.compute.kind == ComputeDemand::Kind::WholeCard) {
+            waiting = &j;
+            break;
+        }
+    }
+    if (!waiting)
+        return 0;
+    const qint64 budget = ctx.scheduler().classBudget().trainingMilli;
+    if (budget >= 0 && budget - st.classUsage().training < 1000)
+        return 0;
+
+    struct Move
+    {
+        int service = -1;
+        JobId job;
+        int profile = -1;
+    };
+    struct CardPlan
+    {
+        Sched::CardId card;
+        QList<Move> moves;
+        bool movable = true;
+    };
+    QList<CardPlan> donors;
+    QList<int> receivers; // cards serving inference
+    for (const Sched::CardState &c : st.cards()) {
+        if (c.health == Sched::CardHealth::Failed || !st.host(c.host).up
+            || c.mode != Domain::PartitionMode::Mig || !cardServes(st, c, waiting->spec))
+            continue;
+        CardPlan plan;
+        plan.card = c.id;
+        for (const Sched::Unit &u : c.units) {
+            if (!u.job.isValid())
+                continue;
+            const Sched::Job &j = st.job(u.job);
+            if (j.spec.inference) {
+                if (serviceOf.contains(j.spec.inference->service))
+                    plan.moves.append(
+                            Move{serviceOf.value(j.spec.inference->service), u.job, u.profile});
+                else
+                    plan.movable = false;
+            } else if (!isTraining(j) || j.spec.priority >= waiting->spec.priority
+                       || j.spec.demand.compute.kind == ComputeDemand::Kind::WholeCard) {
+                plan.movable = false;
+            }
+        }
+        if (plan.moves.isEmpty())
+            continue;
+        receivers.append(c.id.value());
+        if (plan.movable)
+            donors.append(plan);
+    }
+    std::sort(donors.begin(), donors.end(), [](const CardPlan &a, const CardPlan &b) {
+        return a.moves.size() != b.moves.size() ? a.moves.size() < b.moves.size()
+                                                 : a.card < b.card;
+    });
+    for (const CardPlan &donor : std::as_const(donors)) {
+        // Room for each of its replicas on the other inference cards, as they are laid out
+        // (idle instances of the profile, or slots free for a new one), fullest card first.
+        QHash<int, QList<Domain::MigPlacement>> layouts;
+        QHash<int, QList<int>> idle; // by card: idle instances' profiles still unclaimed
+        for (int r : std::as_const(receivers)) {
+            if (r == donor.card.value())
+                continue;
+            const Sched::CardState &c = st.cards()[r];
+            for (const Sched::Unit &u : c.units) {
+                layouts[r].append({u.profile, u.start});
+                if (!u.job.isValid() && u.state == Sched::UnitState::Ready)
+                    idle[r].append(u.profile);
+            }
+        }
+        QList<QPair<Move, int>> plan;
+        for (const Move &m : donor.moves) {
+            int best = -1;
+            int bestFree = INT_MAX;
+            for (auto it = layouts.cbegin(); it != layouts.cend(); ++it) {
+                const Sched::CardState &c = st.cards()[it.key()];
+                const Domain::CardModel &model = st.model(c);
+                int used = 0;
+                for (const Domain::MigPlacement &l : it.value())
+                    used += model.migProfiles[l.profile].computeSlices;
+                const bool fits = idle.value(it.key()).contains(m.profile)
+                                  || Catalogue::firstFreeStart(model, it.value(), m.profile) >= 0;
+                const int free = model.migComputeSlices - used;
+                if (fits && (free < bestFree || (free == bestFree && it.key() < best))) {
+                    best = it.key();
+                    bestFree = free;
+                }
+            }
+            if (best < 0)
+                break;
+            const Sched::CardState &c = st.cards()[best];
+            const Domain::CardModel &model = st.model(c);
+            if (idle[best].contains(m.profile)) {
+                idle[best].removeOne(m.profile); // already in the layout
+            } else {
+                int used = 0;
+                for (const Domain::MigPlacement &l : layouts[best])
+                    used += model.migProfiles[l.profile].computeSlices;
+                const int start = Sched::MigFit::bestStart(model,
+                                                           Catalogue::occupancyMask(model,
+                                                                                    layouts[best]),
+                                                           used,
+                                                           m.profile);
+                layouts[best].append({m.profile, start});
+            }
+            plan.append({m, best});
+        }
+        if (plan.size() != donor.moves.size())
+            continue;
+        int moved = 0;
+        for (const auto &p : std::as_const(plan)) {
+            moved += ctx.moveReplica(p.first.service,
+                                     p.first.job,
+                                     Sched::CardId(p.second),
+                                     nowMs,
+                                     ActionReason::Consolidate);
+        }
+        memo->lastMs = nowMs;
+        return moved;
     }
     return 0;
 }

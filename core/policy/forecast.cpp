@@ -24,6 +24,7 @@ std::unique_ptr<Policy> Forecast::create(const QJsonObject &params, PolicyError 
     p->m_learningRate = r.number(QStringLiteral("learningRate"), p->m_learningRate, 0, 1);
     p->m_levelMin = r.number(QStringLiteral("levelMin"), p->m_levelMin, 0, 10);
     p->m_levelMax = r.number(QStringLiteral("levelMax"), p->m_levelMax, 0, 10);
+    p->m_levelTauMs = r.duration(QStringLiteral("levelTau"), p->m_levelTauMs, 0, 24 * 3600'000LL);
     if (r.ok() && p->m_levelMin > p->m_levelMax)
         r.fail(QStringLiteral("levelMin"), QStringLiteral("must not exceed levelMax"));
     if (!p->readGuard(r) || !r.finish())
@@ -82,6 +83,17 @@ double Forecast::forecastMax(int service, qint64 fromLocalMs, qint64 toLocalMs, 
     return m * level;
 }
 
+double Forecast::peakRate(const ServiceView &s, double seenRps) const
+{
+    if (s.index >= m_learned.size())
+        return seenRps;
+    const Learned &l = m_learned[s.index];
+    double peak = 0;
+    for (double v : l.shape)
+        peak = std::max(peak, v);
+    return std::max(seenRps, peak * l.level);
+}
+
 double Forecast::plannedRate(PolicyContext &ctx, const ServiceView &s, qint64 nowMs)
 {
     if (s.index >= m_learned.size())
@@ -98,7 +110,11 @@ double Forecast::plannedRate(PolicyContext &ctx, const ServiceView &s, qint64 no
         e.value = qint64(std::llround(ahead * 1000)); // mreq/s
         ctx.record(e);
     }
-    return std::max(s.observedRate, ahead);
+    // What the window saw counts beyond the forecast only past its counting noise (a window of
+    // n requests measures the rate to about rate / sqrt(n)): a low-rate service's window is
+    // noisy, and taking the larger of two noisy figures would size for the noise.
+    const double noise = s.observedRate / std::sqrt(double(std::max<qint64>(1, s.windowRequests)));
+    return std::max(s.observedRate - 2 * noise, ahead);
 }
 
 qint64 Forecast::tick(PolicyContext &ctx, qint64 nowMs)
@@ -123,8 +139,16 @@ qint64 Forecast::tick(PolicyContext &ctx, qint64 nowMs)
             l.bucketStartMs = nowMs;
         }
         const double expected = shapeAt(s.index, local);
-        if (expected > 0 && s.windowRequests >= 50)
-            l.level = std::clamp(s.observedRate / expected, m_levelMin, m_levelMax);
+        if (expected > 0 && s.windowRequests >= 50) {
+            // Smoothed over levelTau: one window's ratio carries its counting noise.
+            const double ratio = std::clamp(s.observedRate / expected, m_levelMin, m_levelMax);
+            const double weight
+                    = l.levelAtMs < 0 || m_levelTauMs <= 0
+                              ? 1.0
+                              : std::min(1.0, double(nowMs - l.levelAtMs) / double(m_levelTauMs));
+            l.level += weight * (ratio - l.level);
+            l.levelAtMs = nowMs;
+        }
     }
     return LoadGuard::tick(ctx, nowMs);
 }

@@ -14,6 +14,7 @@ namespace Zhaoxi::Policy {
 //   lead          duration, default 20m
 //   learningRate  number 0..1, default 0.2: weight of today's bucket in the shape
 //   levelMin, levelMax  numbers, default 0.8, 1.5
+//   levelTau      duration, default 10m: how long the level takes to follow a change (0: at once)
 //   + the guard's parameters (loadguard.h)
 class Forecast final : public LoadGuard
 {
@@ -30,6 +31,8 @@ public:
 protected:
     double plannedRate(PolicyContext &ctx, const ServiceView &s, qint64 nowMs) override;
     qint64 roomDeadlineMs(qint64 nowMs) const override { return nowMs + m_leadMs; }
+    // The learned day's highest rate at today's level (or the highest seen, if more).
+    double peakRate(const ServiceView &s, double seenRps) const override;
 
 private:
     struct Learned
@@ -39,11 +42,13 @@ private:
         qint64 arrivalsAtBucketStart = 0;
         qint64 bucketStartMs = 0;
         double level = 1;
+        qint64 levelAtMs = -1;
     };
     qint64 m_leadMs = 20 * 60'000;
     double m_learningRate = 0.2;
     double m_levelMin = 0.8;
     double m_levelMax = 1.5;
+    qint64 m_levelTauMs = 10 * 60'000;
     qint64 m_bucketMs = 15 * 60'000;
     QList<Learned> m_learned;
 };

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "loadguard.h"
 
+#include "queueing.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -32,6 +34,10 @@ bool LoadGuard::readGuard(ParamReader &r)
     m_drainDeadlineMs
             = r.duration(QStringLiteral("drainDeadline"), m_drainDeadlineMs, 0, 24 * 3600'000LL);
     m_minWindowRequests = qint64(r.number(QStringLiteral("minWindowRequests"), 20, 0, 1e9));
+    m_riskAfterMs = r.duration(QStringLiteral("riskAfter"), m_riskAfterMs, 0, 24 * 3600'000LL);
+    m_defragment = r.boolean(QStringLiteral("defragment"), m_defragment);
+    m_calibrationTauMs
+            = r.duration(QStringLiteral("calibrationTau"), m_calibrationTauMs, 0, 24 * 3600'000LL);
     return r.ok();
 }
 
@@ -56,20 +62,55 @@ qint64 LoadGuard::tick(PolicyContext &ctx, qint64 nowMs)
     std::vector<bool> risk(std::size_t(views.size()), false);
     for (const ServiceView &s : views) {
         ServiceState &st = m_state[std::size_t(s.index)];
-        int desired = replicasForRate(s, plannedRate(ctx, s, nowMs), m_common);
+        // How far the queueing estimate is off for this service: the window's p99 against the
+        // estimate for the replicas serving and the load seen, smoothed over calibrationTau.
+        if (m_calibrationTauMs > 0 && s.serving > 0 && s.windowRequests >= 100) {
+            const double model = latencyQuantileMs(s.serving,
+                                                   s.observedRate / 1000.0,
+                                                   std::max(s.serviceMs, s.currentServiceMs),
+                                                   s.cv,
+                                                   0.99);
+            if (std::isfinite(model) && model > 0) {
+                const double ratio = std::clamp(s.windowP99Ms / model, 0.5, 3.0);
+                const double w = st.calibratedAtMs < 0
+                                         ? 0.0
+                                         : std::min(1.0,
+                                                    double(nowMs - st.calibratedAtMs)
+                                                            / double(m_calibrationTauMs));
+                st.modelError += w * (ratio - st.modelError);
+                st.calibratedAtMs = nowMs;
+            }
+        }
+        st.peakRps = std::max(st.peakRps, s.observedRate);
+        int desired = replicasForRate(
+                s, plannedRate(ctx, s, nowMs), m_common, st.modelError, peakRate(s, st.peakRps));
         const bool judged = s.windowRequests >= m_minWindowRequests;
         const double p99 = judged ? s.windowP99Ms : 0;
         const bool depth = s.queueDepth > m_depthPerReplica * std::max(1, s.serving);
-        const bool pressure = p99 > m_pressureP99 * s.sloMs || depth;
-        risk[std::size_t(s.index)] = p99 > m_riskP99 * s.sloMs;
+        // Past the SLO itself, the window's tail counts only when it is more than counting noise:
+        // a window at its p99 target has 1 % of its requests past the SLO, give or take
+        // sqrt(1 %) of them (a low-rate service's window holds a handful of tail requests).
+        const double tail = 0.01 * double(s.windowRequests);
+        const bool tailOver = judged && double(s.windowOverSlo) > tail + 2 * std::sqrt(tail) + 1;
+        const bool pressure
+                = (p99 > m_pressureP99 * s.sloMs && (m_pressureP99 < 1 || tailOver)) || depth;
+        // The SLO is at risk (act at once) when the window p99 is past it and the queue backs
+        // up, or when it stays past it longer than riskAfter. A burst of slow requests keeps a
+        // window's p99 high for as long as the window lasts while the replicas have long caught
+        // up: that is pressure, not a reason to throw training off mid-checkpoint.
+        const bool over = p99 > m_riskP99 * s.sloMs && (m_riskP99 > 1 || tailOver);
+        if (!over)
+            st.overSinceMs = -1;
+        else if (st.overSinceMs < 0)
+            st.overSinceMs = nowMs;
+        risk[std::size_t(s.index)] = over && (depth || nowMs - st.overSinceMs >= m_riskAfterMs);
         if (pressure) {
+            // Grow from what serves: replicas already asked for and still starting (placing,
+            // loading) count towards the step, so a window p99 that lags behind them does not
+            // add more on every tick.
+            const double step = risk[std::size_t(s.index)] ? 2 * m_stepUp : m_stepUp;
             desired = std::max(
-                    desired,
-                    s.target
-                            + std::max(1,
-                                       int(std::ceil(s.target
-                                                     * (risk[std::size_t(s.index)] ? 2 * m_stepUp
-                                                                                   : m_stepUp)))));
+                    {desired, s.serving + std::max(1, int(std::ceil(s.serving * step))), s.target});
             Device::ApplianceEvent e;
             e.atMs = nowMs;
             e.code = Device::ApplianceEventCode::GuardPressure;
@@ -111,22 +152,47 @@ qint64 LoadGuard::tick(PolicyContext &ctx, qint64 nowMs)
     b.trainingMilli = std::max<qint64>(0, ctx.totalMilli() - need - m_headroomMilli);
     ctx.setBudget(b, nowMs, ActionReason::Pressure);
 
-    // Replicas that still wait need room: training leaves at its checkpoint, or at once when the
-    // SLO is at risk.
+    // Replicas that still wait need room: training leaves at its checkpoint, by the deadline. At
+    // once only for the replicas without which those placed cannot meet the SLO at the load seen
+    // now (a card lost with replicas on it), and for one when the SLO is at risk and none is on
+    // its way yet: a replica is what relieves a backed-up queue, the rest of the step can wait.
     views = ctx.services(nowMs);
     for (const ServiceView &s : views) {
         if (s.pending <= 0)
             continue;
+        const int placed = s.target - s.pending;
+        const int least = std::min(s.maxReplicas,
+                                   replicasFor(s.observedRate / 1000.0,
+                                               s.serviceMs,
+                                               s.cv,
+                                               s.sloMs,
+                                               0.99,
+                                               1.0,
+                                               s.maxReplicas));
         const bool atRisk = risk[std::size_t(s.index)] || s.serving == 0;
-        makeRoomForService(ctx,
-                           nowMs,
-                           s.index,
-                           s.pending,
-                           m_drain && !atRisk,
-                           roomDeadlineMs(nowMs),
-                           atRisk ? ActionReason::SloAtRisk : ActionReason::Pressure);
+        const bool coming = placed > s.serving; // placed and still loading
+        // Replicas that were placed at the last look and are waiting again were lost with
+        // their card: they served the load, so they come back at once.
+        ServiceState &st = m_state[std::size_t(s.index)];
+        const int lost = std::max(0, std::min(st.placedBefore, s.target) - placed);
+        const int urgent = std::clamp(
+                std::max({least - placed, lost, atRisk && !coming ? 1 : 0}), 0, s.pending);
+        if (urgent > 0)
+            makeRoomForService(ctx, nowMs, s.index, urgent, false, nowMs, ActionReason::SloAtRisk);
+        if (s.pending > urgent)
+            makeRoomForService(ctx,
+                               nowMs,
+                               s.index,
+                               s.pending,
+                               m_drain,
+                               roomDeadlineMs(nowMs),
+                               ActionReason::Pressure);
     }
-    consolidateTraining(ctx, nowMs, nowMs + m_drainDeadlineMs);
+    for (const ServiceView &s : ctx.services(nowMs))
+        m_state[std::size_t(s.index)].placedBefore = s.target - s.pending;
+    consolidateTraining(ctx, nowMs, nowMs + m_drainDeadlineMs, &m_consolidation);
+    if (m_defragment)
+        defragmentInference(ctx, nowMs, &m_defrag);
     return nowMs + m_common.periodMs;
 }
 

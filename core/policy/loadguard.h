@@ -14,7 +14,14 @@ namespace Zhaoxi::Policy {
 // is well inside the SLO (hysteresis).
 //
 //   pressureP99      number, default 0.9: pressure when the window p99 passes this share of the SLO
-//   riskP99          number, default 1.0: the SLO at risk: act at once
+//   riskP99          number, default 1.0: the SLO at risk: act at once, when the queue also backs
+//                    up (depthPerReplica) or the p99 stays past it for riskAfter
+//   riskAfter        duration, default 2m
+//   defragment       boolean, default true: move replicas off a card into room on the other
+//                    inference cards when that gives waiting whole-card training the card
+//                    (defragmentInference)
+//   calibrationTau   duration, default 15m: how long the measure of the queueing estimate's
+//                    error for a service takes to follow (0: plan with the estimate as it is)
 //   releaseP99       number, default 0.5: give back only under this share of the SLO
 //   depthPerReplica  number, default 6: pressure when more requests than this per serving replica
 //   hold             duration, default 10m
@@ -38,6 +45,9 @@ protected:
     bool readGuard(ParamReader &r);
     // The rate (req/s) replicas are sized for; the guard uses what it observes.
     virtual double plannedRate(PolicyContext &ctx, const ServiceView &s, qint64 nowMs);
+    // The rate the service peaks at (for sloSafetyAtRest): the guard takes the highest it has
+    // seen so far.
+    virtual double peakRate(const ServiceView &, double seenRps) const { return seenRps; }
     // How far ahead room is made for replicas that wait (the guard: drainDeadline).
     virtual qint64 roomDeadlineMs(qint64 nowMs) const { return nowMs + m_drainDeadlineMs; }
 
@@ -47,6 +57,11 @@ private:
     struct ServiceState
     {
         qint64 belowSinceMs = -1;
+        qint64 overSinceMs = -1; // window p99 past the risk threshold since
+        double modelError = 1;   // observed p99 / the queueing estimate's, smoothed
+        qint64 calibratedAtMs = -1;
+        int placedBefore = 0; // replicas placed at the end of the last look
+        double peakRps = 0;   // the highest window rate seen
     };
     double m_pressureP99 = 0.9;
     double m_riskP99 = 1.0;
@@ -58,8 +73,13 @@ private:
     bool m_drain = true;
     qint64 m_drainDeadlineMs = 5 * 60'000;
     qint64 m_minWindowRequests = 20;
+    qint64 m_riskAfterMs = 2 * 60'000;
+    qint64 m_calibrationTauMs = 15 * 60'000;
     std::vector<ServiceState> m_state;
     QosKnobs m_qos;
+    ConsolidationMemo m_consolidation;
+    bool m_defragment = true;
+    DefragMemo m_defrag;
 };
 
 } // namespace Zhaoxi::Policy

@@ -23,18 +23,23 @@ struct ServiceView
     QString name;
     double sloMs = 0;
     double serviceMs = 0; // mean service time of one request on one replica's unit, nominal
-    double cv = 0;        // of the service time
+    // ... as the serving replicas take it now (their units' sharing, interference, clocks and
+    // paths), averaged over them; the nominal one when none serves
+    double currentServiceMs = 0;
+    double cv = 0; // of the service time
     int minReplicas = 1;
     int maxReplicas = 1;
     int target = 0;          // replicas asked for (placed or waiting), not draining
     int serving = 0;         // ready and taking requests
     int pending = 0;         // asked for, not placed yet
+    int leaving = 0;         // draining, or being replaced by one on another card (moveReplica)
     qint64 unitMilli = 0;    // compute one replica holds, milli-cards
     double observedRate = 0; // requests per second over the sliding window
     double windowP99Ms = 0;  // over the sliding window
     qint64 windowRequests = 0;
-    int queueDepth = 0;  // requests in flight or waiting
-    qint64 arrivals = 0; // since the start (for learning)
+    qint64 windowOverSlo = 0; // of those, how many took longer than the SLO
+    int queueDepth = 0;       // requests in flight or waiting
+    qint64 arrivals = 0;      // since the start (for learning)
 };
 
 // What a policy sees of one training job that holds units.
@@ -70,6 +75,20 @@ public:
     // Elastic replicas, clamped to the service's range. More: new replica jobs are submitted;
     // fewer: waiting ones are withdrawn first, then the newest drain (finish what they hold).
     virtual void setReplicas(int service, int replicas, qint64 nowMs, ActionReason why) = 0;
+    // Moves a serving replica of the service to another card: a new one is placed there now,
+    // and the old one drains once the new one serves (the service keeps its replicas meanwhile).
+    // False when the replica cannot move (not serving, already moving) or the new one does not
+    // fit the card as it is. The simulator implements it; by default nothing moves.
+    virtual bool moveReplica(
+            int service, JobId replica, Domain::CardId card, qint64 nowMs, ActionReason why)
+    {
+        Q_UNUSED(service)
+        Q_UNUSED(replica)
+        Q_UNUSED(card)
+        Q_UNUSED(nowMs)
+        Q_UNUSED(why)
+        return false;
+    }
     virtual void setBudget(const Sched::ClassBudget &budget, qint64 nowMs, ActionReason why) = 0;
     // Scheduler::requeue with an event: at checkpoint (drain) or at once (preempt).
     virtual qint64 requeueTraining(JobId job, qint64 nowMs, bool atCheckpoint, ActionReason why)

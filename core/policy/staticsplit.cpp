@@ -59,7 +59,7 @@ qint64 StaticSplit::tick(PolicyContext &ctx, qint64 nowMs)
                         false,
                         nowMs + m_common.periodMs * 20,
                         ActionReason::StaticShare);
-    consolidateTraining(ctx, nowMs, nowMs + 10 * 60'000);
+    consolidateTraining(ctx, nowMs, nowMs + 10 * 60'000, &m_consolidation);
     return nowMs + m_common.periodMs;
 }
 

@@ -24,6 +24,7 @@ private:
     CommonParams m_common;
     double m_share = 0.4;
     QosKnobs m_qos;
+    ConsolidationMemo m_consolidation;
 };
 
 } // namespace Zhaoxi::Policy

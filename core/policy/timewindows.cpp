@@ -235,7 +235,7 @@ qint64 TimeWindows::tick(PolicyContext &ctx, qint64 nowMs)
                         nowMs + m_common.periodMs * 20,
                         ActionReason::Window);
 
-    consolidateTraining(ctx, nowMs, nowMs + 10 * 60'000);
+    consolidateTraining(ctx, nowMs, nowMs + 10 * 60'000, &m_consolidation);
     qint64 wake = nowMs + m_common.periodMs;
     if (edgeIn > 0) {
         if (edgeIn > m_prepareMs)

@@ -57,6 +57,7 @@ private:
     int m_current = -2;
     qint64 m_preparedFor = -1;
     QosKnobs m_qos;
+    ConsolidationMemo m_consolidation;
 };
 
 } // namespace Zhaoxi::Policy

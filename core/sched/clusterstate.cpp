@@ -49,7 +49,8 @@ bool operator==(const HostState &a, const HostState &b)
            && a.memoryMiB == b.memoryMiB && a.usedCpuMilli == b.usedCpuMilli
            && a.usedMemoryMiB == b.usedMemoryMiB && a.firstCard == b.firstCard
            && a.cardCount == b.cardCount && a.up == b.up && a.failedCards == b.failedCards
-           && a.models == b.models && a.usedCardMilli == b.usedCardMilli;
+           && a.cordonedCards == b.cordonedCards && a.models == b.models
+           && a.usedCardMilli == b.usedCardMilli;
 }
 
 bool operator==(const Job &a, const Job &b)
@@ -362,6 +363,16 @@ void ClusterState::setCardHealth(CardId cardId, CardHealth health)
     touch(c.host);
 }
 
+void ClusterState::setCardCordoned(CardId cardId, bool cordoned)
+{
+    CardState &c = m_cards[cardId.value()];
+    c.cordoned = cordoned;
+    HostState &h = m_hosts[c.host.value()];
+    const quint64 bit = quint64(1) << c.indexOnHost;
+    h.cordonedCards = cordoned ? (h.cordonedCards | bit) : (h.cordonedCards & ~bit);
+    touch(c.host);
+}
+
 void ClusterState::setHostUp(HostId host, bool up)
 {
     m_hosts[host.value()].up = up;
@@ -537,16 +548,18 @@ QString ClusterState::checkInvariants() const
     }
     for (const HostState &h : m_hosts) {
         const QString where = QStringLiteral("host ") + h.name;
-        quint64 failed = 0;
+        quint64 failed = 0, cordoned = 0;
         quint32 models = 0;
         qint64 cardMilli = 0;
         for (int i = 0; i < h.cardCount; ++i) {
             const CardState &c = m_cards[h.firstCard + i];
             failed |= quint64(c.health == CardHealth::Failed) << i;
+            cordoned |= quint64(c.cordoned) << i;
             models |= c.model < 32 ? 1u << c.model : 0u;
             cardMilli += c.usedMilli;
         }
-        if (failed != h.failedCards || models != h.models || cardMilli != h.usedCardMilli)
+        if (failed != h.failedCards || cordoned != h.cordonedCards || models != h.models
+            || cardMilli != h.usedCardMilli)
             return where % QStringLiteral(": derived card summaries differ from its cards");
         if (hostCpu[h.id.value()] != h.usedCpuMilli || hostMem[h.id.value()] != h.usedMemoryMiB)
             return where % QStringLiteral(": used CPU/memory differ from its jobs");

@@ -54,6 +54,8 @@ struct CardState
     int indexOnHost = 0;
     int linkDomain = 0; // cards of a host with the same value share a fast link (NVLink)
     CardHealth health = CardHealth::Healthy;
+    // Held for a repartition the operator ordered: takes no new work until released.
+    bool cordoned = false;
     PartitionMode mode = PartitionMode::Whole;
     QList<Unit> units; // Whole: exactly one; Mig: its instances; soft: one per bound share
     // Kept by ClusterState; derivable from `units`.
@@ -83,9 +85,10 @@ struct HostState
     int cardCount = 0;
     bool up = true;
     // Kept by ClusterState; derivable from the cards (filters read them instead of looping).
-    quint64 failedCards = 0;  // bit i: card firstCard + i has failed
-    quint32 models = 0;       // bit m: the host has a card of catalogue model m (m < 32)
-    qint64 usedCardMilli = 0; // compute bound to jobs over all its cards
+    quint64 failedCards = 0;   // bit i: card firstCard + i has failed
+    quint64 cordonedCards = 0; // bit i: card firstCard + i is cordoned
+    quint32 models = 0;        // bit m: the host has a card of catalogue model m (m < 32)
+    qint64 usedCardMilli = 0;  // compute bound to jobs over all its cards
     // A new value on every change to the host or its cards, unique across every ClusterState of
     // the process (copies share it only while they are equal): plugins key caches on it.
     quint64 version = 0;
@@ -206,6 +209,7 @@ public:
     void setUnitState(CardId card, int uid, UnitState state);
     void setMode(CardId card, PartitionMode mode); // only on a card with no bound units
     void setCardHealth(CardId card, CardHealth health);
+    void setCardCordoned(CardId card, bool cordoned);
     void setHostUp(HostId host, bool up);
     void setJobState(JobId job, JobState state);
     void setHostCapacity(HostId host, qint64 cpuMilli, qint64 memoryMiB);

@@ -5,8 +5,20 @@
 
 namespace Zhaoxi::Sched::MigFit {
 
-// The lowest allowed start at which a MIG instance of `profile` can be created on the card's
-// current layout without touching existing instances, or -1. Allocation-free: the hot path.
+// The allowed start at which a MIG instance of `profile` can be created on the card's current
+// layout without touching existing instances, or -1: of the free starts, the one that leaves the
+// most compute slices placeable afterwards (bestStart), so that a 3g instance on an H100 or H200
+// goes where it does not strand the last memory slot. Allocation-free: the hot path.
 int creatableStart(const CardModel &model, const CardState &card, int profile);
+
+// Of the allowed starts of `profile` free in `occupancy` (bit i = memory slot i taken), the one
+// after which the most compute slices can still be placed (at most the model's compute slices
+// left once `usedCompute` and the new instance are counted); the lowest such start on a tie, -1
+// when none is free. Ignores instance limits and media extensions. Pure; does not allocate.
+int bestStart(const CardModel &model, quint32 occupancy, int usedCompute, int profile);
+
+// How many compute slices instances could still add in the free slots of `occupancy` (not
+// counting instance limits or the compute slices left).
+int placeableCompute(const CardModel &model, quint32 occupancy);
 
 } // namespace Zhaoxi::Sched::MigFit

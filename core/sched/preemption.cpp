@@ -85,6 +85,8 @@ std::optional<PreemptionPlan> planPreemption(const Framework &framework,
             continue;
         if (j.spec.preemption == PreemptionTolerance::Never)
             continue;
+        if (options.onlyCard.isValid() && j.host != state.card(options.onlyCard).host)
+            continue;
         byHost[j.host.value()].append(describeVictim(state, j, preemptor, nowMs, options));
     }
     QList<int> hosts = byHost.keys();
@@ -101,6 +103,7 @@ std::optional<PreemptionPlan> planPreemption(const Framework &framework,
         }
         DecideOptions o;
         o.onlyHosts = {HostId(host)};
+        o.onlyCard = options.onlyCard;
         o.trace = false;
         o.classBudgetLeft = budget;
         const Decision d = framework.decide(state, state.job(preemptorId), nowMs, o);

@@ -13,6 +13,7 @@ struct PreemptionOptions
     qint64 graceMs = 30'000;              // notice a victim gets before eviction
     qint64 maxCheckpointWaitMs = 600'000; // "at checkpoint" victims: wait at most this long
     qint64 classBudgetLeft = -1;          // for the preemptor's class, after the victims leave
+    CardId onlyCard; // valid: the preemptor must land on this card (an operator's drop)
 };
 
 struct PreemptionPlan

@@ -194,11 +194,20 @@ bool Scheduler::fail(JobId job, qint64 nowMs)
 
 qint64 Scheduler::requeue(JobId job, qint64 nowMs, bool atCheckpoint)
 {
-    if (!job.isValid() || job.value() >= m_state.jobs().size()
-        || m_state.job(job).state != JobState::Running)
+    if (!job.isValid() || job.value() >= m_state.jobs().size() || !m_state.job(job).isActive())
         return -1;
     m_state.accountProgress(job, nowMs);
     const Job &j = m_state.job(job);
+    if (j.state == JobState::Preempting) {
+        // Already leaving: at once brings its eviction forward; at checkpoint changes nothing.
+        if (atCheckpoint || j.evictAtMs <= nowMs)
+            return j.evictAtMs;
+        Statement st(m_state);
+        st.evict(job, nowMs);
+        st.commit();
+        publishSteps(st.steps(), nowMs);
+        return nowMs;
+    }
     const qint64 interval = j.spec.checkpointIntervalMs;
     qint64 at = nowMs;
     if (atCheckpoint && interval > 0 && j.workDoneMs % interval != 0) {
@@ -214,6 +223,14 @@ qint64 Scheduler::requeue(JobId job, qint64 nowMs, bool atCheckpoint)
     st.commit();
     publishSteps(st.steps(), nowMs);
     return at;
+}
+
+void Scheduler::setCardCordoned(CardId card, bool cordoned, qint64 nowMs)
+{
+    Q_UNUSED(nowMs)
+    if (m_state.card(card).cordoned == cordoned)
+        return;
+    m_state.setCardCordoned(card, cordoned);
 }
 
 void Scheduler::cardFailed(CardId card, qint64 nowMs)
@@ -445,18 +462,27 @@ Scheduler::TickResult Scheduler::tick(qint64 nowMs)
             ++r.placed;
             continue;
         }
-        if (d.status.code == Status::Code::Unschedulable && reserved.isEmpty()) {
+        if (d.status.code == Status::Code::Unschedulable) {
+            // Hosts reserved for a waiting preemptor are not reconfigured for others; the rest
+            // are.
             if (m_options.allowReconfigure && d.status.reason != Reason::ClassBudgetExceeded
-                && tryReconfigure(id, nowMs)) {
+                && tryReconfigure(id, nowMs, reserved)) {
                 m_waitingReason.remove(id.value());
                 ++r.placed;
                 continue;
             }
-            if (m_options.preemptionEnabled && tryPreempt(id, nowMs, d)) {
+            if (reserved.isEmpty() && m_options.preemptionEnabled && tryPreempt(id, nowMs, d)) {
                 if (m_state.job(id).isActive()) {
                     ++r.placed;
                     continue;
                 }
+                // Nominated: its host is held from now on, this cycle included (jobs after it
+                // would otherwise take the units its victims just left, and the preemption
+                // would start over at their next checkpoints).
+                const auto nom = m_nominated.constFind(id.value());
+                if (m_options.reserveNominatedHosts && nom != m_nominated.cend()
+                    && !reserved.contains(nom->host))
+                    reserved.append(nom->host);
             }
         }
         ++r.waiting;
@@ -480,10 +506,11 @@ Scheduler::TickResult Scheduler::tick(qint64 nowMs)
     return r;
 }
 
-bool Scheduler::tryPreempt(JobId id, qint64 nowMs, Decision &d)
+bool Scheduler::tryPreempt(JobId id, qint64 nowMs, Decision &d, CardId onCard)
 {
     PreemptionOptions po = m_options.preemption;
     po.classBudgetLeft = budgetLeft(m_state.job(id).spec.kind);
+    po.onlyCard = onCard;
     const std::optional<PreemptionPlan> plan = planPreemption(m_framework, m_state, id, nowMs, po);
     if (!plan)
         return false;
@@ -516,7 +543,7 @@ bool Scheduler::tryPreempt(JobId id, qint64 nowMs, Decision &d)
 // When no card can take the job as the cards are laid out, change the layout of one idle card:
 // switch an idle card to the mode the demand needs, or repartition a MIG card by destroying idle
 // instances (never busy ones). Single-card jobs only; gangs wait for whole cards to free up.
-bool Scheduler::tryReconfigure(JobId id, qint64 nowMs)
+bool Scheduler::tryReconfigure(JobId id, qint64 nowMs, const QList<HostId> &skipHosts)
 {
     const Job &job = m_state.job(id);
     if (job.spec.demand.cards != 1)
@@ -540,7 +567,7 @@ bool Scheduler::tryReconfigure(JobId id, qint64 nowMs)
     std::optional<Option> best;
     for (const CardState &c : m_state.cards()) {
         const HostState &h = m_state.host(c.host);
-        if (c.health == CardHealth::Failed || !h.up)
+        if (c.health == CardHealth::Failed || c.cordoned || !h.up || skipHosts.contains(h.id))
             continue;
         const ModelFit &mf = ctx.models[c.model];
         if (!mf.allowed)
@@ -591,11 +618,11 @@ bool Scheduler::tryReconfigure(JobId id, qint64 nowMs)
     if (best->mode) {
         st.setMode(best->card, *best->mode);
     } else {
+        // The plan's destroys make the room; the placement below creates the instance where
+        // it strands least (MigFit::creatableStart) rather than at the plan's lowest start.
         for (const RepartitionStep &s : best->plan.steps) {
             if (s.kind == RepartitionStep::Kind::Destroy)
                 st.destroyPartition(best->card, s.uid);
-            else
-                st.createPartition(best->card, s.profile, s.start);
         }
     }
     o.onlyCard = best->card;
@@ -640,6 +667,30 @@ Decision Scheduler::placeNow(JobId id, qint64 nowMs, CardId onCard)
         m_waitingReason.remove(id.value());
     }
     keepTrace(d.trace);
+    return d;
+}
+
+std::optional<PreemptionPlan> Scheduler::planPreemptionOn(JobId job,
+                                                          CardId card,
+                                                          qint64 nowMs) const
+{
+    if (!job.isValid() || job.value() >= m_state.jobs().size()
+        || m_state.job(job).state != JobState::Pending)
+        return std::nullopt;
+    ClusterState trial = m_state; // planPreemption leaves it as it came; this keeps us const
+    PreemptionOptions po = m_options.preemption;
+    po.classBudgetLeft = budgetLeft(m_state.job(job).spec.kind);
+    po.onlyCard = card;
+    return planPreemption(m_framework, trial, job, nowMs, po);
+}
+
+Decision Scheduler::placeWithPreemption(JobId id, qint64 nowMs, CardId onCard)
+{
+    Decision d = placeNow(id, nowMs, onCard);
+    if (d.status.isSuccess() || d.status.code != Status::Code::Unschedulable)
+        return d;
+    if (tryPreempt(id, nowMs, d, onCard))
+        d.status = Status::success(); // placed now, or nominated: it starts once they have left
     return d;
 }
 

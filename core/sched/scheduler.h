@@ -76,7 +76,9 @@ public:
     // Takes a running job off its units and back to the queue (a colocation policy shrinking or
     // pausing training, an operator). `atCheckpoint`: it keeps running until its next checkpoint
     // (at most maxCheckpointWaitMs away) and loses nothing; otherwise it goes at once, losing the
-    // work since its last checkpoint. Returns when it will be off (-1: not running).
+    // work since its last checkpoint. A job already preempting goes at once when asked to (its
+    // eviction brought forward) and is left as it is otherwise. Returns when it will be off (-1:
+    // not running).
     qint64 requeue(JobId job, qint64 nowMs, bool atCheckpoint);
     // A card failed: its jobs return to the queue from their checkpoints; the card takes no work.
     void cardFailed(CardId card, qint64 nowMs);
@@ -91,6 +93,9 @@ public:
                      qint64 nowMs,
                      QString *why = nullptr);
     bool setCardMode(CardId card, PartitionMode mode, qint64 nowMs, QString *why = nullptr);
+    // Holds a card out of placement while the operator repartitions it (jobs on it keep running
+    // until they are requeued), or releases it.
+    void setCardCordoned(CardId card, bool cordoned, qint64 nowMs);
 
     // --- The cycle ------------------------------------------------------------------------
     struct TickResult
@@ -105,6 +110,12 @@ public:
     // --- The three questions (HOUSE_STYLE 6) -----------------------------------------------
     // Place one pending job now (drag and drop: optionally onto one card), committing it.
     Decision placeNow(JobId job, qint64 nowMs, CardId onCard = CardId());
+    // An operator's drop of a pending job onto a card that needs room: the victims that would
+    // make it fit there (nullopt: none would). Changes nothing.
+    std::optional<PreemptionPlan> planPreemptionOn(JobId job, CardId card, qint64 nowMs) const;
+    // Places a pending job on a card, preempting the plan's victims when it does not fit as the
+    // card is. The decision's trace lists the victims; the job starts once they have left.
+    Decision placeWithPreemption(JobId job, qint64 nowMs, CardId onCard);
     // Could it ever run here, on an empty appliance with every card in its best mode?
     Feasibility couldEverRun(const WorkloadSpec &spec) const;
     // Could it run on this card right now (drag targets), and if not, why not.
@@ -126,8 +137,8 @@ private:
     void publishSteps(const QList<Step> &steps, qint64 nowMs);
     void keepTrace(DecisionTrace trace);
     qint64 budgetLeft(Domain::WorkloadKind kind) const;
-    bool tryReconfigure(JobId job, qint64 nowMs);
-    bool tryPreempt(JobId job, qint64 nowMs, Decision &decision);
+    bool tryReconfigure(JobId job, qint64 nowMs, const QList<HostId> &skipHosts = {});
+    bool tryPreempt(JobId job, qint64 nowMs, Decision &decision, CardId onCard = CardId());
     void evictDue(qint64 nowMs, TickResult &r);
 
     ClusterState m_state;

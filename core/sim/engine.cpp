@@ -4,6 +4,7 @@
 #include "core/policy/queueing.h"
 
 #include <QElapsedTimer>
+#include <QSet>
 
 #include <algorithm>
 #include <cmath>
@@ -177,6 +178,29 @@ void Engine::advanceTo(qint64 sinceStartMs)
     step(std::min(m_end, m_scenario.startMs + sinceStartMs));
 }
 
+void Engine::operate(const std::function<void(Sched::Scheduler &, qint64)> &command)
+{
+    start();
+    command(*m_sched, m_now);
+    m_dirty = true;
+    tickScheduler(m_now);
+    flushSteps(m_now);
+}
+
+void Engine::setPolicy(std::unique_ptr<Policy::Policy> policy, const QString &name)
+{
+    start();
+    const bool chained = m_policy != nullptr; // a PolicyWake is already queued
+    m_policy = std::move(policy);
+    m_policyName = name;
+    if (!m_policy)
+        return;
+    m_policy->start(*this, m_now);
+    if (!chained)
+        push(m_now + 1000, Kind::PolicyWake, 0, 1);
+    m_dirty = true;
+}
+
 void Engine::step(qint64 until)
 {
     for (;;) {
@@ -247,6 +271,7 @@ void Engine::handle(const Ev &e)
                 s.model->setReady(r.handle, double(e.t));
                 if (r.draining)
                     s.model->drain(r.handle);
+                handOver(e.a, r.job, e.t);
             }
         }
         return;
@@ -269,7 +294,8 @@ void Engine::handle(const Ev &e)
         if (m_dirty)
             tickScheduler(e.t);
         const qint64 next = m_policy->tick(*this, e.t);
-        push(std::max(next, e.t + 1), Kind::PolicyWake, 0, 1);
+        if (e.epoch == 1) // the policy's own chain; 2: an extra look (a card lost)
+            push(std::max(next, e.t + 1), Kind::PolicyWake, 0, 1);
         return;
     }
     case Kind::SchedWake:
@@ -469,6 +495,10 @@ void Engine::onReleased(JobId job, qint64 now, bool evicted)
         return;
     if (role.replica) {
         ServiceRt &s = m_services[std::size_t(role.index)];
+        for (Replica &r : s.replicas) {
+            if (r.successor == job)
+                r.successor = JobId(); // it stays: what was to replace it is gone
+        }
         for (int i = 0; i < s.replicas.size(); ++i) {
             Replica &r = s.replicas[i];
             if (r.job != job)
@@ -598,6 +628,10 @@ void Engine::handleDevice(qint64 now)
             drainScheduler(now);
             m_inFault = false;
             m_dirty = true;
+            // What ran there is back in the queue: the policy looks at once rather than at its
+            // next period (replicas lost at a peak cannot wait).
+            if (m_policy)
+                push(now, Kind::PolicyWake, 0, 2);
             break;
         case Device::FaultKind::ThermalThrottle:
             ++m_faults;
@@ -669,6 +703,73 @@ void Engine::reclaimIdle(qint64 now)
 
 // --- The control tick: metrics, interference, paths, power, accounting -------------------------
 
+void Engine::sampleCapacity(qint64 now, double dtd)
+{
+    const Sched::ClusterState &st = m_sched->state();
+    const double refTflops = st.catalogue().models()[m_scenario.referenceModel].fp16Tflops;
+    const double h = dtd / kHourMs;
+    bool trainingWaits = false;
+    for (const TrainingRt &tr : m_training)
+        trainingWaits |= tr.job.isValid() && st.job(tr.job).state == JobState::Pending;
+    CapacityBreakdown &b = m_capacityHours;
+    for (const Sched::CardState &c : st.cards()) {
+        if (c.health == Sched::CardHealth::Failed)
+            continue;
+        const double rel = st.model(c).fp16Tflops / refTflops;
+        b.capacity += rel * h;
+        double held = 0;
+        for (const Sched::Unit &u : c.units) {
+            if (!u.job.isValid())
+                continue;
+            const double share = rel * std::min(1000, st.unitMilli(c, u)) / 1000.0;
+            held += share;
+            const Role role = m_roles.value(u.job.value(), Role{});
+            if (role.index < 0 || role.replica)
+                b.inference += share * h;
+        }
+        const double free = std::max(0.0, rel - held);
+        if (m_pendingSteps[std::size_t(c.id.value())] > 0)
+            b.idleReconfiguring += free * h;
+        else if (trainingWaits)
+            b.idleTrainingWaits += free * h;
+        else
+            b.idle += free * h;
+    }
+    // Training: what it holds, split by what it did with it.
+    for (const TrainingRt &tr : m_training) {
+        if (!tr.job.isValid() || !st.job(tr.job).isActive())
+            continue;
+        const Sched::Job &j = st.job(tr.job);
+        double held = 0;
+        for (const Sched::Assignment &a : j.assignments) {
+            const Sched::CardState &c = st.card(a.card);
+            held += st.model(c).fp16Tflops / refTflops
+                    * std::min(1000, st.unitMilli(c, *c.unit(a.unitUid))) / 1000.0;
+        }
+        if (tr.run.isProgressing(now)) {
+            const double work = std::min(held, tr.run.speed());
+            b.trainingWork += work * h;
+            b.trainingSlowdown += (held - work) * h;
+            // Of the slowdown: what a gang loses by its width whatever is done, and what the
+            // training power cap or the appliance's power budget took.
+            const int width = int(j.assignments.size());
+            double gang = 1;
+            if (width > 1) {
+                int domains = 0;
+                for (const Sched::Assignment &a : j.assignments)
+                    domains |= 1 << std::min(30, st.card(a.card).linkDomain);
+                gang = std::pow((domains & (domains - 1)) ? m_scenario.crossDomainEfficiency
+                                                          : m_scenario.gangEfficiency,
+                                std::log2(double(width)));
+            }
+            b.trainingSlowdownGang += held * (1 - gang) * h;
+            b.trainingSlowdownPower += held * gang * (1 - m_powerFactor) * h;
+        } else {
+            b.trainingStarting += held * h;
+        }
+    }
+}
+
 void Engine::control(qint64 now)
 {
     const qint64 dt = now - m_lastControl;
@@ -705,6 +806,7 @@ void Engine::control(qint64 now)
         tr.run.advance(now);
         m_unitBusy.insert(tr.job.value(), tr.run.isProgressing(now) ? 1.0 : 0.0);
     }
+    sampleCapacity(now, dtd);
 
     // Per card: utilisation by class and memory.
     std::vector<double> utilInf(std::size_t(cards), 0.0), utilTr(std::size_t(cards), 0.0);
@@ -748,6 +850,7 @@ void Engine::control(qint64 now)
         && idle + dynInf + dynTr * powerFactor > m_scenario.powerBudgetW)
         powerFactor
                 = std::clamp((m_scenario.powerBudgetW - idle - dynInf) / dynTr, 0.0, powerFactor);
+    m_powerFactor = powerFactor;
     double totalPower = 0;
     double busySum = 0;
     for (int i = 0; i < cards; ++i) {
@@ -882,6 +985,7 @@ void Engine::control(qint64 now)
         needRef += n * s.unitRef;
     }
     m_bound.step(m_lastControl, now, capacityRef - needRef);
+    m_capacityHours.inferenceNeed += std::min(capacityRef, needRef) * dtd / kHourMs;
 
     if (m_scenario.reclaimIdlePartitions)
         reclaimIdle(now);
@@ -924,17 +1028,29 @@ QList<Policy::ServiceView> Engine::services(qint64 nowMs)
         v.minReplicas = s.def.spec.inference->minReplicas;
         v.maxReplicas = s.def.spec.inference->maxReplicas;
         for (const Replica &r : s.replicas) {
-            if (r.draining)
+            if (r.leaving()) {
+                ++v.leaving;
                 continue;
+            }
             ++v.target;
             if (st.job(r.job).state == JobState::Pending)
                 ++v.pending;
         }
         v.serving = s.model->servingReplicas();
+        double slowdown = 0;
+        int serving = 0;
+        for (const Replica &r : s.replicas) {
+            if (r.handle >= 0 && r.ready && !r.draining) {
+                slowdown += s.model->slowdown(r.handle);
+                ++serving;
+            }
+        }
+        v.currentServiceMs = serving ? s.def.serviceMs * slowdown / serving : v.serviceMs;
         v.unitMilli = s.unitMilli;
         v.observedRate = double(s.model->windowArrivals()) * 1000.0 / span;
         v.windowP99Ms = s.model->window().quantileMs(0.99);
         v.windowRequests = s.model->window().count();
+        v.windowOverSlo = s.model->window().countAbove(v.sloMs);
         v.queueDepth = s.model->queueDepth(double(nowMs));
         v.arrivals = s.model->arrivals();
         out.append(v);
@@ -972,7 +1088,7 @@ void Engine::setReplicas(int service, int replicas, qint64 nowMs, ActionReason w
     const int n = std::clamp(replicas, inf.minReplicas, inf.maxReplicas);
     int active = 0;
     for (const Replica &r : s.replicas)
-        active += !r.draining;
+        active += !r.leaving();
     auto event = [&](ApplianceEventCode code, JobId job) {
         ApplianceEvent ev;
         ev.atMs = nowMs;
@@ -1003,33 +1119,33 @@ void Engine::setReplicas(int service, int replicas, qint64 nowMs, ActionReason w
             spec.name = QStringLiteral("%1#%2").arg(inf.service).arg(s.nextName++);
             const JobId job = m_sched->submit(spec, nowMs);
             m_roles.insert(job.value(), Role{true, service});
-            s.replicas.append(Replica{job});
+            Replica r;
+            r.job = job;
+            s.replicas.append(r);
             event(ApplianceEventCode::ReplicaAdded, job);
         }
         ++active;
         m_dirty = true;
     }
     while (active > n) {
-        // Withdraw the newest: waiting ones first, then those still starting, then serving ones drain.
-        // Among serving ones, the one on the emptiest card, so that cards free up whole.
+        // Withdraw the newest: waiting ones first, then those still starting, then serving ones
+        // drain, chosen so that cards free up whole (drainOrder).
         int pick = -1;
         int pickRank = -1;
-        int pickUsed = INT_MAX;
         for (int i = s.replicas.size() - 1; i >= 0; --i) {
             const Replica &r = s.replicas[i];
-            if (r.draining)
+            if (r.leaving())
                 continue;
             const int rank = st.job(r.job).state == JobState::Pending ? 3 : (!r.ready ? 2 : 1);
-            const QList<UnitRef> units = m_units.value(r.job.value());
-            const int used = units.isEmpty() ? 0 : st.card(units.first().card).usedMilli;
-            if (rank > pickRank || (rank == pickRank && rank == 1 && used < pickUsed)) {
+            if (rank > pickRank) {
                 pickRank = rank;
                 pick = i;
-                pickUsed = used;
             }
         }
         if (pick < 0)
             break;
+        if (pickRank == 1)
+            pick = drainOrder(service, active - n).value(0, pick);
         Replica &r = s.replicas[pick];
         event(ApplianceEventCode::ReplicaRemoved, r.job);
         if (pickRank >= 2) {
@@ -1047,6 +1163,150 @@ void Engine::setReplicas(int service, int replicas, qint64 nowMs, ActionReason w
     drainScheduler(nowMs);
     if (m_dirty)
         tickScheduler(nowMs);
+}
+
+bool Engine::moveReplica(int service, JobId replica, CardId card, qint64 nowMs, ActionReason why)
+{
+    if (service < 0 || service >= int(m_services.size()))
+        return false;
+    ServiceRt &s = m_services[std::size_t(service)];
+    const auto old = std::find_if(s.replicas.begin(), s.replicas.end(), [&](const Replica &r) {
+        return r.job == replica;
+    });
+    if (old == s.replicas.end() || old->leaving() || !old->ready || old->handle < 0)
+        return false;
+    const Domain::InferenceSpec &inf = *s.def.spec.inference;
+    Domain::WorkloadSpec spec = s.def.spec;
+    spec.name = QStringLiteral("%1#%2").arg(inf.service).arg(s.nextName++);
+    const JobId job = m_sched->submit(spec, nowMs);
+    m_roles.insert(job.value(), Role{true, service});
+    Replica added;
+    added.job = job;
+    s.replicas.append(added);
+    const Sched::Decision d = m_sched->placeNow(job, nowMs, card);
+    if (!d.status.isSuccess()) {
+        m_sched->cancel(job, nowMs); // withdrawn: onReleased drops it
+        drainScheduler(nowMs);
+        return false;
+    }
+    // The list may have moved: find the old one again.
+    for (Replica &r : s.replicas) {
+        if (r.job == replica)
+            r.successor = job;
+    }
+    ApplianceEvent ev;
+    ev.atMs = nowMs;
+    ev.code = ApplianceEventCode::ReplicaAdded;
+    ev.reason = why;
+    ev.job = job;
+    ev.a = service;
+    ev.b = card.value();
+    m_events.record(ev);
+    m_dirty = true;
+    drainScheduler(nowMs);
+    return true;
+}
+
+void Engine::handOver(int service, JobId successor, qint64 nowMs)
+{
+    ServiceRt &s = m_services[std::size_t(service)];
+    for (Replica &r : s.replicas) {
+        if (r.successor != successor)
+            continue;
+        r.successor = JobId();
+        r.draining = true;
+        if (r.handle >= 0 && r.ready)
+            s.model->drain(r.handle);
+        ApplianceEvent ev;
+        ev.atMs = nowMs;
+        ev.code = ApplianceEventCode::ReplicaRemoved;
+        ev.reason = ActionReason::Consolidate;
+        ev.job = r.job;
+        ev.a = service;
+        m_events.record(ev);
+    }
+}
+
+QList<int> Engine::drainOrder(int service, int count) const
+{
+    // Serving replicas of the service by card, and the inference that stays on each card
+    // whatever this service does (other services' replicas that are not draining).
+    const Sched::ClusterState &st = m_sched->state();
+    const ServiceRt &s = m_services[std::size_t(service)];
+    QSet<int> draining;
+    for (const ServiceRt &o : m_services) {
+        for (const Replica &r : o.replicas) {
+            if (r.leaving())
+                draining.insert(r.job.value());
+        }
+    }
+    struct CardPlan
+    {
+        int card = -1;
+        QList<int> replicas; // indexes into s.replicas, newest first
+        qint64 others = 0;   // inference milli that stays
+        int used = 0;
+    };
+    QList<CardPlan> cards;
+    for (int i = s.replicas.size() - 1; i >= 0; --i) {
+        const Replica &r = s.replicas[i];
+        const QList<UnitRef> units = m_units.value(r.job.value());
+        if (r.leaving() || !r.ready || units.isEmpty())
+            continue;
+        const int card = units.first().card.value();
+        auto it = std::find_if(
+                cards.begin(), cards.end(), [&](const CardPlan &c) { return c.card == card; });
+        if (it == cards.end()) {
+            CardPlan c;
+            c.card = card;
+            const Sched::CardState &cs = st.card(units.first().card);
+            c.used = cs.usedMilli;
+            for (const Sched::Unit &u : cs.units) {
+                if (!u.job.isValid() || draining.contains(u.job.value()))
+                    continue;
+                const Role role = m_roles.value(u.job.value(), Role{});
+                if (role.replica && role.index != service)
+                    c.others += st.unitMilli(cs, u);
+            }
+            cards.append(c);
+            it = cards.end() - 1;
+        }
+        it->replicas.append(i);
+    }
+    // First the cards this service alone holds for inference and that `count` can empty, fewest
+    // replicas first; then one at a time from the card left with the least inference.
+    QList<int> order;
+    while (order.size() < count) {
+        int best = -1;
+        for (int c = 0; c < cards.size(); ++c) {
+            const CardPlan &p = cards[c];
+            if (p.replicas.isEmpty() || p.others > 0 || p.replicas.size() > count - order.size())
+                continue;
+            if (best < 0 || p.replicas.size() < cards[best].replicas.size()
+                || (p.replicas.size() == cards[best].replicas.size() && p.used < cards[best].used))
+                best = c;
+        }
+        if (best >= 0) {
+            order += cards[best].replicas;
+            cards[best].replicas.clear();
+            continue;
+        }
+        qint64 bestLeft = LLONG_MAX;
+        for (int c = 0; c < cards.size(); ++c) {
+            const CardPlan &p = cards[c];
+            if (p.replicas.isEmpty())
+                continue;
+            const qint64 left = p.others + (p.replicas.size() - 1) * s.unitMilli;
+            if (left < bestLeft || (left == bestLeft && p.used < cards[best].used)) {
+                best = c;
+                bestLeft = left;
+            }
+        }
+        if (best < 0)
+            break;
+        order.append(cards[best].replicas.takeFirst());
+    }
+    return order;
 }
 
 void Engine::setBudget(const Sched::ClassBudget &budget, qint64 nowMs, ActionReason why)
@@ -1187,6 +1447,7 @@ Report Engine::finish()
     }
     r.workBound = m_bound.workMs() / kHourMs;
     r.efficiency = r.workBound > 0 ? r.workDone / r.workBound : 0;
+    r.capacity = m_capacityHours;
     r.allocated = m_capacityMs > 0 ? m_allocatedMs / m_capacityMs : 0;
     r.busy = m_capacityMs > 0 ? m_busyMs / m_capacityMs : 0;
     r.reconfigurations = m_reconfigurations;

@@ -14,6 +14,8 @@
 
 #include <QHash>
 
+#include <functional>
+
 #include <memory>
 #include <vector>
 #include <queue>
@@ -45,6 +47,17 @@ public:
     void advanceTo(qint64 sinceStartMs);
     Report finish();
     qint64 nowMs() const { return m_now; } // absolute
+    qint64 endMs() const { return m_scenario.startMs + m_scenario.durationMs; }
+    const Scenario &scenario() const { return m_scenario; }
+    const QString &policyName() const { return m_policyName; }
+
+    // The console: an operator's command on the scheduler at the engine's current time (placing a
+    // waiting job on a card, requeueing one, a new layout). What it changes is handled at once,
+    // as the policy's actions are.
+    void operate(const std::function<void(Sched::Scheduler &, qint64 nowMs)> &command);
+    // Replaces the policy in force (the console's schedule editor); it starts at the current
+    // time. nullptr: no policy from now on.
+    void setPolicy(std::unique_ptr<Policy::Policy> policy, const QString &name);
     qint64 startMs() const { return m_scenario.startMs; }
 
     // For tests and the console.
@@ -57,6 +70,13 @@ public:
     const TrainingRun &trainingRun(int i) const { return m_training[std::size_t(i)].run; }
     Domain::JobId trainingJob(int i) const { return m_training[std::size_t(i)].job; }
     Policy::Policy *policy() const { return m_policy.get(); }
+    // Where capacity went so far (the report's capacity_hours), up to the last control period.
+    const CapacityBreakdown &capacityHours() const { return m_capacityHours; }
+    // How busy a job's units were over the last control period, 0..1 (0: idle or not placed).
+    double busyShare(Domain::JobId job) const { return m_unitBusy.value(job.value(), 0.0); }
+    int serviceCount() const { return int(m_services.size()); }
+    int trainingCount() const { return int(m_training.size()); }
+    bool trainingCompleted(int i) const { return m_training[std::size_t(i)].completed; }
 
     // --- PolicyContext ---------------------------------------------------------------------
     qint64 localWeekMs(qint64 nowMs) const override;
@@ -64,6 +84,11 @@ public:
     QList<Policy::ServiceView> services(qint64 nowMs) override;
     QList<Policy::TrainingView> training(qint64 nowMs) override;
     void setReplicas(int service, int replicas, qint64 nowMs, Policy::ActionReason why) override;
+    bool moveReplica(int service,
+                     Domain::JobId replica,
+                     Domain::CardId card,
+                     qint64 nowMs,
+                     Policy::ActionReason why) override;
     void setBudget(const Sched::ClassBudget &budget,
                    qint64 nowMs,
                    Policy::ActionReason why) override;
@@ -118,6 +143,8 @@ private:
         bool draining = false;
         bool ready = false;
         qint64 epoch = 0;
+        Domain::JobId successor; // moving: the replica that takes over (this one then drains)
+        bool leaving() const { return draining || successor.isValid(); }
     };
     struct ServiceRt
     {
@@ -164,6 +191,11 @@ private:
     void scheduleFinish(int training, qint64 now);
     double unitSpeed(const UnitRef &u, Domain::JobId self) const; // reference cards, before clocks
     void reclaimIdle(qint64 now);
+    void sampleCapacity(qint64 now, double dtd);
+    // Serving replicas of a service to drain, in order, so that cards free up whole.
+    QList<int> drainOrder(int service, int count) const;
+    // A replica that took over from another (moveReplica) serves: the other drains.
+    void handOver(int service, Domain::JobId successor, qint64 nowMs);
     int serviceIndexOfJob(Domain::JobId job) const;
 
     Scenario m_scenario;
@@ -198,8 +230,10 @@ private:
     std::vector<int> m_pendingSteps; // per card: device steps not done
     double m_trainingPowerCapW = -1;
     double m_trainingBandwidthShare = 1;
+    double m_powerFactor = 1; // training's clocks under its cap and the budget, last period
     // accounting
     double m_allocatedMs = 0, m_busyMs = 0, m_capacityMs = 0;
+    CapacityBreakdown m_capacityHours;
     double m_peakPowerW = 0;
     double m_trainingGB = 0, m_inferenceGB = 0, m_trainingPathShare = 0;
     int m_reconfigurations = 0;

@@ -86,4 +86,12 @@ double LatencyHistogram::quantileMs(double q) const
     return m_max;
 }
 
+qint64 LatencyHistogram::countAbove(double ms) const
+{
+    qint64 n = 0;
+    for (int i = bucketOf(ms) + 1; i < kBuckets; ++i)
+        n += m_counts[std::size_t(i)];
+    return n;
+}
+
 } // namespace Zhaoxi::Sim

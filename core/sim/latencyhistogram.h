@@ -28,6 +28,8 @@ public:
     double maxMs() const { return m_max; }
     // The q-quantile (0 < q <= 1); 0 when empty.
     double quantileMs(double q) const;
+    // Samples in the buckets above the one `ms` falls in (to within the buckets' 1 %).
+    qint64 countAbove(double ms) const;
 
     static int bucketOf(double ms);
     static double bucketMiddleMs(int bucket);

@@ -69,6 +69,20 @@ QJsonObject Report::toJson(bool withWallTime) const
     }
     tr[QStringLiteral("jobs")] = jobsJson;
 
+    QJsonObject cap;
+    cap[QStringLiteral("unit")] = QStringLiteral("reference card-hours");
+    cap[QStringLiteral("capacity")] = num(capacity.capacity);
+    cap[QStringLiteral("inference_need")] = num(capacity.inferenceNeed);
+    cap[QStringLiteral("inference")] = num(capacity.inference);
+    cap[QStringLiteral("training_work")] = num(capacity.trainingWork);
+    cap[QStringLiteral("training_slowdown")] = num(capacity.trainingSlowdown);
+    cap[QStringLiteral("training_slowdown_gang")] = num(capacity.trainingSlowdownGang);
+    cap[QStringLiteral("training_slowdown_power")] = num(capacity.trainingSlowdownPower);
+    cap[QStringLiteral("training_starting")] = num(capacity.trainingStarting);
+    cap[QStringLiteral("idle_reconfiguring")] = num(capacity.idleReconfiguring);
+    cap[QStringLiteral("idle_training_waits")] = num(capacity.idleTrainingWaits);
+    cap[QStringLiteral("idle")] = num(capacity.idle);
+
     QJsonObject util;
     util[QStringLiteral("allocated")] = num(allocated);
     util[QStringLiteral("busy")] = num(busy);
@@ -86,6 +100,7 @@ QJsonObject Report::toJson(bool withWallTime) const
     r[QStringLiteral("inference")] = inf;
     r[QStringLiteral("training")] = tr;
     r[QStringLiteral("utilization")] = util;
+    r[QStringLiteral("capacity_hours")] = cap;
     r[QStringLiteral("bandwidth")] = bw;
     r[QStringLiteral("reconfigurations")] = reconfigurations;
     r[QStringLiteral("preemptions")] = preemptions;
@@ -172,6 +187,17 @@ QString formatReport(const Report &r)
                       f(100 * r.efficiency, 1),
                       f(r.lostWork, 2))
                  .arg(r.jobsCompleted);
+    const CapacityBreakdown &c = r.capacity;
+    s += QStringLiteral("capacity: %1 card-h; inference %2 (the bound's %3); training work %4, "
+                        "slowdown %5 (gangs %6, power %7), starting %8; idle %9 reconfiguring, "
+                        "%10 while training waits, %11 with nothing waiting\n")
+                 .arg(f(c.capacity, 1), f(c.inference, 1), f(c.inferenceNeed, 1))
+                 .arg(f(c.trainingWork, 1),
+                      f(c.trainingSlowdown, 1),
+                      f(c.trainingSlowdownGang, 1),
+                      f(c.trainingSlowdownPower, 1),
+                      f(c.trainingStarting, 1))
+                 .arg(f(c.idleReconfiguring, 1), f(c.idleTrainingWaits, 1), f(c.idle, 1));
     s += QStringLiteral("utilisation: allocated %1 %, busy %2 %; %3 reconfiguration step(s), %4 "
                         "preemption(s), %5 fault(s)\n")
                  .arg(f(100 * r.allocated, 1), f(100 * r.busy, 1))

@@ -34,6 +34,25 @@ struct TrainingJobReport
     QList<QPair<double, double>> lossCurve; // (hours after start, loss)
 };
 
+// Where the appliance's capacity went, in reference card-hours (one reference card for an hour),
+// sampled at every control period over healthy cards: a diagnostic of the gap between training
+// work done and the fluid bound (the bound gives inference `inferenceNeed` and training the
+// rest, all of it progressing at full speed).
+struct CapacityBreakdown
+{
+    double capacity = 0;              // healthy cards
+    double inferenceNeed = 0;         // what the fluid bound gives inference
+    double inference = 0;             // held by replicas (loading, serving, draining)
+    double trainingWork = 0;          // held by training, progressing: its speed (work incl. lost)
+    double trainingSlowdown = 0;      // ... the rest of what it holds: gangs, paths, power, clocks
+    double trainingSlowdownGang = 0;  // of which a gang's width costs (gangEfficiency)
+    double trainingSlowdownPower = 0; // of which the power cap and budget cost
+    double trainingStarting = 0;      // held by training not progressing yet: restart, device steps
+    double idleReconfiguring = 0;     // not held, on a card with device steps under way
+    double idleTrainingWaits = 0;     // not held while training waits (it does not fit, or budget)
+    double idle = 0;                  // not held, nothing waits
+};
+
 // What one run of a scenario under one policy measured. Work is in reference card-hours (one
 // reference card at full speed for an hour); utilisation is time-averaged over healthy cards.
 struct Report
@@ -53,6 +72,7 @@ struct Report
     double efficiency = 0;
     double lostWork = 0;
     int jobsCompleted = 0;
+    CapacityBreakdown capacity;
     QList<TrainingJobReport> jobs;
     // appliance
     double allocated = 0;

@@ -401,6 +401,8 @@ ExportResult exportEvents(Reader &reader,
     const bool ok = reader.forEachEvent(
             filter,
             [&](const Event &e) {
+                if (options.accept && !options.accept(e))
+                    return true;
                 const QByteArray time = isoTime(e.atMs, offsets.offset(e.atMs));
                 const QByteArray msg = message(e).toUtf8();
                 const QByteArray actor = e.actor.toUtf8();

@@ -28,6 +28,10 @@ struct ExportOptions
     bool bom = false;                      // CSV only: a UTF-8 BOM, so Excel reads Chinese right
     QTimeZone timeZone = QTimeZone::utc(); // the offset the time column is written in
     MessageFn message;                     // empty: englishMessage
+    // Applied to each row the filter selected, before it is written: false leaves the row out
+    // (and out of ExportResult::rows). For what EventFilter cannot say, such as the console's
+    // free-text search. Called on the reader's thread. Empty: every row is written.
+    std::function<bool(const Event &)> accept;
 };
 
 struct ExportResult

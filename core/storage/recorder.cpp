@@ -51,7 +51,11 @@ qint64 Recorder::append(qint64 atMs,
     e.job = subject.job;
     e.actor = actor;
     e.params = compact(params);
-    return m_store.append(std::move(e));
+    if (!m_observer)
+        return m_store.append(std::move(e));
+    e.id = m_store.append(e);
+    m_observer(e);
+    return e.id;
 }
 
 void Recorder::record(const SchedEvent &ev)

@@ -10,6 +10,8 @@
 #include <QJsonObject>
 #include <QSet>
 
+#include <functional>
+
 namespace Zhaoxi::Storage {
 
 class Store;
@@ -37,6 +39,13 @@ public:
     // Names MIG profiles and fills device labels from this state when given (optional; it must
     // outlive the Recorder or be reset).
     void setState(const Sched::ClusterState *state) { m_state = state; }
+
+    // Called with every event as stored (its id set), on the recording thread: the console's
+    // session forwards them to the event log without reading the store back.
+    void setEventObserver(std::function<void(const Event &)> observer)
+    {
+        m_observer = std::move(observer);
+    }
 
     // Sched::EventSink: source scheduler, code eventCodeName(), card/partition/job from the
     // event, the rest in params (host, other, profile, start, value, reason, mode).
@@ -92,6 +101,7 @@ private:
     Store &m_store;
     const Sched::ClusterState *m_state = nullptr;
     QSet<SeriesKey> m_labelled;
+    std::function<void(const Event &)> m_observer;
 };
 
 } // namespace Zhaoxi::Storage

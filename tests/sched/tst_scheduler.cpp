@@ -52,7 +52,8 @@ private Q_SLOTS:
         QCOMPARE(e.size(), 4);
         QCOMPARE(e[0].code, EventCode::JobSubmitted);
         QCOMPARE(e[1].code, EventCode::PartitionCreated);
-        QCOMPARE(e[1].start, 0);
+        // At 4, not 0: 3g.40gb@4 leaves 4g.40gb@0 placeable, 3g.40gb@0 would not.
+        QCOMPARE(e[1].start, 4);
         QCOMPARE(e[2].code, EventCode::JobPlaced);
         QCOMPARE(e[2].card, CardId(0));
         QCOMPARE(e[3].code, EventCode::JobFinished);

@@ -144,6 +144,7 @@ private Q_SLOTS:
     void timesCarryTheZoneOffset_data();
     void timesCarryTheZoneOffset();
     void filtersApplyToExports();
+    void acceptHookLeavesRowsOut();
     void englishMessagesFromCodes();
     void fileExportReplacesAtomically();
 
@@ -360,6 +361,71 @@ void TestExport::filtersApplyToExports()
     QCOMPARE(parsed.rows.size() - 1, expected);
     for (int i = 1; i < parsed.rows.size(); ++i)
         QCOMPARE(parsed.rows[i][4], QStringLiteral("operator"));
+}
+
+// The console's free text is no EventFilter field: the accept hook drops rows after the SQL
+// filter, in both formats, and the row count counts only what was written.
+void TestExport::acceptHookLeavesRowsOut()
+{
+    auto reader = m_store->reader();
+    EventFilter filter;
+    filter.sources = {Source::Operator};
+    ExportOptions options;
+    const auto wanted = [](const Event &e) {
+        return e.actor.contains(QLatin1Char(',')) || e.actor.contains(QStringLiteral("卡"))
+               || e.actor.contains(QLatin1Char('C'));
+    };
+    QList<qint64> offered;
+    options.accept = [&offered, &wanted](const Event &e) {
+        offered << e.id;
+        return wanted(e);
+    };
+    QList<qint64> expected;
+    int operatorRows = 0;
+    for (const Event &e : std::as_const(m_events)) {
+        if (e.source != Source::Operator)
+            continue;
+        ++operatorRows;
+        if (wanted(e))
+            expected << e.id;
+    }
+    QVERIFY(!expected.isEmpty());
+    QVERIFY(expected.size() < operatorRows);
+
+    QBuffer csvOut;
+    csvOut.open(QIODevice::WriteOnly);
+    const ExportResult r = exportEvents(*reader, filter, options, &csvOut);
+    QVERIFY2(r.ok, qPrintable(r.error));
+    QCOMPARE(r.rows, expected.size());
+    QCOMPARE(offered.size(), operatorRows); // asked only about the rows the filter selected
+    const CsvParse parsed = parseCsv(csvOut.data());
+    QVERIFY2(parsed.error.isEmpty(), qPrintable(parsed.error));
+    QList<qint64> written;
+    for (int i = 1; i < parsed.rows.size(); ++i)
+        written << parsed.rows[i][0].toLongLong();
+    QCOMPARE(written, expected);
+
+    options.format = ExportFormat::JsonLines;
+    offered.clear();
+    QBuffer jsonOut;
+    jsonOut.open(QIODevice::WriteOnly);
+    const ExportResult j = exportEvents(*reader, filter, options, &jsonOut);
+    QVERIFY2(j.ok, qPrintable(j.error));
+    QCOMPARE(j.rows, expected.size());
+    written.clear();
+    for (const QByteArray &line : jsonOut.data().chopped(1).split('\n'))
+        written << QJsonDocument::fromJson(line).object().value(QStringLiteral("id")).toInteger();
+    QCOMPARE(written, expected);
+
+    // Refusing everything writes the header alone.
+    options.format = ExportFormat::Csv;
+    options.accept = [](const Event &) { return false; };
+    QBuffer none;
+    none.open(QIODevice::WriteOnly);
+    const ExportResult n = exportEvents(*reader, filter, options, &none);
+    QVERIFY(n.ok);
+    QCOMPARE(n.rows, 0);
+    QCOMPARE(parseCsv(none.data()).rows.size(), 1);
 }
 
 void TestExport::englishMessagesFromCodes()

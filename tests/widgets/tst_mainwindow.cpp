@@ -3,15 +3,24 @@
 // selection in its details pane, and switches language at run time.
 #include "core/catalogue/catalogue.h"
 #include "core/models/cardtablemodel.h"
+#include "core/models/sessionclient.h"
 #include "core/sched/appliancefile.h"
+#include "core/session/simulationsession.h"
+#include "core/sim/scenario.h"
 #include "widgets/carddetailsview.h"
+#include "widgets/cardmap/cardmapview.h"
+#include "widgets/charts/livecharts.h"
 #include "widgets/languagecontroller.h"
 #include "widgets/mainwindow.h"
+#include "widgets/repartition/repartitioneditor.h"
 
 #include <QAction>
 #include <QHeaderView>
 #include <QLabel>
 #include <QMenuBar>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTest>
 #include <QTreeWidget>
@@ -64,7 +73,159 @@ private Q_SLOTS:
     void switchesLanguageAndBack();
     void aboutNamesTheLicence();
     void newSnapshotKeepsTheSelection();
+    void initTestCase();
+    void consoleFollowsTheSession();
+    void readOnlyBannerSaysWhy();
+    void settingsAreRemembered();
+    void consoleSwitchesLanguage();
 };
+
+namespace {
+
+Sim::Scenario demoDay()
+{
+    static const Catalogue::Catalogue catalogue = Catalogue::Catalogue::builtIn();
+    Sim::ScenarioError error;
+    const auto s = Sim::loadScenarioFile(
+            QStringLiteral(ZHAOXI_SOURCE_DIR "/resources/scenarios/demo-day.json"),
+            catalogue,
+            &error);
+    if (!s)
+        qFatal("demo day: %s", qPrintable(error.toString()));
+    return *s;
+}
+
+// A session that publishes what the test hands it: for states no simulated day reaches (a
+// read-only real appliance).
+class FakeSession final : public Session::ApplianceSession
+{
+public:
+    Session::SnapshotPtr latest() const override { return m_latest; }
+    void publish(Session::Snapshot s)
+    {
+        s.serial = ++m_serial;
+        m_latest = std::make_shared<const Session::Snapshot>(std::move(s));
+        Q_EMIT snapshotReady(m_latest);
+    }
+    void start() override {}
+    void stop() override {}
+    void setSpeed(double) override {}
+    void setPaused(bool) override {}
+    void setPollIntervalMs(int) override {}
+    void previewPlacement(quint64, int, int) override {}
+    void placeJob(quint64, int, int, bool) override {}
+    void requeueJob(quint64, int) override {}
+    void previewLayout(quint64, int, QList<Domain::MigPlacement>) override {}
+    void applyLayout(quint64, int, QList<Domain::MigPlacement>, Session::ApplyMode, qint64) override
+    {}
+    void setSchedule(quint64, QJsonObject) override {}
+
+private:
+    Session::SnapshotPtr m_latest;
+    quint64 m_serial = 0;
+};
+
+} // namespace
+
+void TestMainWindow::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true); // settings go to a test location
+    QSettings().clear();
+}
+
+void TestMainWindow::consoleFollowsTheSession()
+{
+    Session::SimulationSession session(demoDay(), QString(), 20260105);
+    session.runTo(10 * 3600'000); // 10:00 on the demo day
+    Models::SessionClient client(&session);
+    MainWindow w;
+    w.setSession(&client, session.storePath());
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.cardMap() && w.jobsView() && w.charts() && w.eventLog() && w.whyView()
+            && w.scheduleEditor() && w.repartitionEditor());
+    QCOMPARE(w.tabs()->count(), 4);
+    QVERIFY2(w.clockText().startsWith(QStringLiteral("Mon 10:00")), qPrintable(w.clockText()));
+    QVERIFY(w.clockText().contains(QStringLiteral("forecast")));
+    QVERIFY(w.bannerText().isEmpty());
+    QVERIFY2(w.summaryText().contains(QStringLiteral("11 card")), qPrintable(w.summaryText()));
+    QCOMPARE(w.cardView()->model()->rowCount(), 11);
+    // Choosing a card on the map points the repartition editor and the charts at it.
+    const QRect card2 = w.cardMap()->cardRect(Domain::CardId(2));
+    QVERIFY(!card2.isEmpty());
+    QTest::mouseClick(w.cardMap()->viewport(), Qt::LeftButton, {}, card2.topLeft() + QPoint(4, 4));
+    QCOMPARE(w.repartitionEditor()->card(), Domain::CardId(2));
+    QCOMPARE(w.charts()->card(), Domain::CardId(2));
+    // The day goes on: a later snapshot moves the clock.
+    session.runTo(10 * 3600'000 + 15 * 60'000);
+    QVERIFY2(w.clockText().startsWith(QStringLiteral("Mon 10:15")), qPrintable(w.clockText()));
+}
+
+void TestMainWindow::readOnlyBannerSaysWhy()
+{
+    FakeSession session;
+    Session::Snapshot s;
+    s.applianceName = QStringLiteral("gpu-box");
+    s.simulated = false;
+    s.readOnly = true;
+    s.readOnlyReason = QStringLiteral("changes disabled in settings");
+    s.nowMs = 1'767'571'200'000;
+    session.publish(s);
+    Models::SessionClient client(&session);
+    MainWindow w;
+    w.setSession(&client, QString());
+    QVERIFY2(w.bannerText().contains(QStringLiteral("Settings")), qPrintable(w.bannerText()));
+    QVERIFY(w.clockText().contains(QStringLiteral("real hardware")));
+    s.readOnlyReason = QStringLiteral("no permission to change MIG (run as root or grant "
+                                      "CAP_SYS_ADMIN)");
+    session.publish(s);
+    QVERIFY2(w.bannerText().contains(QStringLiteral("no permission")), qPrintable(w.bannerText()));
+    s.readOnly = false;
+    session.publish(s);
+    QVERIFY(w.bannerText().isEmpty());
+}
+
+void TestMainWindow::settingsAreRemembered()
+{
+    {
+        MainWindow w;
+        Widgets::ConsoleSettings s = w.settings();
+        s.speed = 600;
+        s.tempAmberC = 70;
+        s.tempRedC = 80;
+        s.allowHardwareChanges = true;
+        s.pollIntervalMs = 1000;
+        w.applySettings(s);
+    }
+    MainWindow again;
+    QCOMPARE(again.settings().speed, 600.0);
+    QCOMPARE(again.settings().tempAmberC, 70.0);
+    QCOMPARE(again.settings().allowHardwareChanges, true);
+    QCOMPARE(again.settings().pollIntervalMs, 1000);
+    // The card map takes the thresholds.
+    Session::SimulationSession session(demoDay(), QString(), 20260105);
+    session.runTo(0);
+    Models::SessionClient client(&session);
+    again.setSession(&client, session.storePath());
+    QCOMPARE(again.cardMap()->thresholds().temperatureAmberC, 70.0);
+    QSettings().clear();
+}
+
+void TestMainWindow::consoleSwitchesLanguage()
+{
+    LanguageController languages;
+    Session::SimulationSession session(demoDay(), QString(), 20260105);
+    session.runTo(0);
+    Models::SessionClient client(&session);
+    MainWindow w(&languages);
+    w.setSession(&client, session.storePath());
+    QVERIFY(languages.setLanguage(QStringLiteral("zh_CN")));
+    QCoreApplication::processEvents();
+    QCOMPARE(w.tabs()->tabText(w.tabs()->indexOf(w.charts())), QStringLiteral("图表"));
+    QVERIFY(languages.setLanguage(QStringLiteral("en")));
+    QCoreApplication::processEvents();
+    QCOMPARE(w.tabs()->tabText(w.tabs()->indexOf(w.charts())), QStringLiteral("Charts"));
+}
 
 void TestMainWindow::showsTheAppliance()
 {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The zhaoxi console binary, run as a user or a script would: help, screenshots, bad input, and
 // a machine without a display (it must say so and exit, never crash or hang).
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QImage>
@@ -99,18 +100,32 @@ void TestZhaoxi::unreachableDisplay()
 void TestZhaoxi::screenshot_data()
 {
     QTest::addColumn<QString>("lang");
-    QTest::newRow("en") << QStringLiteral("en");
-    QTest::newRow("zh_CN") << QStringLiteral("zh_CN");
+    QTest::addColumn<QString>("at");
+    QTest::newRow("en, start of the day") << QStringLiteral("en") << QString();
+    QTest::newRow("zh_CN, start of the day") << QStringLiteral("zh_CN") << QString();
+    QTest::newRow("en, day") << QStringLiteral("en") << QStringLiteral("10:30");
+    QTest::newRow("zh_CN, night") << QStringLiteral("zh_CN") << QStringLiteral("23:30");
 }
 
 void TestZhaoxi::screenshot()
 {
     QFETCH(QString, lang);
-    QTemporaryDir dir;
-    QVERIFY(dir.isValid());
-    const QString png = dir.filePath(QStringLiteral("console.png"));
+    QFETCH(QString, at);
+    // Kept in the build tree (screenshots/), so a run leaves the console's pictures to look at.
+    QDir().mkpath(QStringLiteral("screenshots"));
+    const QString png
+            = QFileInfo(QStringLiteral("screenshots/console-%1%2.png")
+                                .arg(lang,
+                                     at.isEmpty() ? QString()
+                                                  : QLatin1Char('-')
+                                                            + QString(at).remove(QLatin1Char(':'))))
+                      .absoluteFilePath();
+    QFile::remove(png);
     // No display and no platform chosen: --screenshot renders offscreen by itself.
-    const Run r = zhaoxi({QStringLiteral("--lang"), lang, QStringLiteral("--screenshot"), png});
+    QStringList args{QStringLiteral("--lang"), lang, QStringLiteral("--screenshot"), png};
+    if (!at.isEmpty())
+        args << QStringLiteral("--at") << at;
+    const Run r = zhaoxi(args);
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     QVERIFY(QFile::exists(png));
     QVERIFY(QFileInfo(png).size() > 0);
@@ -136,6 +151,18 @@ void TestZhaoxi::usageErrors_data()
             << QStringList{"--lang", "fr", "--screenshot", "x.png"} << "unknown language 'fr'";
     QTest::newRow("missing value") << QStringList{"--appliance"} << "Missing value";
     QTest::newRow("stray argument") << QStringList{"demo.json"} << "unexpected argument";
+    QTest::newRow("bad --at") << QStringList{"--at", "25:00", "--screenshot", "x.png"}
+                              << "--at: expected HH:MM (00:00..23:59), got '25:00'";
+    QTest::newRow("bad --speed") << QStringList{"--speed", "fast", "--screenshot", "x.png"}
+                                 << "--speed: expected a number 0..1000000, got 'fast'";
+    QTest::newRow("unknown policy") << QStringList{"--policy", "magic", "--screenshot", "x.png"}
+                                    << "unknown policy 'magic'";
+    QTest::newRow("scenario and appliance")
+            << QStringList{"--scenario", "a.json", "--appliance", "b.json"}
+            << "--appliance and --scenario exclude each other";
+    QTest::newRow("no such scenario")
+            << QStringList{"--scenario", "/nonexistent.json", "--screenshot", "x.png"}
+            << "/nonexistent.json";
     QTest::newRow("no such appliance")
             << QStringList{"--appliance", "/nonexistent.json", "--screenshot", "x.png"}
             << "zhaoxi: /nonexistent.json: cannot read the file";

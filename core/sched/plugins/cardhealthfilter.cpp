@@ -8,10 +8,18 @@ Status CardHealthFilter::filter(const CycleContext &ctx,
                                 CardMask &cards) const
 {
     Q_UNUSED(ctx)
-    if (!(cards & host.failedCards))
-        return Status::success();
-    cards &= ~host.failedCards;
-    return Status::unresolvable(Reason::CardFailed);
+    Status status = Status::success();
+    if (cards & host.failedCards) {
+        cards &= ~host.failedCards;
+        status = Status::unresolvable(Reason::CardFailed);
+    }
+    // A cordoned card waits for its repartition: it may take work again afterwards.
+    if (cards & host.cordonedCards) {
+        cards &= ~host.cordonedCards;
+        if (status.isSuccess())
+            status = Status::unschedulable(Reason::CardReconfiguring);
+    }
+    return status;
 }
 
 } // namespace Zhaoxi::Sched

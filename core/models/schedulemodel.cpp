@@ -1,0 +1,881 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "schedulemodel.h"
+
+#include "core/policy/timewindows.h"
+
+#include <QJsonArray>
+#include <QRegularExpression>
+
+#include <cmath>
+#include <vector>
+
+namespace Zhaoxi::Models {
+
+namespace {
+
+constexpr int kDay = ScheduleModel::kMinutesPerDay;
+constexpr int kWeek = ScheduleModel::kMinutesPerWeek;
+constexpr qint64 kDayMs = 24 * 3600'000LL;
+constexpr qint64 kWeekMs = 7 * kDayMs;
+
+const char *const kDayKeys[7] = {"mon", "tue", "wed", "thu", "fri", "sat", "sun"};
+
+qint64 floorMod(qint64 a, qint64 b)
+{
+    const qint64 r = a % b;
+    return r < 0 ? r + b : r;
+}
+
+// "HH:MM" (00:00..24:00) -> minutes; -1 when it is not one.
+int parseTime(const QJsonValue &v)
+{
+    static const QRegularExpression re(QStringLiteral("^([01][0-9]|2[0-4]):([0-5][0-9])$"));
+    if (!v.isString())
+        return -1;
+    const QRegularExpressionMatch m = re.match(v.toString());
+    if (!m.hasMatch())
+        return -1;
+    const int minute = m.captured(1).toInt() * 60 + m.captured(2).toInt();
+    return minute <= kDay ? minute : -1;
+}
+
+quint8 parseDays(const QJsonArray &days)
+{
+    quint8 mask = 0;
+    for (const QJsonValue &d : days) {
+        for (int k = 0; k < 7; ++k) {
+            if (d.toString() == QLatin1String(kDayKeys[k]))
+                mask |= quint8(1u << k);
+        }
+    }
+    return mask;
+}
+
+QJsonArray daysJson(quint8 mask)
+{
+    QJsonArray a;
+    for (int k = 0; k < 7; ++k) {
+        if (mask >> k & 1)
+            a.append(QLatin1String(kDayKeys[k]));
+    }
+    return a;
+}
+
+quint8 rotateDays(quint8 mask, int shift)
+{
+    shift = int(floorMod(shift, 7));
+    quint8 out = 0;
+    for (int k = 0; k < 7; ++k) {
+        if (mask >> k & 1)
+            out |= quint8(1u << ((k + shift) % 7));
+    }
+    return out;
+}
+
+int firstDay(quint8 mask)
+{
+    for (int k = 0; k < 7; ++k) {
+        if (mask >> k & 1)
+            return k;
+    }
+    return 0;
+}
+
+// The day whose occurrence of `w` covers `minute` of the week (-1: none).
+int occurrenceDayAt(const ScheduleWindow &w, int minute)
+{
+    const int len = w.lengthMinutes();
+    for (int d = 0; d < 7; ++d) {
+        if (!(w.days >> d & 1))
+            continue;
+        if (floorMod(minute - (d * kDay + w.effectiveFrom()), kWeek) < len)
+            return d;
+    }
+    return -1;
+}
+
+bool sameNumber(const QJsonObject &o, const char *key, double value)
+{
+    const QJsonValue v = o.value(QLatin1String(key));
+    return v.isDouble() && v.toDouble() == value;
+}
+
+// The parameters with `windows` written over them; values that did not change keep the spelling
+// they were read with.
+QJsonObject buildJson(QJsonObject params, const QList<ScheduleWindow> &windows)
+{
+    QJsonArray array;
+    for (const ScheduleWindow &w : windows) {
+        QJsonObject o = w.source;
+        if (o.value(QLatin1String("name")).toString() != w.name
+            || !o.contains(QLatin1String("name")))
+            o.insert(QLatin1String("name"), w.name);
+        if (parseTime(o.value(QLatin1String("from"))) != w.fromMinute)
+            o.insert(QLatin1String("from"), ScheduleModel::timeText(w.fromMinute));
+        if (parseTime(o.value(QLatin1String("to"))) != w.toMinute)
+            o.insert(QLatin1String("to"), ScheduleModel::timeText(w.toMinute));
+        const bool hadDays = o.contains(QLatin1String("days"));
+        const quint8 oldDays
+                = hadDays ? parseDays(o.value(QLatin1String("days")).toArray()) : quint8(0x7f);
+        if (oldDays != w.days || (hadDays && !o.value(QLatin1String("days")).isArray()))
+            o.insert(QLatin1String("days"), daysJson(w.days));
+        if (!sameNumber(o, "inferenceShare", w.inferenceShare))
+            o.insert(QLatin1String("inferenceShare"), w.inferenceShare);
+        if (!w.bandwidthShare)
+            o.remove(QLatin1String("trainingBandwidthShare"));
+        else if (!sameNumber(o, "trainingBandwidthShare", *w.bandwidthShare))
+            o.insert(QLatin1String("trainingBandwidthShare"), *w.bandwidthShare);
+        if (!w.powerCapW)
+            o.remove(QLatin1String("trainingPowerCapW"));
+        else if (!sameNumber(o, "trainingPowerCapW", *w.powerCapW))
+            o.insert(QLatin1String("trainingPowerCapW"), *w.powerCapW);
+        array.append(o);
+    }
+    params.insert(QLatin1String("windows"), array);
+    return params;
+}
+
+bool validShare(double v)
+{
+    return std::isfinite(v) && v >= 0 && v <= 1;
+}
+
+} // namespace
+
+int ScheduleWindow::lengthMinutes() const
+{
+    if (fromMinute == toMinute)
+        return kDay;
+    if (fromMinute < toMinute)
+        return toMinute - fromMinute;
+    return kDay - fromMinute + toMinute;
+}
+
+ScheduleModel::ScheduleModel(QObject *parent)
+    : QAbstractTableModel(parent)
+{}
+
+// ---- loading and saving ----------------------------------------------------------------------
+
+bool ScheduleModel::fromJson(const QJsonObject &windowsParams, QString *error)
+{
+    // The headless tool's reader first: the editor never holds what the tool would refuse.
+    Policy::PolicyError perr;
+    if (!Policy::TimeWindows::create(windowsParams, &perr)) {
+        ScheduleProblem p;
+        p.code = ScheduleProblem::Code::PolicyRefused;
+        p.field = perr.field;
+        p.text = tr("The policy refuses it: %1")
+                         .arg(perr.field.isEmpty()
+                                      ? perr.message
+                                      : perr.field + QStringLiteral(": ") + perr.message);
+        m_lastProblem = p;
+        if (error)
+            *error = p.text;
+        return false;
+    }
+    QList<ScheduleWindow> windows;
+    const QJsonArray array = windowsParams.value(QLatin1String("windows")).toArray();
+    for (const QJsonValue &v : array) {
+        const QJsonObject o = v.toObject();
+        ScheduleWindow w;
+        w.source = o;
+        w.name = o.value(QLatin1String("name")).toString();
+        w.fromMinute = parseTime(o.value(QLatin1String("from")));
+        w.toMinute = parseTime(o.value(QLatin1String("to")));
+        if (o.contains(QLatin1String("days")))
+            w.days = parseDays(o.value(QLatin1String("days")).toArray());
+        w.inferenceShare = o.value(QLatin1String("inferenceShare")).toDouble();
+        if (o.contains(QLatin1String("trainingBandwidthShare")))
+            w.bandwidthShare = o.value(QLatin1String("trainingBandwidthShare")).toDouble();
+        if (o.contains(QLatin1String("trainingPowerCapW")))
+            w.powerCapW = o.value(QLatin1String("trainingPowerCapW")).toDouble();
+        windows.append(w);
+    }
+    QJsonObject params = windowsParams;
+    params.remove(QLatin1String("windows"));
+    const ScheduleProblem p = check(windows, params, -1);
+    if (!p.ok()) {
+        m_lastProblem = p;
+        if (error)
+            *error = p.text;
+        return false;
+    }
+    beginResetModel();
+    m_windows = windows;
+    m_params = params;
+    endResetModel();
+    m_lastProblem = {};
+    Q_EMIT scheduleChanged();
+    return true;
+}
+
+QJsonObject ScheduleModel::toJson() const
+{
+    return buildJson(m_params, m_windows);
+}
+
+QString ScheduleModel::mode() const
+{
+    return m_params.value(QLatin1String("mode")).toString(QStringLiteral("drain"));
+}
+
+double ScheduleModel::defaultInferenceShare() const
+{
+    return m_params.value(QLatin1String("defaultInferenceShare")).toDouble(0.5);
+}
+
+int ScheduleModel::rowOfName(const QString &name) const
+{
+    for (int i = 0; i < m_windows.size(); ++i) {
+        if (m_windows[i].name == name)
+            return i;
+    }
+    return -1;
+}
+
+// ---- checks ----------------------------------------------------------------------------------
+
+ScheduleProblem ScheduleModel::validate() const
+{
+    return check(m_windows, m_params, -1);
+}
+
+ScheduleProblem ScheduleModel::checkWindow(int row, const ScheduleWindow &candidate) const
+{
+    QList<ScheduleWindow> windows = m_windows;
+    if (row == windows.size()) {
+        windows.append(candidate);
+    } else if (row >= 0 && row < windows.size()) {
+        windows[row] = candidate;
+    } else {
+        ScheduleProblem p;
+        p.code = ScheduleProblem::Code::NoSuchWindow;
+        p.row = row;
+        p.text = tr("There is no window %1.").arg(row + 1);
+        return p;
+    }
+    return check(windows, m_params, row);
+}
+
+ScheduleProblem ScheduleModel::check(const QList<ScheduleWindow> &windows,
+                                     const QJsonObject &params,
+                                     int focus) const
+{
+    using Code = ScheduleProblem::Code;
+    ScheduleProblem p;
+    if (windows.isEmpty()) {
+        p.code = Code::NoWindows;
+        p.text = tr("The schedule needs at least one window.");
+        return p;
+    }
+    // The window being edited is looked at first, so that a refusal names it first.
+    QList<int> order;
+    if (focus >= 0 && focus < windows.size())
+        order.append(focus);
+    for (int i = 0; i < windows.size(); ++i) {
+        if (i != focus)
+            order.append(i);
+    }
+    for (int i : order) {
+        const ScheduleWindow &w = windows[i];
+        p.row = i;
+        if (w.name.trimmed().isEmpty()) {
+            p.code = Code::EmptyName;
+            p.text = tr("Window %1 needs a name.").arg(i + 1);
+            return p;
+        }
+        if ((w.days & 0x7f) == 0) {
+            p.code = Code::NoDays;
+            p.text = tr("‘%1’ opens on no day: choose at least one.").arg(w.name);
+            return p;
+        }
+        if (w.fromMinute < 0 || w.fromMinute > kDay || w.toMinute < 0 || w.toMinute > kDay) {
+            p.code = Code::BadTime;
+            p.text = tr("‘%1’: times run from 00:00 to 24:00.").arg(w.name);
+            return p;
+        }
+        if (!validShare(w.inferenceShare) || (w.bandwidthShare && !validShare(*w.bandwidthShare))) {
+            p.code = Code::BadShare;
+            p.text = tr("‘%1’: shares run from 0 to 100 %.").arg(w.name);
+            return p;
+        }
+        if (w.lengthMinutes() <= 0) {
+            p.code = Code::EmptyWindow;
+            p.text = tr("‘%1’ covers no time.").arg(w.name);
+            return p;
+        }
+        for (int j = 0; j < windows.size(); ++j) {
+            if (j != i && windows[j].name == w.name) {
+                p.code = Code::DuplicateName;
+                p.otherRow = j;
+                p.text = tr("Two windows are named ‘%1’.").arg(w.name);
+                return p;
+            }
+        }
+    }
+    p.row = -1;
+
+    // Each minute of the week has at most one owner; the first window to claim a minute is named
+    // first. Occurrences wrap past midnight and from Sunday into Monday.
+    std::vector<int> owner(kWeek, -1);
+    for (int i : order) {
+        const ScheduleWindow &w = windows[i];
+        const int len = w.lengthMinutes();
+        for (int d = 0; d < 7; ++d) {
+            if (!(w.days >> d & 1))
+                continue;
+            const int start = d * kDay + w.effectiveFrom();
+            for (int k = 0; k < len; ++k) {
+                const int m = (start + k) % kWeek;
+                const int o = owner[size_t(m)];
+                if (o >= 0 && o != i) {
+                    const int od = occurrenceDayAt(windows[o], m);
+                    p.code = Code::Overlap;
+                    p.row = o;
+                    p.day = od;
+                    p.otherRow = i;
+                    p.otherDay = d;
+                    p.text = tr("‘%1’ (%2) overlaps ‘%3’ (%4)")
+                                     .arg(windows[o].name,
+                                          occurrenceText(windows[o], od),
+                                          w.name,
+                                          occurrenceText(w, d));
+                    return p;
+                }
+                owner[size_t(m)] = i;
+            }
+        }
+    }
+
+    const QJsonValue mode = params.value(QLatin1String("mode"));
+    if (!mode.isUndefined() && mode.toString() != QLatin1String("drain")
+        && mode.toString() != QLatin1String("immediate")) {
+        p.code = Code::BadMode;
+        p.text = tr("The mode must be drain or immediate.");
+        return p;
+    }
+
+    // The same reader the headless tool and the session use.
+    Policy::PolicyError perr;
+    if (!Policy::TimeWindows::create(buildJson(params, windows), &perr)) {
+        p.code = Code::PolicyRefused;
+        p.field = perr.field;
+        p.text = tr("The policy refuses it: %1")
+                         .arg(perr.field.isEmpty()
+                                      ? perr.message
+                                      : perr.field + QStringLiteral(": ") + perr.message);
+        return p;
+    }
+    return {};
+}
+
+bool ScheduleModel::refuse(const ScheduleProblem &problem, QString *error)
+{
+    m_lastProblem = problem;
+    if (error)
+        *error = problem.text;
+    Q_EMIT editRefused(problem.text);
+    return false;
+}
+
+bool ScheduleModel::accept(QString *error)
+{
+    m_lastProblem = {};
+    if (error)
+        error->clear();
+    Q_EMIT scheduleChanged();
+    return true;
+}
+
+// ---- edits -----------------------------------------------------------------------------------
+
+bool ScheduleModel::setWindow(int row, const ScheduleWindow &window, QString *error)
+{
+    if (row < 0 || row >= m_windows.size())
+        return refuse(checkWindow(row, window), error);
+    if (m_windows[row] == window) {
+        m_lastProblem = {};
+        if (error)
+            error->clear();
+        return true;
+    }
+    const ScheduleProblem p = checkWindow(row, window);
+    if (!p.ok())
+        return refuse(p, error);
+    m_windows[row] = window;
+    Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
+    return accept(error);
+}
+
+bool ScheduleModel::insertWindow(int row, const ScheduleWindow &window, QString *error)
+{
+    if (row < 0 || row > m_windows.size()) {
+        ScheduleProblem p;
+        p.code = ScheduleProblem::Code::NoSuchWindow;
+        p.row = row;
+        p.text = tr("There is no window %1.").arg(row + 1);
+        return refuse(p, error);
+    }
+    QList<ScheduleWindow> windows = m_windows;
+    windows.insert(row, window);
+    const ScheduleProblem p = check(windows, m_params, row);
+    if (!p.ok())
+        return refuse(p, error);
+    beginInsertRows(QModelIndex(), row, row);
+    m_windows = windows;
+    endInsertRows();
+    return accept(error);
+}
+
+bool ScheduleModel::removeWindow(int row, QString *error)
+{
+    if (row < 0 || row >= m_windows.size())
+        return refuse(checkWindow(row, {}), error);
+    QList<ScheduleWindow> windows = m_windows;
+    windows.removeAt(row);
+    const ScheduleProblem p = check(windows, m_params, -1);
+    if (!p.ok())
+        return refuse(p, error);
+    beginRemoveRows(QModelIndex(), row, row);
+    m_windows = windows;
+    endRemoveRows();
+    return accept(error);
+}
+
+ScheduleWindow ScheduleModel::moved(const ScheduleWindow &window,
+                                    int newFromMinuteOfWeek,
+                                    int occurrenceDay)
+{
+    ScheduleWindow w = window;
+    const int d0 = occurrenceDay >= 0 ? occurrenceDay % 7 : firstDay(window.days);
+    const int len = window.lengthMinutes();
+    const qint64 delta
+            = floorMod(qint64(newFromMinuteOfWeek) - (d0 * kDay + window.effectiveFrom()), kWeek);
+    if (len >= kDay) {
+        // A whole day cannot start at 03:00 ("from == to" means the calendar day): whole days.
+        const int days = int(std::lround(double(delta) / kDay));
+        w.days = rotateDays(window.days, days);
+        return w;
+    }
+    const qint64 total = window.effectiveFrom() + delta;
+    w.fromMinute = int(total % kDay);
+    w.days = rotateDays(window.days, int(total / kDay));
+    w.toMinute = w.fromMinute + len;
+    if (w.toMinute > kDay)
+        w.toMinute -= kDay;
+    return w;
+}
+
+bool ScheduleModel::moveWindow(int row, int newFromMinuteOfWeek, QString *error, int occurrenceDay)
+{
+    if (row < 0 || row >= m_windows.size())
+        return refuse(checkWindow(row, {}), error);
+    return setWindow(row, moved(m_windows[row], newFromMinuteOfWeek, occurrenceDay), error);
+}
+
+bool ScheduleModel::resizeWindow(int row, int fromMinute, int toMinute, QString *error)
+{
+    if (row < 0 || row >= m_windows.size())
+        return refuse(checkWindow(row, {}), error);
+    ScheduleWindow w = m_windows[row];
+    w.fromMinute = fromMinute;
+    w.toMinute = toMinute;
+    return setWindow(row, w, error);
+}
+
+bool ScheduleModel::setMode(const QString &mode, QString *error)
+{
+    if (mode == this->mode()) {
+        m_lastProblem = {};
+        return true;
+    }
+    QJsonObject params = m_params;
+    params.insert(QLatin1String("mode"), mode);
+    const ScheduleProblem p = check(m_windows, params, -1);
+    if (!p.ok())
+        return refuse(p, error);
+    m_params = params;
+    return accept(error);
+}
+
+// ---- time ------------------------------------------------------------------------------------
+
+int ScheduleModel::minuteOfWeek(qint64 utcMs, int utcOffsetSeconds)
+{
+    // The epoch was a Thursday: Monday 00:00 is three days before it.
+    const qint64 local = utcMs + qint64(utcOffsetSeconds) * 1000 + 3 * kDayMs;
+    return int(floorMod(local, kWeekMs) / 60'000);
+}
+
+int ScheduleModel::windowAtMinute(int minuteOfWeek) const
+{
+    const int m = int(floorMod(minuteOfWeek, kWeek));
+    for (int i = 0; i < m_windows.size(); ++i) {
+        if (occurrenceDayAt(m_windows[i], m) >= 0)
+            return i;
+    }
+    return -1;
+}
+
+QList<ScheduleSwitch> ScheduleModel::nextSwitches(qint64 nowUtcMs,
+                                                  int utcOffsetSeconds,
+                                                  int count) const
+{
+    QList<ScheduleSwitch> out;
+    if (count <= 0)
+        return out;
+    // The owner of each minute as the policy decides it (the first window that matches wins).
+    std::vector<int> owner(kWeek, -1);
+    for (int i = int(m_windows.size()) - 1; i >= 0; --i) {
+        const ScheduleWindow &w = m_windows[i];
+        for (int d = 0; d < 7; ++d) {
+            if (!(w.days >> d & 1))
+                continue;
+            const int start = d * kDay + w.effectiveFrom();
+            for (int k = 0; k < w.lengthMinutes(); ++k)
+                owner[size_t((start + k) % kWeek)] = i;
+        }
+    }
+    const qint64 local = nowUtcMs + qint64(utcOffsetSeconds) * 1000 + 3 * kDayMs;
+    const qint64 weekMs = floorMod(local, kWeekMs);
+    const qint64 m0 = weekMs / 60'000;
+    int current = owner[size_t(m0)];
+    for (qint64 k = 1; out.size() < count; ++k) {
+        if (k > kWeek && out.isEmpty())
+            break; // one window all week, or none: nothing ever changes
+        const qint64 m = m0 + k;
+        const int o = owner[size_t(m % kWeek)];
+        if (o == current)
+            continue;
+        ScheduleSwitch s;
+        s.atUtcMs = nowUtcMs + (m * 60'000 - weekMs);
+        s.minuteOfWeek = int(m % kWeek);
+        s.fromRow = current;
+        s.toRow = o;
+        out.append(s);
+        current = o;
+    }
+    return out;
+}
+
+// ---- words -----------------------------------------------------------------------------------
+
+QString ScheduleModel::dayName(int day)
+{
+    switch (floorMod(day, 7)) {
+    case 0:
+        return tr("Mon");
+    case 1:
+        return tr("Tue");
+    case 2:
+        return tr("Wed");
+    case 3:
+        return tr("Thu");
+    case 4:
+        return tr("Fri");
+    case 5:
+        return tr("Sat");
+    default:
+        return tr("Sun");
+    }
+}
+
+QString ScheduleModel::timeText(int minute)
+{
+    return QStringLiteral("%1:%2")
+            .arg(minute / 60, 2, 10, QLatin1Char('0'))
+            .arg(minute % 60, 2, 10, QLatin1Char('0'));
+}
+
+QString ScheduleModel::daysText(quint8 days)
+{
+    days &= 0x7f;
+    if (days == 0x7f)
+        return tr("every day");
+    if (days == 0)
+        return tr("no day");
+    // Runs of three or more days read as a range: "Mon–Fri".
+    QStringList parts;
+    int d = 0;
+    while (d < 7) {
+        if (!(days >> d & 1)) {
+            ++d;
+            continue;
+        }
+        int e = d;
+        while (e + 1 < 7 && (days >> (e + 1) & 1))
+            ++e;
+        if (e - d >= 2) {
+            parts << tr("%1–%2").arg(dayName(d), dayName(e));
+        } else {
+            for (int k = d; k <= e; ++k)
+                parts << dayName(k);
+        }
+        d = e + 1;
+    }
+    return parts.join(tr(", "));
+}
+
+QString ScheduleModel::occurrenceText(const ScheduleWindow &window, int day)
+{
+    if (window.lengthMinutes() >= kDay && window.effectiveFrom() == 0)
+        return tr("%1 all day").arg(dayName(day));
+    int end = window.effectiveFrom() + window.lengthMinutes();
+    if (end > kDay)
+        end -= kDay;
+    return tr("%1 %2–%3").arg(dayName(day), timeText(window.effectiveFrom()), timeText(end));
+}
+
+QString ScheduleModel::shareText(double share)
+{
+    return tr("%1 %").arg(std::lround(share * 100));
+}
+
+// ---- the item model --------------------------------------------------------------------------
+
+int ScheduleModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_windows.size());
+}
+
+int ScheduleModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant ScheduleModel::displayData(const ScheduleWindow &w, int column) const
+{
+    switch (column) {
+    case NameColumn:
+        return w.name;
+    case DaysColumn:
+        return daysText(w.days);
+    case FromColumn:
+        return timeText(w.fromMinute);
+    case ToColumn:
+        return timeText(w.toMinute);
+    case InferenceShareColumn:
+        return shareText(w.inferenceShare);
+    case BandwidthShareColumn:
+        return w.bandwidthShare ? shareText(*w.bandwidthShare) : tr("default");
+    case PowerCapColumn:
+        if (!w.powerCapW)
+            return tr("default");
+        if (*w.powerCapW <= 0)
+            return tr("no cap");
+        return tr("%1 W").arg(std::lround(*w.powerCapW));
+    default:
+        return {};
+    }
+}
+
+QVariant ScheduleModel::data(const QModelIndex &index, int role) const
+{
+    if (!index.isValid()
+        || !checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const ScheduleWindow &w = m_windows[index.row()];
+    const int column = index.column();
+    switch (role) {
+    case Qt::DisplayRole:
+        return displayData(w, column);
+    case Qt::EditRole:
+        switch (column) {
+        case NameColumn:
+            return w.name;
+        case DaysColumn:
+            return int(w.days);
+        case FromColumn:
+            return timeText(w.fromMinute);
+        case ToColumn:
+            return timeText(w.toMinute);
+        case InferenceShareColumn:
+            return w.inferenceShare;
+        case BandwidthShareColumn:
+            return w.bandwidthShare ? QVariant(*w.bandwidthShare) : QVariant();
+        case PowerCapColumn:
+            return w.powerCapW ? QVariant(*w.powerCapW) : QVariant();
+        default:
+            return {};
+        }
+    case Qt::ToolTipRole:
+        return tr("%1: %2, %3").arg(w.name, daysText(w.days), occurrenceText(w, firstDay(w.days)));
+    case NameRole:
+        return w.name;
+    case DaysRole:
+        return int(w.days);
+    case FromMinuteRole:
+        return w.fromMinute;
+    case ToMinuteRole:
+        return w.toMinute;
+    case LengthMinutesRole:
+        return w.lengthMinutes();
+    case AllDayRole:
+        return w.allDay();
+    case WrapsRole:
+        return w.effectiveFrom() + w.lengthMinutes() > kDay;
+    case InferenceShareRole:
+        return w.inferenceShare;
+    case BandwidthShareRole:
+        return w.bandwidthShare ? QVariant(*w.bandwidthShare) : QVariant();
+    case PowerCapWRole:
+        return w.powerCapW ? QVariant(*w.powerCapW) : QVariant();
+    case SortRole:
+        switch (column) {
+        case NameColumn:
+            return w.name;
+        case DaysColumn:
+            return firstDay(w.days) * kDay + w.effectiveFrom();
+        case FromColumn:
+            return w.fromMinute;
+        case ToColumn:
+            return w.toMinute;
+        case InferenceShareColumn:
+            return w.inferenceShare;
+        case BandwidthShareColumn:
+            return w.bandwidthShare.value_or(-1);
+        case PowerCapColumn:
+            return w.powerCapW.value_or(-2);
+        default:
+            return {};
+        }
+    default:
+        return {};
+    }
+}
+
+bool ScheduleModel::setData(const QModelIndex &index, const QVariant &value, int role)
+{
+    if (!index.isValid()
+        || !checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return false;
+    int field = -1;
+    if (role == Qt::EditRole) {
+        field = index.column();
+    } else {
+        switch (role) {
+        case NameRole:
+            field = NameColumn;
+            break;
+        case DaysRole:
+            field = DaysColumn;
+            break;
+        case FromMinuteRole:
+            field = FromColumn;
+            break;
+        case ToMinuteRole:
+            field = ToColumn;
+            break;
+        case InferenceShareRole:
+            field = InferenceShareColumn;
+            break;
+        case BandwidthShareRole:
+            field = BandwidthShareColumn;
+            break;
+        case PowerCapWRole:
+            field = PowerCapColumn;
+            break;
+        default:
+            return false;
+        }
+    }
+    ScheduleWindow w = m_windows[index.row()];
+    auto minuteOf = [&](const QVariant &v) {
+        return v.typeId() == QMetaType::QString ? parseTime(QJsonValue(v.toString()))
+                                                : (v.canConvert<int>() ? v.toInt() : -1);
+    };
+    switch (field) {
+    case NameColumn:
+        w.name = value.toString().trimmed();
+        break;
+    case DaysColumn:
+        if (value.typeId() == QMetaType::QStringList)
+            w.days = parseDays(QJsonArray::fromStringList(value.toStringList()));
+        else
+            w.days = quint8(value.toInt() & 0x7f);
+        break;
+    case FromColumn:
+        w.fromMinute = minuteOf(value);
+        break;
+    case ToColumn:
+        w.toMinute = minuteOf(value);
+        break;
+    case InferenceShareColumn:
+        w.inferenceShare = value.toDouble();
+        break;
+    case BandwidthShareColumn:
+        if (value.isValid() && !value.isNull())
+            w.bandwidthShare = value.toDouble();
+        else
+            w.bandwidthShare.reset();
+        break;
+    case PowerCapColumn:
+        if (value.isValid() && !value.isNull())
+            w.powerCapW = value.toDouble();
+        else
+            w.powerCapW.reset();
+        break;
+    default:
+        return false;
+    }
+    return setWindow(index.row(), w);
+}
+
+Qt::ItemFlags ScheduleModel::flags(const QModelIndex &index) const
+{
+    if (!index.isValid()
+        || !checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return Qt::NoItemFlags;
+    return Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemIsEditable | Qt::ItemNeverHasChildren;
+}
+
+QVariant ScheduleModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    switch (section) {
+    case NameColumn:
+        return tr("Window");
+    case DaysColumn:
+        return tr("Days");
+    case FromColumn:
+        return tr("From");
+    case ToColumn:
+        return tr("To");
+    case InferenceShareColumn:
+        return tr("Inference share");
+    case BandwidthShareColumn:
+        return tr("Training bandwidth");
+    case PowerCapColumn:
+        return tr("Training power cap");
+    default:
+        return {};
+    }
+}
+
+QHash<int, QByteArray> ScheduleModel::roleNames() const
+{
+    QHash<int, QByteArray> names = QAbstractTableModel::roleNames();
+    names.insert(NameRole, "name");
+    names.insert(DaysRole, "days");
+    names.insert(FromMinuteRole, "fromMinute");
+    names.insert(ToMinuteRole, "toMinute");
+    names.insert(LengthMinutesRole, "lengthMinutes");
+    names.insert(AllDayRole, "allDay");
+    names.insert(WrapsRole, "wraps");
+    names.insert(InferenceShareRole, "inferenceShare");
+    names.insert(BandwidthShareRole, "bandwidthShare");
+    names.insert(PowerCapWRole, "powerCapW");
+    names.insert(SortRole, "sort");
+    return names;
+}
+
+void ScheduleModel::retranslate()
+{
+    Q_EMIT headerDataChanged(Qt::Horizontal, 0, ColumnCount - 1);
+    if (!m_windows.isEmpty())
+        Q_EMIT dataChanged(index(0, 0), index(int(m_windows.size()) - 1, ColumnCount - 1));
+}
+
+} // namespace Zhaoxi::Models

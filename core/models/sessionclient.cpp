@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "sessionclient.h"
+
+#include <QMetaObject>
+
+namespace Zhaoxi::Models {
+
+using Session::ApplianceSession;
+
+SessionClient::SessionClient(ApplianceSession *session, QObject *parent)
+    : QObject(parent)
+    , m_session(session)
+{
+    Session::registerMetaTypes();
+    // Auto connections: queued when the session lives on another thread, direct otherwise.
+    connect(session, &ApplianceSession::snapshotReady, this, &SessionClient::onSnapshot);
+    connect(session,
+            &ApplianceSession::placementPreviewReady,
+            this,
+            &SessionClient::placementPreviewReady);
+    connect(session,
+            &ApplianceSession::layoutPreviewReady,
+            this,
+            &SessionClient::layoutPreviewReady);
+    connect(session, &ApplianceSession::commandFinished, this, &SessionClient::commandFinished);
+    m_snapshot = session->latest();
+}
+
+void SessionClient::onSnapshot(const Session::SnapshotPtr &snapshot)
+{
+    // Queued snapshots can overtake nothing, but a direct publish from a command may arrive
+    // while an older one is still queued: keep the newest.
+    if (!snapshot || (m_snapshot && snapshot->serial <= m_snapshot->serial))
+        return;
+    m_snapshot = snapshot;
+    Q_EMIT snapshotChanged(m_snapshot);
+}
+
+quint64 SessionClient::setSpeed(double speed)
+{
+    call([speed](ApplianceSession *s) { s->setSpeed(speed); });
+    return 0;
+}
+
+quint64 SessionClient::setPaused(bool paused)
+{
+    call([paused](ApplianceSession *s) { s->setPaused(paused); });
+    return 0;
+}
+
+quint64 SessionClient::setPollIntervalMs(int ms)
+{
+    call([ms](ApplianceSession *s) { s->setPollIntervalMs(ms); });
+    return 0;
+}
+
+quint64 SessionClient::previewPlacement(Domain::JobId job, Domain::CardId card)
+{
+    const quint64 id = m_nextRequest++;
+    call([=](ApplianceSession *s) { s->previewPlacement(id, job.value(), card.value()); });
+    return id;
+}
+
+quint64 SessionClient::placeJob(Domain::JobId job, Domain::CardId card, bool allowPreemption)
+{
+    const quint64 id = m_nextRequest++;
+    call([=](ApplianceSession *s) { s->placeJob(id, job.value(), card.value(), allowPreemption); });
+    return id;
+}
+
+quint64 SessionClient::requeueJob(Domain::JobId job)
+{
+    const quint64 id = m_nextRequest++;
+    call([=](ApplianceSession *s) { s->requeueJob(id, job.value()); });
+    return id;
+}
+
+quint64 SessionClient::previewLayout(Domain::CardId card, const QList<Domain::MigPlacement> &target)
+{
+    const quint64 id = m_nextRequest++;
+    call([=](ApplianceSession *s) { s->previewLayout(id, card.value(), target); });
+    return id;
+}
+
+quint64 SessionClient::applyLayout(Domain::CardId card,
+                                   const QList<Domain::MigPlacement> &target,
+                                   Session::ApplyMode mode,
+                                   qint64 drainDeadlineMs)
+{
+    const quint64 id = m_nextRequest++;
+    call([=](ApplianceSession *s) {
+        s->applyLayout(id, card.value(), target, mode, drainDeadlineMs);
+    });
+    return id;
+}
+
+quint64 SessionClient::setSchedule(const QJsonObject &windowsParams)
+{
+    const quint64 id = m_nextRequest++;
+    call([=](ApplianceSession *s) { s->setSchedule(id, windowsParams); });
+    return id;
+}
+
+} // namespace Zhaoxi::Models

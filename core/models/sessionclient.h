@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/session/session.h"
+
+#include <QMetaObject>
+#include <QObject>
+#include <QPointer>
+
+namespace Zhaoxi::Models {
+
+// The GUI thread's handle on an ApplianceSession that lives on its own thread: every command is
+// a queued call (the GUI never waits), answered by the signals below, which arrive on the thread
+// this client lives in. Keeps the latest snapshot for models and views.
+//
+// Commands return the request id their answer will carry. With a session on the client's own
+// thread (tests, --screenshot) the answer arrives before the call returns.
+class SessionClient : public QObject
+{
+    Q_OBJECT
+
+public:
+    explicit SessionClient(Session::ApplianceSession *session, QObject *parent = nullptr);
+
+    Session::ApplianceSession *session() const { return m_session; }
+    // The latest snapshot received (nullptr before the first).
+    const Session::SnapshotPtr &snapshot() const { return m_snapshot; }
+
+    quint64 setSpeed(double speed);
+    quint64 setPaused(bool paused);
+    quint64 setPollIntervalMs(int ms);
+    quint64 previewPlacement(Domain::JobId job, Domain::CardId card);
+    quint64 placeJob(Domain::JobId job, Domain::CardId card, bool allowPreemption);
+    quint64 requeueJob(Domain::JobId job);
+    quint64 previewLayout(Domain::CardId card, const QList<Domain::MigPlacement> &target);
+    quint64 applyLayout(Domain::CardId card,
+                        const QList<Domain::MigPlacement> &target,
+                        Session::ApplyMode mode,
+                        qint64 drainDeadlineMs);
+    quint64 setSchedule(const QJsonObject &windowsParams);
+
+Q_SIGNALS:
+    // A new snapshot; `snapshot()` already returns it.
+    void snapshotChanged(const Zhaoxi::Session::SnapshotPtr &snapshot);
+    void placementPreviewReady(const Zhaoxi::Session::PlacementPreview &preview);
+    void layoutPreviewReady(const Zhaoxi::Session::LayoutPreview &preview);
+    void commandFinished(const Zhaoxi::Session::CommandResult &result);
+
+private:
+    // Runs `command` on the session's thread: queued when that is another thread (the GUI never
+    // waits), at once when it is ours.
+    template<typename Command>
+    void call(Command command)
+    {
+        Session::ApplianceSession *s = m_session.data();
+        if (!s)
+            return;
+        if (s->thread() == thread())
+            command(s);
+        else
+            QMetaObject::invokeMethod(
+                    s, [s, command] { command(s); }, Qt::QueuedConnection);
+    }
+    void onSnapshot(const Session::SnapshotPtr &snapshot);
+
+    QPointer<Session::ApplianceSession> m_session;
+    Session::SnapshotPtr m_snapshot;
+    quint64 m_nextRequest = 1;
+};
+
+} // namespace Zhaoxi::Models

@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/device/applianceevents.h"
+#include "core/storage/event.h"
+
+namespace Zhaoxi::Storage {
+class Recorder;
+}
+
+namespace Zhaoxi::Session {
+
+// Appliance events (device steps and faults, policy actions) as stored events: device codes go
+// to Source::Device, the rest to Source::Policy; the severity follows the code (failures and
+// faults are errors, throttling and guard pressure warnings). One mapping for the console and
+// `zhaoxictl simulate --db`.
+bool isDeviceEvent(Device::ApplianceEventCode code);
+Storage::Severity severityOf(Device::ApplianceEventCode code);
+qint64 recordApplianceEvent(Storage::Recorder &recorder, const Device::ApplianceEvent &event);
+
+} // namespace Zhaoxi::Session

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "session.h"
+
+#include "core/device/nvmlbackend.h"
+
+#include <QMutex>
+#include <QSet>
+#include <QTemporaryDir>
+
+#include <functional>
+#include <memory>
+
+class QTimer;
+
+namespace Zhaoxi::Sched {
+class Scheduler;
+}
+namespace Zhaoxi::Storage {
+class Recorder;
+class Store;
+} // namespace Zhaoxi::Storage
+
+namespace Zhaoxi::Session {
+
+struct HardwareOptions
+{
+    // The console's setting "apply changes to the hardware" (off by default). Without it every
+    // change is refused and the NVML backend itself is opened read-only.
+    bool allowChanges = false;
+    int pollIntervalMs = 2000;   // clamped to [kMinPollMs, kMaxPollMs]
+    int layoutRefreshPolls = 5;  // MIG layouts are re-read from the driver every this many polls
+    int metricPeriodMs = 60'000; // card metrics go to the store at most this often
+    QString storePath;           // the event store; empty: a file in a temporary directory
+    QString applianceName;       // empty: this machine's host name
+    // The wall clock, UTC epoch ms (the composition root's real time). Empty:
+    // QDateTime::currentMSecsSinceEpoch. Tests may pass a manual clock.
+    std::function<qint64()> clock;
+};
+
+// The console's real appliance: this machine's NVIDIA cards through the NVML backend, read-only
+// unless changes are allowed in the settings AND the process may change MIG.
+//
+// It owns the backend and a Sched::Scheduler whose ClusterState mirrors what the driver reports
+// (one host: this machine; its cards in NVML order, except cards whose model is not in the
+// catalogue, which are left out: a snapshot's card id is the state's, `nvmlIndex()` maps it).
+// A QTimer polls the backend every pollIntervalMs of wall time (metrics, Xid events, lost
+// cards), re-reads the MIG layouts every layoutRefreshPolls polls, and publishes a Snapshot
+// after each poll. The state's layouts are always the driver's: after a change, failed or not,
+// the card is re-read and the state follows it (never what a plan intended).
+//
+// Snapshots: simulated = false, endMs = -1, speed 1, no services/training/queue; per card the
+// backend's readings (utilisation NaN when the driver does not report it, as with MIG on);
+// `readOnly`/`readOnlyReason` (one of the kReason* phrases below, or the backend's own message
+// when its MIG functions are missing); events: device step reports ("step-done", "step-failed",
+// "step-skipped"), faults ("fault-card-lost", "fault-memory-error", "card-recovered", "xid"),
+// "layout-unmapped" when the driver lists instances the catalogue cannot name, "card-not-in-
+// catalogue" once per such card, and the scheduler's own events (partition-created, ...) as the
+// state follows the driver. Events are stored through a Storage::Recorder (Source::Device) when a
+// store could be opened, else only handed to the snapshots.
+//
+// Commands: previewLayout / applyLayout on MIG cards (applyLayout refused with the read-only
+// reason when read-only; otherwise the steps run at once, each reported as an event, stopping at
+// the first failure with the card's real layout in the answer). There are no scheduler-managed
+// jobs on the real appliance yet: placeJob, requeueJob and setSchedule are refused,
+// previewPlacement answers Refused. setSpeed has no effect (real time); setPaused stops polling.
+//
+// Threads: open() on any thread; then moveToThread() and start() through a queued call, like
+// SimulationSession. The backend is used by one thread at a time: the opening thread until
+// start(), the session's thread afterwards. latest() is thread-safe.
+class HardwareSession final : public ApplianceSession
+{
+    Q_OBJECT
+
+public:
+    static constexpr int kMinPollMs = 250;
+    static constexpr int kMaxPollMs = 60'000;
+    // The stable read-only reasons (the console translates these phrases).
+    static constexpr const char *kReasonDisabled = "changes disabled in settings";
+    static constexpr const char *kReasonNoPermission
+            = "no permission to change MIG (run as root or grant CAP_SYS_ADMIN)";
+    static constexpr const char *kReasonNoMig = "MIG not enabled on any card";
+    // The message of open() when there is no driver: "no NVIDIA driver found", possibly followed
+    // by NVML's words in parentheses; the console then offers the simulated appliance.
+    static constexpr const char *kNoDriver = "no NVIDIA driver found";
+
+    // Opens NVML (options.libraryPath; its applyEnabled, pollIntervalMs and layoutRefreshMs are
+    // the session's to set and are ignored) and reads every card. nullptr with *whyNot (and
+    // *status) when there is no driver (kNoDriver...) or NVML does not initialise (NVML's error).
+    static std::unique_ptr<HardwareSession> open(const Device::NvmlBackendOptions &options,
+                                                 HardwareOptions hardware,
+                                                 QString *whyNot,
+                                                 Device::NvmlOpenStatus *status = nullptr);
+    ~HardwareSession() override;
+
+    SnapshotPtr latest() const override;
+
+    // On the session's thread (or before start()): polls the backend now, as the timer does, and
+    // publishes a snapshot (tests, --screenshot).
+    SnapshotPtr pollNow();
+    // Publishes a snapshot of what was last read and returns it.
+    SnapshotPtr publish();
+
+    // State, on the session's thread.
+    int pollIntervalMs() const { return m_pollIntervalMs; }
+    bool isPolling() const; // the timer runs (started and not paused)
+    bool isPaused() const { return m_paused; }
+    bool allowChanges() const { return m_allowChanges; }
+    QString readOnlyReason() const; // empty: changes may be applied
+    int nvmlIndex(int card) const;  // the NVML index of a state card; -1 when unknown
+    QString storePath() const { return m_storePath; }
+    QString storeError() const { return m_storeError; }
+    const Device::NvmlBackend &backend() const { return *m_backend; }
+
+public Q_SLOTS:
+    void start() override;
+    void stop() override;
+    void setSpeed(double speed) override;
+    void setPaused(bool paused) override;
+    void setPollIntervalMs(int ms) override;
+    // The console's setting "apply changes to the hardware": re-opens the backend with applying
+    // enabled (or disabled) and publishes a snapshot with the new read-only state.
+    void setAllowChanges(bool allow);
+
+    void previewPlacement(quint64 request, int job, int card) override;
+    void placeJob(quint64 request, int job, int card, bool allowPreemption) override;
+    void requeueJob(quint64 request, int job) override;
+    void previewLayout(quint64 request, int card, QList<Domain::MigPlacement> target) override;
+    // `mode` and `drainDeadlineMs` do not matter here: no scheduler job runs on a real card.
+    void applyLayout(quint64 request,
+                     int card,
+                     QList<Domain::MigPlacement> target,
+                     Zhaoxi::Session::ApplyMode mode,
+                     qint64 drainDeadlineMs) override;
+    void setSchedule(quint64 request, QJsonObject windowsParams) override;
+
+private:
+    HardwareSession(std::unique_ptr<Device::NvmlBackend> backend,
+                    Device::NvmlBackendOptions backendOptions,
+                    HardwareOptions options);
+
+    qint64 now() const;
+    void poll();
+    bool reopenBackend(bool applyEnabled, QString *why);
+    Sched::ClusterState stateFromBackend() const;
+    void replaceScheduler(Sched::ClusterState state);
+    void followDriver(qint64 nowMs);
+    bool takeFaultsAndRelayout(qint64 nowMs); // true: a card was lost or came back
+    void noteXids(qint64 nowMs);
+    void sampleMetrics(qint64 nowMs);
+    void recordStep(const Device::NvmlStepReport &report, int card, qint64 nowMs);
+    void recordDevice(qint64 atMs,
+                      const QByteArray &code,
+                      Storage::Severity severity,
+                      const QJsonObject &params,
+                      int card);
+    LayoutPreview plan(int card, const QList<Domain::MigPlacement> &target) const;
+    bool validCard(int card) const;
+    QList<Domain::MigPlacement> driverLayout(int card) const;
+
+    Device::NvmlBackendOptions m_backendOptions;
+    HardwareOptions m_options;
+    std::unique_ptr<Device::NvmlBackend> m_backend;
+    QList<int> m_nvmlIndex; // state card id -> NVML index
+    std::unique_ptr<Sched::Scheduler> m_scheduler;
+    std::unique_ptr<QTemporaryDir> m_tempDir;
+    std::unique_ptr<Storage::Store> m_store;
+    std::unique_ptr<Storage::Recorder> m_recorder;
+    QString m_storePath;
+    QString m_storeError;
+    QTimer *m_timer = nullptr;
+    int m_pollIntervalMs = 2000;
+    bool m_paused = false;
+    bool m_started = false;
+    bool m_allowChanges = false;
+    QString m_reopenError; // why the backend could not be re-opened for the current setting
+    qint64 m_startMs = 0;
+    qint64 m_lastPollMs = 0;
+    qint64 m_nextMetricMs = 0;
+    quint64 m_polls = 0;
+    qint64 m_localEventId = 0;
+    QList<QList<quint64>> m_seenXids;    // by NVML index: the readings' recent Xids last seen
+    QList<QStringList> m_layoutProblems; // by NVML index: the problems last reported
+    QList<Storage::Event> m_newEvents;
+    QSet<int> m_tracedJobs;
+    quint64 m_serial = 0;
+    mutable QMutex m_latestLock;
+    SnapshotPtr m_latest;
+};
+
+} // namespace Zhaoxi::Session

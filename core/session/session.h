@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "snapshot.h"
+
+#include "core/domain/cardmodel.h"
+#include "core/sched/status.h"
+
+#include <QJsonObject>
+#include <QObject>
+
+namespace Zhaoxi::Session {
+
+// How a repartition is carried out when it touches partitions that serve jobs.
+enum class ApplyMode {
+    Immediate, // the jobs go back to the queue at once (losing work since their checkpoint)
+    Drain,     // the jobs leave at their next checkpoint or natural end; at the deadline, at once
+};
+
+// "Could this waiting job go onto this card now, and at what cost?" — the answer to a drop.
+struct PlacementPreview
+{
+    enum class Outcome {
+        Direct,          // it fits as the card is
+        NeedsPreemption, // it fits once `victims` have left
+        Refused,         // it cannot run there now; `status` says why
+    };
+    quint64 request = 0;
+    Domain::JobId job;
+    Domain::CardId card;
+    Outcome outcome = Outcome::Refused;
+    Sched::Status status;
+    QList<Sched::Victim> victims;
+    QStringList victimNames; // parallel to victims
+};
+
+// A proposed layout for one MIG card, checked and planned by the session.
+struct LayoutPreview
+{
+    quint64 request = 0;
+    Domain::CardId card;
+    bool ok = false;
+    QString error; // English, from the layout rules or the card's state
+    QList<Domain::MigPlacement> target;
+    int destroys = 0;
+    int creates = 0;
+    QList<Domain::JobId> affectedJobs; // jobs on partitions the change destroys
+    qint64 expectedMs = 0;             // device time of the steps (simulated timings)
+};
+
+// The answer to any other command.
+struct CommandResult
+{
+    quint64 request = 0;
+    bool ok = false;
+    QString error; // English; empty on success
+    Sched::Status status;
+};
+
+// The console's side of an appliance: owns the scheduler and its backend (the simulated appliance
+// and its workload models, or real hardware), runs on its own thread, and publishes immutable
+// Snapshots at most every `snapshotIntervalMs` of wall time. The GUI talks to it only through
+// queued calls to the slots below (each with a request id it chooses) and the signals that
+// answer them; no GUI thread ever waits for it.
+//
+// Thread: create it anywhere, then moveToThread() and call start() through a queued connection
+// (or call everything on one thread, as tests and --screenshot do).
+class ApplianceSession : public QObject
+{
+    Q_OBJECT
+
+public:
+    using QObject::QObject;
+    ~ApplianceSession() override = default;
+
+    // The latest snapshot published (thread-safe).
+    virtual SnapshotPtr latest() const = 0;
+
+public Q_SLOTS:
+    virtual void start() = 0;
+    virtual void stop() = 0;
+    // Simulated seconds per wall second (1 = real time); <= 0: as fast as the machine goes.
+    // Hardware sessions: the polling interval follows `setPollIntervalMs` instead.
+    virtual void setSpeed(double speed) = 0;
+    virtual void setPaused(bool paused) = 0;
+    virtual void setPollIntervalMs(int ms) = 0;
+
+    virtual void previewPlacement(quint64 request, int job, int card) = 0;
+    // Places a waiting job on a card (preempting only when `allowPreemption`).
+    virtual void placeJob(quint64 request, int job, int card, bool allowPreemption) = 0;
+    // Takes a running job back to the queue (an operator's undo of a placement).
+    virtual void requeueJob(quint64 request, int job) = 0;
+    virtual void previewLayout(quint64 request, int card, QList<Domain::MigPlacement> target) = 0;
+    virtual void applyLayout(quint64 request,
+                             int card,
+                             QList<Domain::MigPlacement> target,
+                             Zhaoxi::Session::ApplyMode mode,
+                             qint64 drainDeadlineMs)
+            = 0;
+    // A weekly windows schedule (the `windows` policy's parameters, docs/simulation.md): checked
+    // by the same reader as the headless tool; when valid it becomes the policy in force.
+    virtual void setSchedule(quint64 request, QJsonObject windowsParams) = 0;
+
+Q_SIGNALS:
+    void snapshotReady(Zhaoxi::Session::SnapshotPtr snapshot);
+    void placementPreviewReady(Zhaoxi::Session::PlacementPreview preview);
+    void layoutPreviewReady(Zhaoxi::Session::LayoutPreview preview);
+    void commandFinished(Zhaoxi::Session::CommandResult result);
+};
+
+// Registers the types above for queued connections. Call once before connecting across threads.
+void registerMetaTypes();
+
+} // namespace Zhaoxi::Session
+
+Q_DECLARE_METATYPE(Zhaoxi::Session::PlacementPreview)
+Q_DECLARE_METATYPE(Zhaoxi::Session::LayoutPreview)
+Q_DECLARE_METATYPE(Zhaoxi::Session::CommandResult)
+Q_DECLARE_METATYPE(Zhaoxi::Session::ApplyMode)

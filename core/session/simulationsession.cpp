@@ -1,0 +1,545 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "simulationsession.h"
+
+#include "eventbridge.h"
+
+#include "core/catalogue/layoutrules.h"
+#include "core/policy/timewindows.h"
+#include "core/sim/engine.h"
+#include "core/storage/recorder.h"
+#include "core/storage/store.h"
+
+#include <QMutexLocker>
+#include <QTimer>
+
+#include <algorithm>
+#include <cmath>
+
+namespace Zhaoxi::Session {
+
+using Domain::CardId;
+using Domain::JobId;
+using Domain::MigPlacement;
+
+SimulationSession::SimulationSession(Sim::Scenario scenario,
+                                     QString policy,
+                                     quint64 seed,
+                                     SimulationOptions options,
+                                     QObject *parent)
+    : ApplianceSession(parent)
+    , m_scenario(std::move(scenario))
+    , m_policy(std::move(policy))
+    , m_seed(seed)
+    , m_options(std::move(options))
+{
+    registerMetaTypes();
+    m_engine = std::make_unique<Sim::Engine>(m_scenario, m_policy, m_seed);
+    m_storePath = m_options.storePath;
+    if (m_storePath.isEmpty()) {
+        m_tempDir = std::make_unique<QTemporaryDir>();
+        if (m_tempDir->isValid())
+            m_storePath = m_tempDir->filePath(QStringLiteral("simulated-day.sqlite"));
+    }
+    if (!m_storePath.isEmpty())
+        m_store = Storage::Store::open(m_storePath, &m_storeError);
+    if (m_store) {
+        m_recorder = std::make_unique<Storage::Recorder>(*m_store);
+        m_recorder->setEventObserver([this](const Storage::Event &e) {
+            m_newEvents.append(e);
+            if (e.job >= 0 && e.source == Storage::Source::Scheduler)
+                m_tracedJobs.insert(e.job);
+        });
+        m_engine->mutableScheduler().addSink(m_recorder.get());
+    } else {
+        if (m_storeError.isEmpty())
+            m_storeError = QStringLiteral("no temporary directory for the event store");
+        m_storePath.clear();
+    }
+}
+
+SimulationSession::~SimulationSession()
+{
+    // The recorder is a sink of the engine's scheduler: the engine goes first.
+    m_engine.reset();
+    m_recorder.reset();
+    m_store.reset();
+}
+
+SnapshotPtr SimulationSession::latest() const
+{
+    QMutexLocker lock(&m_latestLock);
+    return m_latest;
+}
+
+void SimulationSession::start()
+{
+    if (!m_timer) {
+        m_timer = new QTimer(this);
+        m_timer->setInterval(m_options.frameMs);
+        connect(m_timer, &QTimer::timeout, this, &SimulationSession::frame);
+    }
+    if (!m_started) {
+        m_engine->start();
+        m_started = true;
+        m_nextMetricMs = m_engine->nowMs();
+        if (m_recorder)
+            m_recorder->setState(&m_engine->scheduler().state());
+        collectEvents();
+        sampleMetrics();
+    }
+    m_wall.start();
+    m_lastFrameNs = 0;
+    m_lastPublishNs = -1;
+    m_timer->start();
+    publish();
+}
+
+void SimulationSession::stop()
+{
+    if (m_timer)
+        m_timer->stop();
+    if (m_store)
+        m_store->flush();
+}
+
+void SimulationSession::setSpeed(double speed)
+{
+    m_speed = speed;
+    publish();
+}
+
+void SimulationSession::setPaused(bool paused)
+{
+    m_paused = paused;
+    m_lastFrameNs = m_wall.isValid() ? m_wall.nsecsElapsed() : 0;
+    publish();
+}
+
+void SimulationSession::runTo(qint64 sinceStartMs)
+{
+    if (!m_started) {
+        m_engine->start();
+        m_started = true;
+        m_nextMetricMs = m_engine->nowMs();
+        if (m_recorder)
+            m_recorder->setState(&m_engine->scheduler().state());
+    }
+    const qint64 until = std::min(m_engine->endMs(), m_scenario.startMs + sinceStartMs);
+    while (m_engine->nowMs() < until)
+        advance(std::min(until, m_engine->nowMs() + m_options.maxStepMs));
+    collectEvents();
+    publish();
+}
+
+void SimulationSession::frame()
+{
+    const qint64 nowNs = m_wall.nsecsElapsed();
+    const qint64 wallDeltaNs = nowNs - m_lastFrameNs;
+    m_lastFrameNs = nowNs;
+    const bool finished = m_engine->nowMs() >= m_engine->endMs();
+    if (!m_paused && !finished) {
+        if (m_speed > 0) {
+            const qint64 simDelta = qint64(std::llround(double(wallDeltaNs) / 1e6 * m_speed));
+            qint64 until = std::min(m_engine->endMs(),
+                                    m_engine->nowMs() + std::max<qint64>(1, simDelta));
+            // Never compute longer than a frame's budget, whatever the speed asks.
+            while (m_engine->nowMs() < until
+                   && m_wall.nsecsElapsed() - nowNs < qint64(m_options.maxFrameWorkMs) * 1'000'000)
+                advance(std::min(until, m_engine->nowMs() + m_options.maxStepMs));
+        } else {
+            while (m_engine->nowMs() < m_engine->endMs()
+                   && m_wall.nsecsElapsed() - nowNs < qint64(m_options.maxFrameWorkMs) * 1'000'000)
+                advance(std::min(m_engine->endMs(), m_engine->nowMs() + m_options.maxStepMs));
+        }
+    }
+    const qint64 sincePublish = m_wall.nsecsElapsed() - m_lastPublishNs;
+    if (m_lastPublishNs < 0 || sincePublish >= qint64(m_options.snapshotIntervalMs) * 1'000'000
+        || (m_engine->nowMs() >= m_engine->endMs() && !finished))
+        publish();
+}
+
+void SimulationSession::advance(qint64 untilAbsMs)
+{
+    m_engine->advanceTo(untilAbsMs - m_scenario.startMs);
+    collectEvents();
+    tryPendingLayouts(false);
+    if (m_engine->nowMs() >= m_nextMetricMs)
+        sampleMetrics();
+}
+
+void SimulationSession::collectEvents()
+{
+    const QList<Device::ApplianceEvent> &all = m_engine->applianceEvents().events();
+    if (m_applianceSeen > all.size()) // the bounded sink dropped its oldest
+        m_applianceSeen = all.size();
+    if (m_recorder) {
+        for (qsizetype i = m_applianceSeen; i < all.size(); ++i)
+            recordApplianceEvent(*m_recorder, all[i]);
+    }
+    m_applianceSeen = all.size();
+}
+
+void SimulationSession::sampleMetrics()
+{
+    constexpr qint64 kMetricPeriodMs = 60'000;
+    const qint64 at = m_engine->nowMs();
+    m_nextMetricMs = at + kMetricPeriodMs;
+    if (!m_recorder)
+        return;
+    const int cards = int(m_engine->scheduler().state().cards().size());
+    for (int c = 0; c < cards; ++c) {
+        const Device::CardMetrics m = m_engine->backend().metrics(CardId(c));
+        if (m.lost)
+            continue;
+        using Storage::Metric;
+        if (!std::isnan(m.utilisation))
+            m_recorder->recordMetric(at, {Metric::GpuUtil, c, -1, {}, -1}, 100.0 * m.utilisation);
+        m_recorder->recordMetric(
+                at, {Metric::MemoryUsedMiB, c, -1, {}, -1}, double(m.memoryUsedMiB));
+        m_recorder->recordMetric(at, {Metric::TemperatureC, c, -1, {}, -1}, m.temperatureC);
+        m_recorder->recordMetric(at, {Metric::PowerW, c, -1, {}, -1}, m.powerW);
+    }
+}
+
+SnapshotPtr SimulationSession::publish()
+{
+    auto s = std::make_shared<Snapshot>();
+    const Sim::Engine &e = *m_engine;
+    const Sched::Scheduler &sched = e.scheduler();
+    const Sched::ClusterState &st = sched.state();
+    s->serial = ++m_serial;
+    s->nowMs = e.nowMs();
+    s->startMs = m_scenario.startMs;
+    s->endMs = e.endMs();
+    s->utcOffsetSeconds = int(m_scenario.utcOffsetMs / 1000);
+    s->speed = m_speed;
+    s->paused = m_paused;
+    s->finished = e.nowMs() >= e.endMs();
+    s->simulated = true;
+    s->applianceName
+            = m_scenario.appliance.name.isEmpty() ? m_scenario.name : m_scenario.appliance.name;
+    s->policy = e.policyName();
+    if (const auto *w = dynamic_cast<const Policy::TimeWindows *>(e.policy())) {
+        const int at = w->windowAt(e.localWeekMs(e.nowMs()));
+        if (at >= 0)
+            s->window = w->windows()[at].name;
+    }
+    s->state = st;
+    s->budget = sched.classBudget();
+    s->queue = sched.queue();
+
+    const auto &models = st.catalogue().models();
+    for (const Sched::CardState &c : st.cards()) {
+        CardSample cs;
+        cs.card = c.id.value();
+        if (c.id.value() < e.backend().cardCount()) {
+            const Device::CardMetrics m = e.backend().metrics(c.id);
+            cs.lost = m.lost;
+            cs.utilisation = m.utilisation;
+            cs.memoryUsedMiB = m.memoryUsedMiB;
+            cs.temperatureC = m.temperatureC;
+            cs.powerW = m.powerW;
+            cs.throttled = m.throttled;
+        }
+        const Domain::CardModel &model = models[c.model];
+        cs.memoryTotalMiB = model.memoryMiB;
+        cs.powerLimitW = model.maxPowerW;
+        // The card's measured busy time, split by the class of the jobs whose units it was.
+        double training = 0, inference = 0;
+        for (const Sched::Unit &u : c.units) {
+            if (!u.job.isValid())
+                continue;
+            const double share = e.busyShare(u.job) * double(st.unitMilli(c, u)) / 1000.0;
+            if (share > 0)
+                cs.busyUnits.append(u.uid);
+            if (st.job(u.job).spec.kind == Domain::WorkloadKind::Inference)
+                inference += share;
+            else
+                training += share;
+        }
+        const double sum = training + inference;
+        const double util = std::isnan(cs.utilisation) ? sum : cs.utilisation;
+        cs.trainingUtilisation = sum > 0 ? util * training / sum : 0;
+        cs.inferenceUtilisation = sum > 0 ? util * inference / sum : 0;
+        s->cards.append(cs);
+    }
+
+    auto &ctx = const_cast<Sim::Engine &>(e); // services() is the policies' read-only view
+    const QList<Policy::ServiceView> views = ctx.services(e.nowMs());
+    for (int i = 0; i < e.serviceCount(); ++i) {
+        const Sim::InferenceService &svc = e.service(i);
+        const Sim::ServiceDef &def = m_scenario.services[i];
+        ServiceSample ss;
+        ss.index = i;
+        ss.name = def.spec.name;
+        ss.sloMs = def.spec.inference ? def.spec.inference->sloP99Ms : 0;
+        ss.p50Ms = svc.window().quantileMs(0.5);
+        ss.p99Ms = svc.window().quantileMs(0.99);
+        ss.attainment = svc.requests() > 0 ? double(svc.withinSlo()) / double(svc.requests()) : 1;
+        if (i < views.size()) {
+            ss.ratePerS = views[i].observedRate;
+            ss.replicas = views[i].serving;
+            ss.targetReplicas = views[i].target;
+            ss.minReplicas = views[i].minReplicas;
+            ss.maxReplicas = views[i].maxReplicas;
+        }
+        s->services.append(ss);
+    }
+    for (int i = 0; i < e.trainingCount(); ++i) {
+        const Sim::TrainingRun &run = e.trainingRun(i);
+        TrainingSample ts;
+        ts.job = e.trainingJob(i);
+        ts.name = m_scenario.training[i].spec.name;
+        ts.speed = run.isProgressing(e.nowMs()) ? run.speed() : 0;
+        ts.loss = run.loss();
+        ts.workHours = run.params().workMs / 3.6e6;
+        ts.doneHours = run.doneMs() / 3.6e6;
+        ts.lostHours = run.lostMs() / 3.6e6;
+        ts.progress
+                = run.params().workMs > 0 ? std::min(1.0, run.doneMs() / run.params().workMs) : 0;
+        ts.completed = e.trainingCompleted(i);
+        s->training.append(ts);
+    }
+
+    std::stable_sort(m_newEvents.begin(), m_newEvents.end(), [](const auto &a, const auto &b) {
+        return a.atMs < b.atMs;
+    });
+    s->events = std::move(m_newEvents);
+    m_newEvents = {};
+    for (int job : std::as_const(m_tracedJobs)) {
+        if (const Sched::DecisionTrace *t = sched.lastTrace(JobId(job)))
+            s->traces.append(*t);
+    }
+    m_tracedJobs.clear();
+
+    SnapshotPtr out = s;
+    {
+        QMutexLocker lock(&m_latestLock);
+        m_latest = out;
+    }
+    m_lastPublishNs = m_wall.isValid() ? m_wall.nsecsElapsed() : 0;
+    Q_EMIT snapshotReady(out);
+    return out;
+}
+
+bool SimulationSession::validJob(int job) const
+{
+    return job >= 0 && job < m_engine->scheduler().state().jobs().size();
+}
+
+bool SimulationSession::validCard(int card) const
+{
+    return card >= 0 && card < m_engine->scheduler().state().cards().size();
+}
+
+void SimulationSession::previewPlacement(quint64 request, int job, int card)
+{
+    PlacementPreview p;
+    p.request = request;
+    p.job = JobId(job);
+    p.card = CardId(card);
+    if (!validJob(job) || !validCard(card)) {
+        p.status = Sched::Status::error(Sched::Reason::None);
+        Q_EMIT placementPreviewReady(p);
+        return;
+    }
+    const Sched::Scheduler &sched = m_engine->scheduler();
+    const Sched::ClusterState &st = sched.state();
+    const Sched::Job &j = st.job(p.job);
+    if (j.state != Sched::JobState::Pending) {
+        p.status = Sched::Status::error(Sched::Reason::None);
+        Q_EMIT placementPreviewReady(p);
+        return;
+    }
+    p.status = sched.couldRunOn(j.spec, p.card, m_engine->nowMs());
+    if (p.status.isSuccess()) {
+        p.outcome = PlacementPreview::Outcome::Direct;
+    } else if (p.status.code == Sched::Status::Code::Unschedulable) {
+        if (const auto plan = sched.planPreemptionOn(p.job, p.card, m_engine->nowMs())) {
+            p.outcome = PlacementPreview::Outcome::NeedsPreemption;
+            p.victims = plan->victims;
+            for (const Sched::Victim &v : plan->victims)
+                p.victimNames.append(st.job(v.job).spec.name);
+        }
+    }
+    Q_EMIT placementPreviewReady(p);
+}
+
+void SimulationSession::placeJob(quint64 request, int job, int card, bool allowPreemption)
+{
+    CommandResult r;
+    r.request = request;
+    if (!validJob(job) || !validCard(card)) {
+        r.error = QStringLiteral("no job %1 or card %2").arg(job).arg(card);
+        Q_EMIT commandFinished(r);
+        return;
+    }
+    if (m_engine->scheduler().state().job(JobId(job)).state != Sched::JobState::Pending) {
+        r.error = QStringLiteral("job %1 is not waiting").arg(job);
+        Q_EMIT commandFinished(r);
+        return;
+    }
+    Sched::Decision d;
+    m_engine->operate([&](Sched::Scheduler &s, qint64 now) {
+        d = allowPreemption ? s.placeWithPreemption(JobId(job), now, CardId(card))
+                            : s.placeNow(JobId(job), now, CardId(card));
+    });
+    r.ok = d.status.isSuccess();
+    r.status = d.status;
+    if (!r.ok)
+        r.error = d.status.describe();
+    collectEvents();
+    Q_EMIT commandFinished(r);
+    publish();
+}
+
+void SimulationSession::requeueJob(quint64 request, int job)
+{
+    CommandResult r;
+    r.request = request;
+    if (!validJob(job) || !m_engine->scheduler().state().job(JobId(job)).isActive()) {
+        r.error = QStringLiteral("job %1 is not running").arg(job);
+        Q_EMIT commandFinished(r);
+        return;
+    }
+    m_engine->operate([&](Sched::Scheduler &s, qint64 now) { s.requeue(JobId(job), now, false); });
+    r.ok = true;
+    collectEvents();
+    Q_EMIT commandFinished(r);
+    publish();
+}
+
+LayoutPreview SimulationSession::plan(int card, const QList<MigPlacement> &target) const
+{
+    LayoutPreview p;
+    p.card = CardId(card);
+    p.target = target;
+    if (!validCard(card)) {
+        p.error = QStringLiteral("no card %1").arg(card);
+        return p;
+    }
+    const Sched::ClusterState &st = m_engine->scheduler().state();
+    const Sched::CardState &c = st.card(p.card);
+    const Domain::CardModel &model = st.model(c);
+    if (c.mode != Domain::PartitionMode::Mig) {
+        p.error = QStringLiteral("card %1 is not in MIG mode").arg(card);
+        return p;
+    }
+    const Catalogue::LayoutVerdict v = Catalogue::validateLayout(model, target);
+    if (!v.isValid()) {
+        p.error = v.describe(model, target);
+        return p;
+    }
+    QList<MigPlacement> create = target;
+    for (const Sched::Unit &u : c.units) {
+        const MigPlacement mp{u.profile, u.start};
+        if (create.contains(mp)) {
+            create.removeOne(mp);
+            continue;
+        }
+        ++p.destroys;
+        if (u.job.isValid() && !p.affectedJobs.contains(u.job))
+            p.affectedJobs.append(u.job);
+    }
+    p.creates = int(create.size());
+    const Device::SimulatedBackendOptions &dev = m_scenario.device;
+    p.expectedMs = qint64(p.destroys) * dev.destroyMs + qint64(p.creates) * dev.createMs;
+    p.ok = true;
+    return p;
+}
+
+void SimulationSession::previewLayout(quint64 request, int card, QList<MigPlacement> target)
+{
+    LayoutPreview p = plan(card, target);
+    p.request = request;
+    Q_EMIT layoutPreviewReady(p);
+}
+
+bool SimulationSession::applyNow(const PendingLayout &p, bool evictRest, QString *why)
+{
+    // One command: what still runs there leaves (when asked), the layout changes and the card is
+    // released, with no scheduling cycle in between to hand the freed partitions out again.
+    bool ok = false;
+    m_engine->operate([&](Sched::Scheduler &s, qint64 now) {
+        if (evictRest) {
+            for (JobId j : plan(p.card.value(), p.target).affectedJobs)
+                s.requeue(j, now, false);
+        }
+        ok = s.applyLayout(p.card, p.target, now, why);
+        if (ok || evictRest)
+            s.setCardCordoned(p.card, false, now);
+    });
+    collectEvents();
+    return ok;
+}
+
+void SimulationSession::applyLayout(quint64 request,
+                                    int card,
+                                    QList<MigPlacement> target,
+                                    ApplyMode mode,
+                                    qint64 drainDeadlineMs)
+{
+    const LayoutPreview p = plan(card, target);
+    if (!p.ok) {
+        Q_EMIT commandFinished(CommandResult{request, false, p.error, {}});
+        return;
+    }
+    const PendingLayout pending{request,
+                                CardId(card),
+                                target,
+                                m_engine->nowMs() + std::max<qint64>(0, drainDeadlineMs)};
+    if (mode == ApplyMode::Immediate || p.affectedJobs.isEmpty()) {
+        QString why;
+        const bool ok = applyNow(pending, true, &why);
+        Q_EMIT commandFinished(CommandResult{request, ok, why, {}});
+        publish();
+        return;
+    }
+    // Drain: the card takes no new work; its jobs leave at their next checkpoint (or natural
+    // end); the layout changes when the last has left, at the latest at the deadline.
+    m_engine->operate([&](Sched::Scheduler &s, qint64 now) {
+        s.setCardCordoned(CardId(card), true, now);
+        for (JobId j : p.affectedJobs)
+            s.requeue(j, now, true);
+    });
+    collectEvents();
+    m_pendingLayouts.append(pending);
+    tryPendingLayouts(false);
+    publish();
+}
+
+void SimulationSession::tryPendingLayouts(bool force)
+{
+    for (qsizetype i = 0; i < m_pendingLayouts.size();) {
+        const PendingLayout p = m_pendingLayouts[i];
+        const bool due = force || m_engine->nowMs() >= p.deadlineMs;
+        if (!due && !plan(p.card.value(), p.target).affectedJobs.isEmpty()) {
+            ++i;
+            continue;
+        }
+        QString why;
+        const bool ok = applyNow(p, due, &why);
+        m_pendingLayouts.removeAt(i);
+        Q_EMIT commandFinished(CommandResult{p.request, ok, why, {}});
+    }
+}
+
+void SimulationSession::setSchedule(quint64 request, QJsonObject windowsParams)
+{
+    Policy::PolicyError err;
+    std::unique_ptr<Policy::Policy> policy = Policy::TimeWindows::create(windowsParams, &err);
+    if (!policy) {
+        Q_EMIT commandFinished(CommandResult{
+                request,
+                false,
+                err.field.isEmpty() ? err.message : err.field + QStringLiteral(": ") + err.message,
+                {}});
+        return;
+    }
+    m_engine->setPolicy(std::move(policy), QStringLiteral("windows"));
+    collectEvents();
+    Q_EMIT commandFinished(CommandResult{request, true, {}, {}});
+    publish();
+}
+
+} // namespace Zhaoxi::Session

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "session.h"
+
+#include "core/sim/scenario.h"
+
+#include <QElapsedTimer>
+#include <QMutex>
+#include <QTemporaryDir>
+
+#include <memory>
+
+class QTimer;
+
+namespace Zhaoxi::Sim {
+class Engine;
+}
+namespace Zhaoxi::Storage {
+class Recorder;
+class Store;
+} // namespace Zhaoxi::Storage
+
+namespace Zhaoxi::Session {
+
+struct SimulationOptions
+{
+    int frameMs = 20;             // wall time between advances of the virtual clock
+    int snapshotIntervalMs = 100; // at most this often a snapshot is published
+    int maxFrameWorkMs = 25;      // "as fast as it goes": wall time one frame may compute
+    qint64 maxStepMs = 60'000;    // ... in simulated steps of at most this
+    QString storePath;            // the event store; empty: a file in a temporary directory
+};
+
+// The embedded simulated appliance: a scenario's day replayed by Sim::Engine under its policy,
+// faster than real time, with the operator's commands applied at the virtual now. Events go to a
+// Store (Storage::Recorder) and to the snapshots; card metrics are sampled into the store once
+// a simulated minute.
+class SimulationSession final : public ApplianceSession
+{
+    Q_OBJECT
+
+public:
+    SimulationSession(Sim::Scenario scenario,
+                      QString policy,
+                      quint64 seed,
+                      SimulationOptions options = {},
+                      QObject *parent = nullptr);
+    ~SimulationSession() override;
+
+    SnapshotPtr latest() const override;
+    // The store the events go to (the event log exports from it); empty when none could be
+    // opened (`storeError()` says why; the session runs without one).
+    QString storePath() const { return m_storePath; }
+    QString storeError() const { return m_storeError; }
+    const Sim::Scenario &scenario() const { return m_scenario; }
+
+    // Synchronously, on the calling thread (tests, --screenshot --at): runs the day up to
+    // `sinceStartMs` and publishes a snapshot.
+    void runTo(qint64 sinceStartMs);
+    // Publishes a snapshot now and returns it.
+    SnapshotPtr publish();
+    double speed() const { return m_speed; }
+    bool isPaused() const { return m_paused; }
+
+public Q_SLOTS:
+    void start() override;
+    void stop() override;
+    void setSpeed(double speed) override;
+    void setPaused(bool paused) override;
+    void setPollIntervalMs(int) override {}
+    void previewPlacement(quint64 request, int job, int card) override;
+    void placeJob(quint64 request, int job, int card, bool allowPreemption) override;
+    void requeueJob(quint64 request, int job) override;
+    void previewLayout(quint64 request, int card, QList<Domain::MigPlacement> target) override;
+    void applyLayout(quint64 request,
+                     int card,
+                     QList<Domain::MigPlacement> target,
+                     Zhaoxi::Session::ApplyMode mode,
+                     qint64 drainDeadlineMs) override;
+    void setSchedule(quint64 request, QJsonObject windowsParams) override;
+
+private:
+    struct PendingLayout
+    {
+        quint64 request = 0;
+        Domain::CardId card;
+        QList<Domain::MigPlacement> target;
+        qint64 deadlineMs = 0; // absolute simulated time; then the rest leave at once
+    };
+
+    void frame();
+    void advance(qint64 untilAbsMs);
+    void collectEvents();
+    void sampleMetrics();
+    void tryPendingLayouts(bool force);
+    bool applyNow(const PendingLayout &p, bool evictRest, QString *why);
+    LayoutPreview plan(int card, const QList<Domain::MigPlacement> &target) const;
+    bool validJob(int job) const;
+    bool validCard(int card) const;
+
+    Sim::Scenario m_scenario;
+    QString m_policy;
+    quint64 m_seed;
+    SimulationOptions m_options;
+    std::unique_ptr<Sim::Engine> m_engine;
+    std::unique_ptr<QTemporaryDir> m_tempDir;
+    std::unique_ptr<Storage::Store> m_store;
+    std::unique_ptr<Storage::Recorder> m_recorder;
+    QString m_storePath;
+    QString m_storeError;
+    QTimer *m_timer = nullptr;
+    QElapsedTimer m_wall;
+    qint64 m_lastFrameNs = 0;
+    qint64 m_lastPublishNs = -1;
+    double m_speed = 60;
+    bool m_paused = false;
+    bool m_started = false;
+    qsizetype m_applianceSeen = 0;
+    qint64 m_nextMetricMs = 0;
+    QList<Storage::Event> m_newEvents;
+    QSet<int> m_tracedJobs; // jobs decided since the last snapshot
+    QList<PendingLayout> m_pendingLayouts;
+    quint64 m_serial = 0;
+    mutable QMutex m_latestLock;
+    SnapshotPtr m_latest;
+};
+
+} // namespace Zhaoxi::Session

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/sched/clusterstate.h"
+#include "core/sched/decisiontrace.h"
+#include "core/sched/scheduler.h"
+#include "core/storage/event.h"
+
+#include <QList>
+#include <QMetaType>
+#include <QString>
+
+#include <memory>
+
+namespace Zhaoxi::Session {
+
+// One card's readings at the snapshot's time.
+struct CardSample
+{
+    int card = -1;
+    bool lost = false;
+    // 0..1; NaN when the hardware cannot say (a real MIG card: NVML reports no device
+    // utilisation), shown as "not available", never as zero.
+    double utilisation = 0;
+    double trainingUtilisation = 0;  // the part of `utilisation` serving training jobs
+    double inferenceUtilisation = 0; // ... and inference replicas
+    qint64 memoryUsedMiB = 0;
+    qint64 memoryTotalMiB = 0;
+    double temperatureC = 0;
+    double powerW = 0;
+    double powerLimitW = 0;
+    bool throttled = false;
+    QList<int> busyUnits; // uids of units whose job is working now (allocated but idle: absent)
+};
+
+// One inference service over the policies' sliding window.
+struct ServiceSample
+{
+    int index = 0;
+    QString name;
+    double sloMs = 0;
+    double p50Ms = 0;
+    double p99Ms = 0;
+    double ratePerS = 0;
+    double attainment = 1; // 0..1, since the start of the day
+    int replicas = 0;      // serving
+    int targetReplicas = 0;
+    int minReplicas = 0;
+    int maxReplicas = 0;
+};
+
+// One training job of the scenario.
+struct TrainingSample
+{
+    Domain::JobId job;
+    QString name;
+    double speed = 0;     // reference cards of work per second of time (0: not running)
+    double loss = 0;      // on its loss curve at the work done so far
+    double progress = 0;  // 0..1
+    double doneHours = 0; // reference-card hours of work done
+    double workHours = 0; // ... in all
+    double lostHours = 0;
+    bool completed = false;
+};
+
+// What the console shows, at one simulated (or real) moment. Immutable once published: the
+// session thread builds it, the GUI thread reads it through a shared pointer. ClusterState's lists
+// are implicitly shared, so a snapshot costs little more than the samples.
+struct Snapshot
+{
+    quint64 serial = 0;       // increases with every snapshot of one session
+    qint64 nowMs = 0;         // UTC epoch ms
+    qint64 startMs = 0;       // the day's start (simulation) or the session's (hardware)
+    qint64 endMs = 0;         // the day's end; -1: open-ended (hardware)
+    int utcOffsetSeconds = 0; // the appliance's local time (windows, the time axis)
+    double speed = 1;         // simulated seconds per wall second; <= 0: as fast as it goes
+    bool paused = false;
+    bool finished = false; // the simulated day is over
+    bool simulated = true;
+    // Hardware: changes are refused (settings, or no privileges to change MIG). The banner shows
+    // `readOnlyReason` (English, a stable phrase the console translates).
+    bool readOnly = false;
+    QString readOnlyReason;
+    QString applianceName;
+    QString policy; // the colocation policy in force
+    QString window; // the time window in force (windows policy), empty otherwise
+    Sched::ClusterState state;
+    Sched::ClassBudget budget;
+    QList<Domain::JobId> queue; // waiting jobs, in queue order
+    QList<CardSample> cards;    // index = card id
+    QList<ServiceSample> services;
+    QList<TrainingSample> training;
+    QList<Storage::Event> events; // stored since the previous snapshot, in order
+    // Decision traces of jobs decided since the previous snapshot (the latest per job).
+    QList<Sched::DecisionTrace> traces;
+};
+
+using SnapshotPtr = std::shared_ptr<const Snapshot>;
+
+} // namespace Zhaoxi::Session
+
+Q_DECLARE_METATYPE(Zhaoxi::Session::SnapshotPtr)

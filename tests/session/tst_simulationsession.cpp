@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The console's simulated session: snapshots of the day at chosen times, the same seed giving the
+// same appliance, events stored with their ids, the operator's commands (a refused placement
+// with its reason, a repartition in immediate and drain mode, a schedule checked like the
+// headless tool checks it), and the session running on its own thread behind a SessionClient.
+#include "core/catalogue/catalogue.h"
+#include "core/models/sessionclient.h"
+#include "core/session/simulationsession.h"
+#include "core/sim/scenario.h"
+#include "core/storage/store.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QSignalSpy>
+#include <QTest>
+#include <QThread>
+
+using namespace Zhaoxi;
+
+namespace {
+
+const Catalogue::Catalogue &catalogue()
+{
+    static const Catalogue::Catalogue c = Catalogue::Catalogue::builtIn();
+    return c;
+}
+
+// Two H200 cards in MIG mode, one small service, two training jobs: a static split that lets
+// training hold one card's compute, so the second job waits on the class budget.
+const char kSmall[] = R"({
+    "name": "session test",
+    "start": "2026-01-05T09:00:00+08:00",
+    "duration": "4h",
+    "seed": 3,
+    "appliance": {"name": "two cards", "hosts": [
+        {"name": "h", "cpu": 64, "memoryGiB": 512,
+         "cards": [{"model": "H200-141GB", "mode": "mig", "count": 2}]}]},
+    "history": {"days": 1, "noise": 0},
+    "services": [{
+        "spec": {"name": "chat", "kind": "inference",
+                 "demand": {"compute": {"profile": "3g.71gb"}, "memoryGiB": 40},
+                 "priority": 500, "preemption": "never", "isolation": "hard",
+                 "inference": {"service": "chat", "sloP99Ms": 1000, "replicas": {"min": 1, "max": 1}}},
+        "serviceTimeMs": 50, "rate": {"constant": 2}}],
+    "training": [
+        {"spec": {"name": "big", "kind": "training", "demand": {"compute": {"profile": "7g.141gb"}},
+                  "time": {"expectedDuration": "10h"}, "priority": 100, "preemption": "checkpoint",
+                  "checkpointInterval": "10m"}},
+        {"spec": {"name": "small", "kind": "training", "demand": {"compute": {"profile": "1g.18gb"}},
+                  "time": {"expectedDuration": "10h"}, "priority": 100, "preemption": "checkpoint",
+                  "checkpointInterval": "10m"}, "submitAt": "10m"}],
+    "policy": {"default": "static", "static": {"inferenceShare": 0.5}}
+})";
+
+Sim::Scenario smallScenario()
+{
+    Sim::ScenarioError err;
+    auto s = Sim::readScenario(QByteArray(kSmall),
+                               QStringLiteral("small.json"),
+                               QString::fromUtf8(ZHAOXI_SOURCE_DIR)
+                                       + QStringLiteral("/resources/scenarios"),
+                               catalogue(),
+                               &err);
+    if (!s)
+        qFatal("%s", qPrintable(err.toString()));
+    return *s;
+}
+
+Domain::JobId jobNamed(const Session::Snapshot &s, const QString &name)
+{
+    for (const Sched::Job &j : s.state.jobs()) {
+        if (j.spec.name == name)
+            return j.id;
+    }
+    return {};
+}
+
+int cardOf(const Session::Snapshot &s, Domain::JobId job)
+{
+    const Sched::Job &j = s.state.job(job);
+    return j.assignments.isEmpty() ? -1 : j.assignments.first().card.value();
+}
+
+} // namespace
+
+class TestSimulationSession : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void snapshotsAtChosenTimes()
+    {
+        Session::SimulationSession session(smallScenario(), QString(), 3);
+        QSignalSpy spy(&session, &Session::ApplianceSession::snapshotReady);
+        session.runTo(30 * 60'000);
+        QCOMPARE(spy.count(), 1);
+        const Session::SnapshotPtr s = session.latest();
+        QVERIFY(s);
+        QCOMPARE(s->nowMs - s->startMs, 30 * 60'000);
+        QCOMPARE(s->utcOffsetSeconds, 8 * 3600);
+        QCOMPARE(s->cards.size(), 2);
+        QCOMPARE(s->services.size(), 1);
+        QCOMPARE(s->services[0].name, QStringLiteral("chat"));
+        QCOMPARE(s->training.size(), 2);
+        QCOMPARE(s->policy, QStringLiteral("static"));
+        QVERIFY(!s->events.isEmpty());
+        // Ids come from the store, in order; each snapshot carries only the new ones.
+        for (qsizetype i = 1; i < s->events.size(); ++i)
+            QVERIFY(s->events[i].atMs >= s->events[i - 1].atMs);
+        session.runTo(60 * 60'000);
+        const Session::SnapshotPtr later = session.latest();
+        QVERIFY(later->serial > s->serial);
+        for (const Storage::Event &e : later->events)
+            QVERIFY(e.atMs >= s->nowMs - 1);
+        // "small" waits on the training budget; "big" runs.
+        const Domain::JobId small = jobNamed(*later, QStringLiteral("small"));
+        QVERIFY(small.isValid());
+        QVERIFY(later->queue.contains(small));
+        QVERIFY(cardOf(*later, jobNamed(*later, QStringLiteral("big"))) >= 0);
+    }
+
+    void sameSeedSameAppliance()
+    {
+        Session::SimulationSession a(smallScenario(), QString(), 3);
+        Session::SimulationSession b(smallScenario(), QString(), 3);
+        a.runTo(90 * 60'000);
+        b.runTo(90 * 60'000);
+        QVERIFY(a.latest()->state == b.latest()->state);
+        QCOMPARE(a.latest()->training[0].doneHours, b.latest()->training[0].doneHours);
+    }
+
+    void eventsAreStored()
+    {
+        Session::SimulationSession session(smallScenario(), QString(), 3);
+        session.runTo(20 * 60'000);
+        const qsizetype shown = session.latest()->events.size();
+        session.stop(); // flushes
+        QString err;
+        auto reader = Storage::Reader::open(
+                session.storePath(), Storage::Reader::OpenMode::RequireCurrent, &err);
+        QVERIFY2(reader, qPrintable(err));
+        QCOMPARE(reader->countEvents({}), qint64(shown));
+    }
+
+    void refusedPlacementSaysWhy()
+    {
+        Session::SimulationSession session(smallScenario(), QString(), 3);
+        session.runTo(30 * 60'000);
+        const Session::SnapshotPtr s = session.latest();
+        const Domain::JobId small = jobNamed(*s, QStringLiteral("small"));
+        const int free = 1 - cardOf(*s, jobNamed(*s, QStringLiteral("big")));
+        QSignalSpy spy(&session, &Session::ApplianceSession::placementPreviewReady);
+        session.previewPlacement(7, small.value(), free);
+        QCOMPARE(spy.count(), 1);
+        const auto p = spy.first().first().value<Session::PlacementPreview>();
+        QCOMPARE(p.request, quint64(7));
+        QCOMPARE(p.outcome, Session::PlacementPreview::Outcome::Refused);
+        QCOMPARE(p.status.reason, Sched::Reason::ClassBudgetExceeded);
+        QSignalSpy done(&session, &Session::ApplianceSession::commandFinished);
+        session.placeJob(8, small.value(), free, false);
+        QCOMPARE(done.count(), 1);
+        const auto r = done.first().first().value<Session::CommandResult>();
+        QVERIFY(!r.ok);
+        QVERIFY(!r.error.isEmpty());
+        QCOMPARE(session.latest()->state.job(small).state, Sched::JobState::Pending);
+    }
+
+    void repartitionImmediateAndDrain()
+    {
+        Session::SimulationSession session(smallScenario(), QString(), 3);
+        session.runTo(35 * 60'000); // between two checkpoints
+        Session::SnapshotPtr s = session.latest();
+        const Domain::JobId big = jobNamed(*s, QStringLiteral("big"));
+        const int card = cardOf(*s, big);
+        QVERIFY(card >= 0);
+        const QList<Domain::MigPlacement> halves{{4, 0}, {4, 4}}; // 3g.71gb @0, @4
+        // Preview: the running job is affected.
+        QSignalSpy previews(&session, &Session::ApplianceSession::layoutPreviewReady);
+        session.previewLayout(1, card, halves);
+        const auto lp = previews.first().first().value<Session::LayoutPreview>();
+        QVERIFY2(lp.ok, qPrintable(lp.error));
+        QCOMPARE(lp.affectedJobs, QList<Domain::JobId>{big});
+        QCOMPARE(lp.destroys, 1);
+        QCOMPARE(lp.creates, 2);
+        // An illegal layout is refused with the rules' words and changes nothing.
+        QSignalSpy done(&session, &Session::ApplianceSession::commandFinished);
+        session.applyLayout(2, card, {{4, 0}, {4, 2}}, Session::ApplyMode::Immediate, 0);
+        QCOMPARE(done.count(), 1);
+        QVERIFY(!done.takeFirst().first().value<Session::CommandResult>().ok);
+        QCOMPARE(session.latest()->state.card(Domain::CardId(card)).units.size(), 1);
+        // Drain: waits for its next checkpoint (every 10 min of work), then applies.
+        session.applyLayout(3, card, halves, Session::ApplyMode::Drain, 3600'000);
+        QCOMPARE(done.count(), 0);
+        QVERIFY(session.latest()->state.job(big).state == Sched::JobState::Preempting);
+        for (int minute = 36; minute <= 55 && done.isEmpty(); ++minute)
+            session.runTo(qint64(minute) * 60'000);
+        QCOMPARE(done.count(), 1);
+        const auto applied = done.first().first().value<Session::CommandResult>();
+        QVERIFY2(applied.ok, qPrintable(applied.error));
+        s = session.latest();
+        QCOMPARE(s->state.card(Domain::CardId(card)).migLayout().size(), 2);
+        // Drained at its checkpoint: nothing lost.
+        QCOMPARE(s->state.job(big).lostWorkMs, 0);
+    }
+
+    void scheduleCheckedLikeTheHeadlessTool()
+    {
+        Session::SimulationSession session(smallScenario(), QString(), 3);
+        session.runTo(10 * 60'000);
+        QSignalSpy done(&session, &Session::ApplianceSession::commandFinished);
+        const QJsonObject bad
+                = QJsonDocument::fromJson(
+                          R"({"windows": [{"name": "day", "from": "25:00", "to": "20:00", "inferenceShare": 0.6}]})")
+                          .object();
+        session.setSchedule(1, bad);
+        auto r = done.takeFirst().first().value<Session::CommandResult>();
+        QVERIFY(!r.ok);
+        QVERIFY2(r.error.contains(QStringLiteral("from")), qPrintable(r.error));
+        QCOMPARE(session.latest()->policy, QStringLiteral("static"));
+        const QJsonObject good
+                = QJsonDocument::fromJson(
+                          R"({"windows": [{"name": "day", "from": "08:00", "to": "20:00", "inferenceShare": 0.6}, {"name": "night", "from": "20:00", "to": "08:00", "inferenceShare": 0.2}]})")
+                          .object();
+        session.setSchedule(2, good);
+        r = done.takeFirst().first().value<Session::CommandResult>();
+        QVERIFY2(r.ok, qPrintable(r.error));
+        QCOMPARE(session.latest()->policy, QStringLiteral("windows"));
+        QCOMPARE(session.latest()->window, QStringLiteral("day"));
+    }
+
+    void runsOnItsOwnThread()
+    {
+        QThread thread;
+        auto *session = new Session::SimulationSession(smallScenario(), QString(), 3);
+        session->moveToThread(&thread);
+        QObject::connect(&thread, &QThread::finished, session, &QObject::deleteLater);
+        thread.start();
+        Models::SessionClient client(session);
+        QSignalSpy snapshots(&client, &Models::SessionClient::snapshotChanged);
+        client.setSpeed(-1); // as fast as it goes
+        QMetaObject::invokeMethod(session, &Session::ApplianceSession::start, Qt::QueuedConnection);
+        QTRY_VERIFY_WITH_TIMEOUT(client.snapshot() && client.snapshot()->finished, 60'000);
+        QVERIFY(snapshots.count() >= 2);
+        // Commands are queued to the session's thread and answered on ours.
+        QSignalSpy done(&client, &Models::SessionClient::commandFinished);
+        const quint64 id = client.requeueJob(Domain::JobId(9999));
+        QTRY_COMPARE(done.count(), 1);
+        const auto r = done.first().first().value<Session::CommandResult>();
+        QCOMPARE(r.request, id);
+        QVERIFY(!r.ok);
+        QMetaObject::invokeMethod(
+                session, &Session::ApplianceSession::stop, Qt::BlockingQueuedConnection);
+        thread.quit();
+        thread.wait();
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSimulationSession)
+#include "tst_simulationsession.moc"

@@ -1,0 +1,659 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The card map on the offscreen platform: it draws the demo appliance's MIG layouts where they
+// are (hit tests find the right partition of the right card), fits 64 cards, and takes jobs
+// dropped from the jobs table as the scheduler says: placed where they fit, refused with the
+// reason where they do not, placed by preemption only after the operator agreed; undo takes a
+// placement back. A session that answers later shows "checking" meanwhile.
+#include "fixture.h"
+
+#include "core/models/jobtablemodel.h"
+#include "core/sched/appliancefile.h"
+#include "widgets/cardmap/cardmapview.h"
+#include "widgets/cardmap/cardtile.h"
+#include "widgets/cardmap/jobsview.h"
+#include "widgets/cardmap/preemptiondialog.h"
+#include "widgets/cardmap/reasontext.h"
+
+#include <QAbstractItemModelTester>
+#include <QDragEnterEvent>
+#include <QMimeData>
+#include <QScrollBar>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QTest>
+#include <QToolTip>
+#include <QUndoStack>
+
+using namespace Zhaoxi;
+using namespace CardMapFixture;
+using Domain::CardId;
+using Domain::JobId;
+using Models::JobTableModel;
+using Sched::JobState;
+using Session::PlacementPreview;
+using Widgets::CardMapView;
+using DropState = Widgets::CardMapView::DropState;
+
+namespace {
+
+Sched::Appliance demoAppliance()
+{
+    static const Catalogue::Catalogue catalogue = Catalogue::Catalogue::builtIn();
+    Sched::ApplianceError error;
+    const std::optional<Sched::Appliance> a = Sched::loadApplianceFile(
+            QStringLiteral(ZHAOXI_SOURCE_DIR "/resources/appliances/demo.json"), catalogue, &error);
+    if (!a)
+        qFatal("demo appliance: %s", qPrintable(error.toString()));
+    return *a;
+}
+
+Session::SnapshotPtr snapshotOf(const Sched::ClusterState &state, quint64 serial = 1)
+{
+    auto s = std::make_shared<Session::Snapshot>();
+    s->serial = serial;
+    s->state = state;
+    for (const Sched::CardState &c : state.cards()) {
+        Session::CardSample sample;
+        sample.card = c.id.value();
+        sample.utilisation = 0.5;
+        sample.temperatureC = 60 + c.id.value();
+        sample.powerW = 300;
+        sample.powerLimitW = 700;
+        sample.memoryTotalMiB = state.model(c).memoryMiB;
+        s->cards.append(sample);
+    }
+    return s;
+}
+
+// The unit of `card` that starts at MIG slot `start`.
+int uidAt(const Sched::ClusterState &state, int card, int start)
+{
+    for (const Sched::Unit &u : state.cards()[card].units) {
+        if (u.start == start)
+            return u.uid;
+    }
+    return -1;
+}
+
+// A drag of one job's id, as the jobs table makes it.
+std::unique_ptr<QMimeData> jobDrag(JobId job)
+{
+    auto data = std::make_unique<QMimeData>();
+    data->setData(JobTableModel::mimeType(), JobTableModel::encodeJobIds({job}));
+    return data;
+}
+
+bool dragEnter(CardMapView &map, const QMimeData *data, const QPoint &at)
+{
+    QDragEnterEvent e(at, Qt::MoveAction, data, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(map.viewport(), &e);
+    return e.isAccepted();
+}
+
+bool dragMove(CardMapView &map, const QMimeData *data, const QPoint &at)
+{
+    QDragMoveEvent e(at, Qt::MoveAction, data, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(map.viewport(), &e);
+    return e.isAccepted();
+}
+
+bool drop(CardMapView &map, const QMimeData *data, const QPoint &at)
+{
+    QDropEvent e(QPointF(at), Qt::MoveAction, data, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(map.viewport(), &e);
+    return e.isAccepted();
+}
+
+// Drags `job` from outside over the centre of `card` and drops it there; returns whether the
+// map took the drop.
+bool dragAndDrop(CardMapView &map, JobId job, int card)
+{
+    const std::unique_ptr<QMimeData> data = jobDrag(job);
+    const QPoint at = map.cardRect(CardId(card)).center();
+    if (!dragEnter(map, data.get(), at))
+        return false;
+    dragMove(map, data.get(), at);
+    return drop(map, data.get(), at);
+}
+
+// An appliance that answers only when the test says so (a session on a busy thread).
+class LateSession : public Session::ApplianceSession
+{
+    Q_OBJECT
+
+public:
+    struct Asked
+    {
+        quint64 request;
+        int job;
+        int card;
+        bool preempt = false;
+    };
+
+    explicit LateSession(Session::SnapshotPtr snapshot)
+        : m_snapshot(std::move(snapshot))
+    {}
+
+    Session::SnapshotPtr latest() const override { return m_snapshot; }
+    void start() override {}
+    void stop() override {}
+    void setSpeed(double) override {}
+    void setPaused(bool) override {}
+    void setPollIntervalMs(int) override {}
+    void previewPlacement(quint64 request, int job, int card) override
+    {
+        previews.append({request, job, card});
+    }
+    void placeJob(quint64 request, int job, int card, bool allowPreemption) override
+    {
+        places.append({request, job, card, allowPreemption});
+    }
+    void requeueJob(quint64 request, int job) override { requeues.append({request, job, -1}); }
+    void previewLayout(quint64, int, QList<Domain::MigPlacement>) override {}
+    void applyLayout(quint64, int, QList<Domain::MigPlacement>, Session::ApplyMode, qint64) override
+    {}
+    void setSchedule(quint64, QJsonObject) override {}
+
+    void answer(const Asked &asked, PlacementPreview::Outcome outcome, Sched::Status status = {})
+    {
+        PlacementPreview p;
+        p.request = asked.request;
+        p.job = JobId(asked.job);
+        p.card = CardId(asked.card);
+        p.outcome = outcome;
+        p.status = status;
+        Q_EMIT placementPreviewReady(p);
+    }
+    void publishAgain()
+    {
+        auto next = std::make_shared<Session::Snapshot>(*m_snapshot);
+        next->serial = m_snapshot->serial + 1;
+        m_snapshot = next;
+        Q_EMIT snapshotReady(m_snapshot);
+    }
+
+    QList<Asked> previews;
+    QList<Asked> places;
+    QList<Asked> requeues;
+
+private:
+    Session::SnapshotPtr m_snapshot;
+};
+
+} // namespace
+
+class TestCardMapView : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void partitionsSitAtTheirSlots();
+    void clickSelectsCardPartitionAndJob();
+    void tooltipTellsThePartition();
+    void fitsSixtyFourCards();
+    void badgesFollowTheThresholds();
+    void everyReasonHasWords_data();
+    void everyReasonHasWords();
+    void dropPlacesWhereItFits();
+    void dropIsRefusedWithTheReason_data();
+    void dropIsRefusedWithTheReason();
+    void preemptionAsksFirst();
+    void undoRequeuesRedoPlaces();
+    void answersAreCachedPerSnapshot();
+    void lateAnswersShowCheckingFirst();
+    void jobsViewFiltersWaiting();
+};
+
+void TestCardMapView::partitionsSitAtTheirSlots()
+{
+    const Sched::Appliance demo = demoAppliance();
+    CardMapView map(nullptr);
+    map.resize(1200, 800);
+    map.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&map));
+    map.setSnapshot(snapshotOf(demo.state));
+
+    // Card 5 of the demo appliance: 3g.71gb@0, 2g.35gb@4, 1g.18gb@6 (slot 7 free).
+    const CardId card(5);
+    const int g3 = uidAt(demo.state, 5, 0);
+    const int g2 = uidAt(demo.state, 5, 4);
+    const int g1 = uidAt(demo.state, 5, 6);
+    const QRect r3 = map.unitRect(card, g3);
+    const QRect r2 = map.unitRect(card, g2);
+    const QRect r1 = map.unitRect(card, g1);
+    QVERIFY(!r3.isEmpty() && !r2.isEmpty() && !r1.isEmpty());
+    QVERIFY(map.cardRect(card).contains(r3) && map.cardRect(card).contains(r1));
+
+    // Widths follow the spans (4, 2 and 1 of 8 memory slots), offsets the start slots.
+    QVERIFY(qAbs(r3.width() - 2 * r2.width()) <= 2);
+    QVERIFY(qAbs(r2.width() - 2 * r1.width()) <= 2);
+    QVERIFY(qAbs(r2.left() - r3.right()) <= 2);
+    QVERIFY(qAbs(r1.left() - r2.right()) <= 2);
+
+    // Each unit's middle hits that unit of that card; slot 7 hits the card and no unit.
+    for (int uid : {g3, g2, g1}) {
+        const CardMapView::Hit hit = map.hitTest(map.unitRect(card, uid).center());
+        QCOMPARE(hit.card, card);
+        QCOMPARE(hit.unitUid, uid);
+    }
+    const QPoint slot7(r1.right() + r1.width() / 2, r1.center().y());
+    QCOMPARE(map.hitTest(slot7).card, card);
+    QCOMPARE(map.hitTest(slot7).unitUid, -1);
+
+    // The next card (seven 1g instances) is somewhere else; so is a whole card.
+    const CardMapView::Hit next
+            = map.hitTest(map.unitRect(CardId(7), uidAt(demo.state, 7, 3)).center());
+    QCOMPARE(next.card, CardId(7));
+    QCOMPARE(next.unitUid, uidAt(demo.state, 7, 3));
+    const CardMapView::Hit whole = map.hitTest(map.cardRect(CardId(0)).center());
+    QCOMPARE(whole.card, CardId(0));
+    QCOMPARE(whole.unitUid, demo.state.cards()[0].units.first().uid);
+    // Between the tiles: nothing.
+    QVERIFY(!map.hitTest(QPoint(1, 1)).card.isValid());
+}
+
+void TestCardMapView::clickSelectsCardPartitionAndJob()
+{
+    Appliance a;
+    a.runTo(8 * kMinute);
+    CardMapView map(&a.client);
+    map.resize(1000, 700);
+    map.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&map));
+    QSignalSpy cards(&map, &CardMapView::cardSelected);
+    QSignalSpy partitions(&map, &CardMapView::partitionSelected);
+    QSignalSpy jobs(&map, &CardMapView::jobSelected);
+
+    const Sched::CardState &c = a.now().state.cards()[kH200c];
+    const int uid = c.units.first().uid;
+    QTest::mouseClick(
+            map.viewport(), Qt::LeftButton, {}, map.unitRect(CardId(kH200c), uid).center());
+    QCOMPARE(cards.size(), 1);
+    QCOMPARE(cards.first().first().value<CardId>(), CardId(kH200c));
+    QCOMPARE(partitions.size(), 1);
+    QCOMPARE(partitions.first().at(1).toInt(), uid);
+    QCOMPARE(jobs.size(), 1);
+    QCOMPARE(jobs.first().first().value<JobId>(), a.job(QStringLiteral("solo-b")));
+    QCOMPARE(map.selectedJob(), a.job(QStringLiteral("solo-b")));
+
+    // The jobs table chose a job: its card and unit are selected, without a signal.
+    map.selectJob(a.job(QStringLiteral("gang-a")));
+    QVERIFY(map.selectedCard() == CardId(kH200a) || map.selectedCard() == CardId(kH200b));
+    QCOMPARE(map.selectedJob(), a.job(QStringLiteral("gang-a")));
+    map.selectJob(a.job(QStringLiteral("small-l"))); // waiting: nowhere
+    QVERIFY(!map.selectedCard().isValid());
+    QCOMPARE(cards.size(), 1);
+
+    // The free L40S: a card, no job.
+    QTest::mouseClick(map.viewport(), Qt::LeftButton, {}, map.cardRect(CardId(kL40S)).center());
+    QCOMPARE(cards.size(), 2);
+    QCOMPARE(map.selectedCard(), CardId(kL40S));
+    QCOMPARE(jobs.size(), 1);
+}
+
+void TestCardMapView::tooltipTellsThePartition()
+{
+    const Sched::Appliance demo = demoAppliance();
+    CardMapView map(nullptr);
+    map.resize(1200, 800);
+    map.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&map));
+    map.setSnapshot(snapshotOf(demo.state));
+    const QPoint at = map.unitRect(CardId(5), uidAt(demo.state, 5, 4)).center();
+    QHelpEvent help(QEvent::ToolTip, at, map.viewport()->mapToGlobal(at));
+    QCoreApplication::sendEvent(map.viewport(), &help);
+    const QString text = QToolTip::text();
+    QVERIFY2(text.contains(QStringLiteral("2g.35gb at slot 4")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("32.5 GiB")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("Job: none (free)")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("State: ready")), qPrintable(text));
+    QToolTip::hideText();
+}
+
+void TestCardMapView::fitsSixtyFourCards()
+{
+    // 8 hosts x 8 H200 in MIG mode.
+    Sched::ClusterState state(Catalogue::Catalogue::builtIn());
+    const int h200 = state.catalogue().indexOf(QStringLiteral("H200-141GB"));
+    QVERIFY(h200 >= 0);
+    for (int h = 0; h < 8; ++h) {
+        const Domain::HostId host
+                = state.addHost(QStringLiteral("node-%1").arg(h), 224'000, 2'097'152);
+        for (int c = 0; c < 8; ++c)
+            state.addCard(host, h200, Domain::PartitionMode::Mig, c / 4);
+    }
+    CardMapView map(nullptr);
+    map.resize(1600, 1000);
+    map.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&map));
+    map.setSnapshot(snapshotOf(state));
+    QVERIFY(map.isFitMode());
+    const QRect viewport = map.viewport()->rect();
+    for (int c = 0; c < 64; ++c)
+        QVERIFY2(viewport.contains(map.cardRect(CardId(c))), qPrintable(QString::number(c)));
+    QCOMPARE(map.verticalScrollBar()->maximum(), 0);
+    // Readable still: the tiles keep most of their natural size.
+    QVERIFY(map.zoom() > 0.5);
+
+    QSignalSpy zoomed(&map, &CardMapView::zoomChanged);
+    const double fit = map.zoom();
+    map.zoomIn();
+    QVERIFY(!map.isFitMode());
+    QVERIFY(map.zoom() > fit);
+    QVERIFY(map.verticalScrollBar()->maximum() > 0);
+    map.fitToView();
+    QVERIFY(map.isFitMode());
+    QCOMPARE(map.zoom(), fit);
+    QCOMPARE(zoomed.size(), 2);
+}
+
+void TestCardMapView::badgesFollowTheThresholds()
+{
+    using namespace Widgets::CardTile;
+    Data d;
+    d.temperatureC = 80;
+    d.powerPermille = 900;
+    const Widgets::CardMapThresholds defaults;
+    QCOMPARE(temperatureLevel(d, defaults), Level::Amber);
+    QCOMPARE(powerLevel(d, defaults), Level::Amber);
+    d.temperatureC = 86;
+    d.powerPermille = 960;
+    QCOMPARE(temperatureLevel(d, defaults), Level::Red);
+    QCOMPARE(powerLevel(d, defaults), Level::Red);
+    Widgets::CardMapThresholds hot;
+    hot.temperatureAmberC = 90;
+    hot.temperatureRedC = 95;
+    hot.powerAmber = 0.97;
+    hot.powerRed = 0.99;
+    QCOMPARE(temperatureLevel(d, hot), Level::Green);
+    QCOMPARE(powerLevel(d, hot), Level::Green);
+    d.lost = true;
+    QCOMPARE(temperatureLevel(d, hot), Level::None);
+
+    CardMapView map(nullptr);
+    map.setThresholds(hot);
+    QCOMPARE(map.thresholds(), hot);
+}
+
+void TestCardMapView::everyReasonHasWords_data()
+{
+    QTest::addColumn<int>("reason");
+    for (int r = 0; r < Sched::kReasonCount; ++r)
+        QTest::newRow(Sched::reasonCode(Sched::Reason(r))) << r;
+}
+
+void TestCardMapView::everyReasonHasWords()
+{
+    QFETCH(int, reason);
+    const QString text = Widgets::reasonText(
+            Sched::Status::unschedulable(Sched::Reason(reason), 40960, 16384));
+    QVERIFY(!text.isEmpty());
+    QVERIFY2(!text.startsWith(QStringLiteral("Refused (")), qPrintable(text));
+    QVERIFY2(text != Sched::Status::unschedulable(Sched::Reason(reason), 40960, 16384).describe(),
+             qPrintable(text));
+}
+
+void TestCardMapView::dropPlacesWhereItFits()
+{
+    Appliance a;
+    a.runTo(8 * kMinute);
+    QCOMPARE(a.jobState(QStringLiteral("small-l")).state, JobState::Pending);
+    CardMapView map(&a.client);
+    map.resize(1000, 700);
+    map.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&map));
+    QSignalSpy placed(&map, &CardMapView::jobPlaced);
+
+    const JobId job = a.job(QStringLiteral("small-l"));
+    const std::unique_ptr<QMimeData> data = jobDrag(job);
+    const QPoint at = map.cardRect(CardId(kL40S)).center();
+    QVERIFY(dragEnter(map, data.get(), at));
+    QVERIFY(dragMove(map, data.get(), at));
+    QCOMPARE(map.dropState(), DropState::Fits);
+    QCOMPARE(map.dropCard(), CardId(kL40S));
+    QVERIFY(drop(map, data.get(), at));
+    QCOMPARE(map.dropState(), DropState::None);
+
+    QTRY_COMPARE(placed.size(), 1);
+    QCOMPARE(a.jobState(QStringLiteral("small-l")).state, JobState::Running);
+    QCOMPARE(a.cardsOf(QStringLiteral("small-l")), QList<int>{kL40S});
+}
+
+void TestCardMapView::dropIsRefusedWithTheReason_data()
+{
+    QTest::addColumn<QString>("job");
+    QTest::addColumn<int>("card");
+    QTest::addColumn<QString>("reason");
+    QTest::newRow("an H200-only job onto the L40S")
+            << QStringLiteral("mid-m") << kL40S
+            << QStringLiteral("The job may not run on this card model (its affinity excludes it).");
+    QTest::newRow("60 GiB onto a 45 GiB card")
+            << QStringLiteral("big-n") << kL40S
+            << QStringLiteral("Needs 60 GiB of card memory; this card offers at most 45 GiB.");
+    QTest::newRow("low priority onto a busy card")
+            << QStringLiteral("small-l") << kH200c
+            << QStringLiteral("Every partition of this card that would fit is busy.");
+}
+
+void TestCardMapView::dropIsRefusedWithTheReason()
+{
+    QFETCH(QString, job);
+    QFETCH(int, card);
+    QFETCH(QString, reason);
+    Appliance a;
+    a.runTo(8 * kMinute);
+    CardMapView map(&a.client);
+    map.resize(1000, 700);
+    map.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&map));
+    QSignalSpy messages(&map, &CardMapView::statusMessage);
+
+    const std::unique_ptr<QMimeData> data = jobDrag(a.job(job));
+    const QPoint at = map.cardRect(CardId(card)).center();
+    QVERIFY(dragEnter(map, data.get(), at));
+    QVERIFY(!dragMove(map, data.get(), at));
+    QCOMPARE(map.dropState(), DropState::Refused);
+    QCOMPARE(map.dropText(), reason);
+    const QString text = map.dropText();
+
+    QVERIFY(!drop(map, data.get(), at));
+    QCOMPARE(messages.size(), 1);
+    QVERIFY2(messages.first().first().toString().endsWith(text),
+             qPrintable(messages.first().first().toString()));
+    QCoreApplication::processEvents();
+    QCOMPARE(a.jobState(job).state, JobState::Pending);
+}
+
+void TestCardMapView::preemptionAsksFirst()
+{
+    Appliance a;
+    a.runTo(8 * kMinute);
+    CardMapView map(&a.client);
+    map.resize(1000, 700);
+    map.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&map));
+    QList<Widgets::PreemptionRequest> asked;
+    bool agree = false;
+    map.setPreemptionConfirmation([&](const Widgets::PreemptionRequest &r) {
+        asked.append(r);
+        return agree;
+    });
+    QSignalSpy messages(&map, &CardMapView::statusMessage);
+
+    // mid-m (priority 50) onto solo-b's card (priority 10): it fits if solo-b leaves.
+    const JobId mid = a.job(QStringLiteral("mid-m"));
+    const std::unique_ptr<QMimeData> data = jobDrag(mid);
+    const QPoint at = map.cardRect(CardId(kH200c)).center();
+    QVERIFY(dragEnter(map, data.get(), at));
+    QVERIFY(dragMove(map, data.get(), at));
+    QCOMPARE(map.dropState(), DropState::NeedsPreemption);
+    QVERIFY2(map.dropText().contains(QStringLiteral("solo-b")), qPrintable(map.dropText()));
+    QVERIFY(drop(map, data.get(), at));
+
+    // Declined: nothing moves.
+    QTRY_COMPARE(asked.size(), 1);
+    const Widgets::PreemptionRequest &r = asked.first();
+    QCOMPARE(r.jobName, QStringLiteral("mid-m"));
+    QCOMPARE(r.cardName, QStringLiteral("node GPU 2"));
+    QCOMPARE(r.preview.victims.size(), 1);
+    QCOMPARE(r.preview.victims.first().job, a.job(QStringLiteral("solo-b")));
+    QVERIFY(r.preview.victims.first().lostWorkMs > 0);
+    const QStringList lines = Widgets::PreemptionDialog::victimLines(r);
+    QCOMPARE(lines.size(), 1);
+    QCOMPARE(lines.first(),
+             QStringLiteral("solo-b: loses %1 of work")
+                     .arg(Widgets::hoursMinutesText(r.preview.victims.first().lostWorkMs)));
+    QVERIFY(lines.first().contains(QStringLiteral("0:0")));
+    QCOMPARE(a.jobState(QStringLiteral("mid-m")).state, JobState::Pending);
+    QCOMPARE(a.jobState(QStringLiteral("solo-b")).state, JobState::Running);
+    QVERIFY(messages.last().first().toString().contains(QStringLiteral("declined")));
+
+    // Agreed: solo-b is told to leave, mid-m takes its card once it has.
+    agree = true;
+    QVERIFY(dragAndDrop(map, mid, kH200c));
+    QTRY_COMPARE(asked.size(), 2);
+    QTRY_COMPARE(a.jobState(QStringLiteral("solo-b")).state, JobState::Preempting);
+    QCOMPARE(a.jobState(QStringLiteral("solo-b")).preemptedBy, mid);
+}
+
+void TestCardMapView::undoRequeuesRedoPlaces()
+{
+    Appliance a;
+    a.runTo(8 * kMinute);
+    CardMapView map(&a.client);
+    QUndoStack stack;
+    map.setUndoStack(&stack);
+    map.resize(1000, 700);
+    map.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&map));
+
+    QVERIFY(dragAndDrop(map, a.job(QStringLiteral("small-l")), kL40S));
+    QTRY_COMPARE(stack.count(), 1);
+    QCOMPARE(stack.undoText(), QStringLiteral("Place small-l on node GPU 3"));
+    QCOMPARE(a.jobState(QStringLiteral("small-l")).state, JobState::Running);
+
+    stack.undo();
+    QCOMPARE(a.jobState(QStringLiteral("small-l")).state, JobState::Pending);
+    QVERIFY(a.now().queue.contains(a.job(QStringLiteral("small-l"))));
+
+    stack.redo();
+    QCOMPARE(a.jobState(QStringLiteral("small-l")).state, JobState::Running);
+    QCOMPARE(a.cardsOf(QStringLiteral("small-l")), QList<int>{kL40S});
+}
+
+void TestCardMapView::answersAreCachedPerSnapshot()
+{
+    Appliance a;
+    a.runTo(8 * kMinute);
+    CardMapView map(&a.client);
+    map.resize(1000, 700);
+    map.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&map));
+    QSignalSpy answers(&a.client, &Models::SessionClient::placementPreviewReady);
+
+    const std::unique_ptr<QMimeData> data = jobDrag(a.job(QStringLiteral("small-l")));
+    const QRect l40s = map.cardRect(CardId(kL40S));
+    const QRect other = map.cardRect(CardId(kH200a));
+    QVERIFY(dragEnter(map, data.get(), l40s.center()));
+    QCOMPARE(answers.size(), 1);
+    dragMove(map, data.get(), l40s.center() + QPoint(5, 5)); // same card: no new question
+    QCOMPARE(answers.size(), 1);
+    dragMove(map, data.get(), other.center());
+    QCOMPARE(answers.size(), 2);
+    dragMove(map, data.get(), l40s.center()); // back: answered already
+    QCOMPARE(answers.size(), 2);
+    QCOMPARE(map.dropState(), DropState::Fits);
+
+    // A new snapshot: the card under the cursor is asked again.
+    a.session.publish();
+    QCOMPARE(answers.size(), 3);
+    QCOMPARE(map.dropState(), DropState::Fits);
+
+    QDragLeaveEvent leave;
+    QCoreApplication::sendEvent(map.viewport(), &leave);
+    QCOMPARE(map.dropState(), DropState::None);
+}
+
+void TestCardMapView::lateAnswersShowCheckingFirst()
+{
+    Appliance day;
+    day.runTo(8 * kMinute);
+    LateSession late(day.client.snapshot());
+    Models::SessionClient client(&late);
+    CardMapView map(&client);
+    QUndoStack stack;
+    map.setUndoStack(&stack);
+    map.resize(1000, 700);
+    map.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&map));
+    const JobId job = day.job(QStringLiteral("small-l"));
+    const std::unique_ptr<QMimeData> data = jobDrag(job);
+
+    // Over the L40S: "checking" until the answer comes; the drag goes on meanwhile.
+    const QPoint l40s = map.cardRect(CardId(kL40S)).center();
+    QVERIFY(dragEnter(map, data.get(), l40s));
+    QVERIFY(dragMove(map, data.get(), l40s));
+    QCOMPARE(map.dropState(), DropState::Checking);
+    QCOMPARE(late.previews.size(), 1);
+    QCOMPARE(late.previews.first().card, kL40S);
+    late.answer(late.previews.first(),
+                PlacementPreview::Outcome::Refused,
+                Sched::Status::unschedulable(Sched::Reason::CardMemoryInUse, 20480, 8192));
+    QCOMPARE(map.dropState(), DropState::Refused);
+    QCOMPARE(map.dropText(), QStringLiteral("Needs 20 GiB of card memory; only 8 GiB is free."));
+    QVERIFY(!dragMove(map, data.get(), l40s));
+
+    // A new snapshot: asked again, the old answer shown until the new one comes.
+    late.publishAgain();
+    QCOMPARE(late.previews.size(), 2);
+    QCOMPARE(map.dropState(), DropState::Refused);
+    late.answer(late.previews.last(), PlacementPreview::Outcome::Direct);
+    QCOMPARE(map.dropState(), DropState::Fits);
+
+    // Dropped on another card before its answer: placed once the answer says it fits.
+    const QPoint h200 = map.cardRect(CardId(kH200a)).center();
+    QVERIFY(dragMove(map, data.get(), h200));
+    QCOMPARE(map.dropState(), DropState::Checking);
+    QVERIFY(drop(map, data.get(), h200));
+    QCoreApplication::processEvents();
+    QVERIFY(late.places.isEmpty());
+    late.answer(late.previews.last(), PlacementPreview::Outcome::Direct);
+    QTRY_COMPARE(late.places.size(), 1);
+    QCOMPARE(late.places.first().job, job.value());
+    QCOMPARE(late.places.first().card, kH200a);
+    QVERIFY(!late.places.first().preempt);
+
+    // The placement's answer comes later too; then it is undoable.
+    QCOMPARE(stack.count(), 0);
+    Session::CommandResult done;
+    done.request = late.places.first().request;
+    done.ok = true;
+    Q_EMIT late.commandFinished(done);
+    QCOMPARE(stack.count(), 1);
+    stack.undo();
+    QCOMPARE(late.requeues.size(), 1);
+    QCOMPARE(late.requeues.first().job, job.value());
+}
+
+void TestCardMapView::jobsViewFiltersWaiting()
+{
+    Appliance a;
+    a.runTo(8 * kMinute);
+    Widgets::JobsView view(&a.client);
+    QAbstractItemModelTester tester(view.proxyModel(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QCOMPARE(view.filter(), Widgets::JobsView::Filter::WaitingOnly);
+    QCOMPARE(view.proxyModel()->rowCount(), 4);
+    QVERIFY(view.tableView()->dragEnabled());
+    view.setFilter(Widgets::JobsView::Filter::All);
+    QCOMPARE(view.proxyModel()->rowCount(), 6);
+    view.setFilter(Widgets::JobsView::Filter::WaitingOnly);
+
+    // Placing one takes it off the waiting list with the next snapshot.
+    a.client.placeJob(a.job(QStringLiteral("small-l")), CardId(kL40S), false);
+    QCOMPARE(view.proxyModel()->rowCount(), 3);
+}
+
+QTEST_MAIN(TestCardMapView)
+#include "tst_cardmapview.moc"

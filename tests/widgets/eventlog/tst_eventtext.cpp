@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The console's words for events: every code the scheduler, the policies and the devices emit
+// has a sentence of its own (never the bare code), built from the params each carries and the
+// names the log knows; unknown codes fall back to the core's English.
+#include "widgets/eventlog/eventtext.h"
+
+#include "core/device/applianceevents.h"
+#include "core/sched/events.h"
+#include "core/session/eventbridge.h"
+#include "core/storage/exporter.h"
+
+#include <QTest>
+
+using namespace Zhaoxi;
+using Models::EventNames;
+using Storage::Event;
+using Widgets::eventMessage;
+
+namespace {
+
+EventNames names()
+{
+    EventNames n;
+    n.hosts = {QStringLiteral("dgx-h200"), QStringLiteral("ada-edge")};
+    const QStringList h200 = {QStringLiteral("1g.18gb"),
+                              QStringLiteral("1g.18gb+me"),
+                              QStringLiteral("1g.35gb"),
+                              QStringLiteral("2g.35gb"),
+                              QStringLiteral("3g.71gb"),
+                              QStringLiteral("4g.71gb"),
+                              QStringLiteral("7g.141gb")};
+    for (int i = 0; i < 8; ++i)
+        n.cards.append({0, i, QStringLiteral("H200-141GB"), h200});
+    for (int i = 0; i < 3; ++i)
+        n.cards.append({1, i, QStringLiteral("L40S-48GB"), {}});
+    n.jobs = {QStringLiteral("chat#0"), QStringLiteral("llama-70b"), QStringLiteral("lora-2")};
+    n.services = {QStringLiteral("chat"), QStringLiteral("image")};
+    n.windows = {{0, QStringLiteral("day")}, {1, QStringLiteral("night")}};
+    n.utcOffsetSeconds = 8 * 3600;
+    return n;
+}
+
+// 2026-01-05 14:20 at +08:00
+constexpr qint64 kAt = Q_INT64_C(1767594000000);
+
+} // namespace
+
+class TestEventText : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void everySchedulerCodeHasWords();
+    void everyApplianceCodeHasWords();
+    void sentences_data();
+    void sentences();
+    void unknownCodesFallBackToEnglish();
+};
+
+void TestEventText::everySchedulerCodeHasWords()
+{
+    for (int c = 0; c <= int(Sched::EventCode::BudgetChanged); ++c) {
+        Event e;
+        e.source = Storage::Source::Scheduler;
+        e.code = Sched::eventCodeName(Sched::EventCode(c));
+        e.job = 1;
+        e.card = 3;
+        e.params = R"({"host":0,"other":2,"profile":"3g.71gb","profileIndex":4,"start":4,)"
+                   R"("reason":"no-free-unit","mode":"mig","value":600000})";
+        const QString text = eventMessage(e, names());
+        QVERIFY2(!text.isEmpty() && text != QString::fromLatin1(e.code), e.code.constData());
+    }
+}
+
+void TestEventText::everyApplianceCodeHasWords()
+{
+    for (int c = 0; c <= int(Device::ApplianceEventCode::RequestsFailedOver); ++c) {
+        const auto code = Device::ApplianceEventCode(c);
+        Event e;
+        e.source = Session::isDeviceEvent(code) ? Storage::Source::Device : Storage::Source::Policy;
+        e.code = Device::toString(code);
+        e.job = 1;
+        e.card = 2;
+        e.params = R"({"a":0,"b":4,"c":4,"reason":"window","value":1200000})";
+        const QString text = eventMessage(e, names());
+        QVERIFY2(!text.isEmpty() && text != QString::fromLatin1(e.code), e.code.constData());
+        QVERIFY2(!text.contains(QLatin1Char('?')), qPrintable(text));
+    }
+}
+
+void TestEventText::sentences_data()
+{
+    QTest::addColumn<int>("source");
+    QTest::addColumn<QByteArray>("code");
+    QTest::addColumn<int>("card");
+    QTest::addColumn<int>("job");
+    QTest::addColumn<QByteArray>("params");
+    QTest::addColumn<QString>("words");
+
+    const int sched = int(Storage::Source::Scheduler);
+    const int policy = int(Storage::Source::Policy);
+    const int device = int(Storage::Source::Device);
+    QTest::newRow("a MIG placement")
+            << sched << QByteArray("job-placed") << 3 << 1 << QByteArray(R"({"host":0})")
+            << QStringLiteral("Job llama-70b placed on dgx-h200 card 3 (3g.71gb@4)");
+    QTest::newRow("a partition")
+            << sched << QByteArray("partition-created") << 2 << -1
+            << QByteArray(R"({"host":0,"profile":"1g.18gb","profileIndex":0,"start":6})")
+            << QStringLiteral("Partition 1g.18gb@6 created on dgx-h200 card 2");
+    QTest::newRow("a partition named before the cards were known")
+            << sched << QByteArray("partition-created") << 0 << -1
+            << QByteArray(R"({"host":0,"profile":"4","profileIndex":4,"start":0})")
+            << QStringLiteral("Partition 3g.71gb@0 created on dgx-h200 card 0");
+    QTest::newRow("a window") << policy << QByteArray("window-opened") << -1 << -1
+                              << QByteArray(R"({"a":0,"reason":"window"})")
+                              << QStringLiteral("Window ‘day’ opened");
+    QTest::newRow("a budget") << policy << QByteArray("budget-set") << -1 << -1
+                              << QByteArray(R"({"a":7000,"reason":"window","value":3000})")
+                              << QStringLiteral(
+                                         "Class budgets set: inference 70 %, training 30 % (time "
+                                         "window)");
+    QTest::newRow("waiting") << sched << QByteArray("job-waiting") << -1 << 1
+                             << QByteArray(R"({"reason":"class-budget-exceeded","value":2000})")
+                             << QStringLiteral("Job llama-70b is waiting: its class budget is "
+                                               "used up");
+    QTest::newRow("preempting") << sched << QByteArray("job-preempting") << -1 << 2
+                                << QByteArray(R"({"other":0,"value":1767594000000})")
+                                << QStringLiteral("Job lora-2 will be preempted for job chat#0 at "
+                                                  "14:20");
+    QTest::newRow("evicted") << sched << QByteArray("job-evicted") << -1 << 2
+                             << QByteArray(R"({"value":450000})")
+                             << QStringLiteral("Job lora-2 evicted; 7.5 min of work lost");
+    QTest::newRow("a device step") << device << QByteArray("step-done") << 2 << -1
+                                   << QByteArray(R"({"a":1,"b":4,"c":4,"value":2100})")
+                                   << QStringLiteral("Driver destroyed partition 3g.71gb@4 on "
+                                                     "dgx-h200 card 2 in 2.1 s");
+    QTest::newRow("a refused step")
+            << device << QByteArray("step-failed") << 2 << -1
+            << QByteArray(R"({"a":0,"b":4,"c":0,"reason":"device-in-use","value":3})")
+            << QStringLiteral("Driver could not create partition 3g.71gb@0 on dgx-h200 card 2: "
+                              "the instance is in use");
+    QTest::newRow("a service under pressure")
+            << policy << QByteArray("guard-pressure") << -1 << -1
+            << QByteArray(R"({"a":0,"b":14,"reason":"slo-at-risk","value":1250400})")
+            << QStringLiteral("Service chat under pressure: p99 1250.4 ms, 14 requests queued (SLO "
+                              "at risk)");
+    QTest::newRow("a soft card") << device << QByteArray("fault-memory-error") << 9 << -1
+                                 << QByteArray(R"({"value":120000})")
+                                 << QStringLiteral("Memory error on ada-edge card 1");
+    QTest::newRow("an unknown job and card")
+            << sched << QByteArray("job-placed") << 40 << 17 << QByteArray(R"({"host":0})")
+            << QStringLiteral("Job #17 placed on card 40");
+}
+
+void TestEventText::sentences()
+{
+    QFETCH(int, source);
+    QFETCH(QByteArray, code);
+    QFETCH(int, card);
+    QFETCH(int, job);
+    QFETCH(QByteArray, params);
+    QFETCH(QString, words);
+    Event e;
+    e.id = 42;
+    e.atMs = kAt;
+    e.source = Storage::Source(source);
+    e.code = code;
+    e.card = card;
+    e.job = job;
+    e.params = params;
+    EventNames n = names();
+    // What the log saw of the MIG placement while it ran.
+    if (code == "job-placed" && card == 3)
+        n.placements.insert(42, {{3}, {QStringLiteral("3g.71gb@4")}});
+    QCOMPARE(eventMessage(e, n), words);
+}
+
+void TestEventText::unknownCodesFallBackToEnglish()
+{
+    Event e;
+    e.source = Storage::Source::Operator;
+    e.code = "operator-note";
+    e.actor = QStringLiteral("ops");
+    QCOMPARE(eventMessage(e), Storage::englishMessage(e));
+    QCOMPARE(eventMessage(e), QStringLiteral("ops: operator-note"));
+}
+
+QTEST_GUILESS_MAIN(TestEventText)
+#include "tst_eventtext.moc"

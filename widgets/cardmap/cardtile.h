@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/session/snapshot.h"
+
+#include <QColor>
+#include <QFont>
+#include <QList>
+#include <QRectF>
+#include <QString>
+
+#include <cstdint>
+#include <memory>
+
+class QPainter;
+
+namespace Zhaoxi::Widgets {
+
+// The card map's warning levels for the badges: a reading at or above `amber` shows amber (with
+// a ▲), at or above `red` shows red. Power is a fraction of the card's power limit.
+struct CardMapThresholds
+{
+    double temperatureAmberC = 75;
+    double temperatureRedC = 85;
+    double powerAmber = 0.80;
+    double powerRed = 0.95;
+    friend bool operator==(const CardMapThresholds &, const CardMapThresholds &) = default;
+};
+
+namespace CardTile {
+
+// What a unit serves, for its colour (and its legend word).
+enum class UnitClass : std::uint8_t { Free, Inference, Training, Batch };
+// A state that overrides the class's look: a partition being created or destroyed, or a job
+// that was chosen as a victim and leaves soon.
+enum class UnitCondition : std::uint8_t { Normal, Reconfiguring, Draining };
+enum class Level : std::uint8_t { None, Green, Amber, Red };
+
+// One unit of a card as the map draws it: where in the strip (0..1 of its width), what it is,
+// whom it serves and whether that job is working now.
+struct Unit
+{
+    int uid = -1;
+    QString profile; // MIG profile name; empty for whole cards and shares
+    int start = -1;  // MIG start slot
+    int span = 0;    // MIG memory slots
+    int computeSlices = 0;
+    double x0 = 0;
+    double x1 = 1;
+    int milli = 1000;
+    qint64 memoryMiB = 0;
+    Domain::JobId job;
+    QString jobName;
+    UnitClass unitClass = UnitClass::Free;
+    UnitCondition condition = UnitCondition::Normal;
+    Sched::UnitState state = Sched::UnitState::Ready;
+    bool busy = false; // its job is working now (CardSample::busyUnits)
+    friend bool operator==(const Unit &, const Unit &) = default;
+};
+
+// Everything one tile shows, taken from one snapshot; tiles whose Data compare equal look the
+// same, so the map keeps their pixmaps.
+struct Data
+{
+    Domain::CardId card;
+    Domain::HostId host;
+    int indexOnHost = 0;
+    int linkDomain = 0;
+    QString model;
+    Domain::PartitionMode mode = Domain::PartitionMode::Whole;
+    int memorySlices = 8;  // MIG: the model's memory slots
+    int computeSlices = 7; // MIG: the model's compute slices
+    Sched::CardHealth health = Sched::CardHealth::Healthy;
+    bool hostUp = true;
+    bool lost = false;
+    bool throttled = false;
+    int utilisationPermille = -1; // -1: not available
+    int temperatureC = -1;        // -1: no reading
+    int powerW = -1;
+    int powerPermille = -1; // of the power limit; -1: no limit known
+    qint64 memoryUsedMiB = 0;
+    qint64 memoryTotalMiB = 0;
+    QList<Unit> units;
+    friend bool operator==(const Data &, const Data &) = default;
+};
+
+Data makeData(const Session::Snapshot &snapshot, const Sched::CardState &card);
+
+Level temperatureLevel(const Data &d, const CardMapThresholds &t);
+Level powerLevel(const Data &d, const CardMapThresholds &t);
+
+// Texts laid out once (QStaticText per text, font and width, elided to fit) so that painting a
+// tile draws glyph runs instead of laying its texts out again: a map of 64 tiles whose readings
+// all changed repaints in a few milliseconds. One per Style (its fonts); not thread-safe.
+class TextCache;
+
+// Fonts and colours of one rendering; the map builds it from its palette and zoom.
+struct Style
+{
+    QFont titleFont; // bold
+    QFont smallFont;
+    QFont boldFont;         // smallFont, bold
+    qreal titleHeight = 14; // line heights of titleFont and smallFont
+    qreal smallHeight = 12;
+    QColor base;
+    QColor text;
+    QColor mid;
+    double zoom = 1;
+    // Shared by the renderings of this style.
+    std::shared_ptr<TextCache> texts;
+};
+// The fonts (scaled from `font` by `zoom`), their line heights and a new text cache.
+Style makeStyle(
+        const QFont &font, const QColor &base, const QColor &text, const QColor &mid, double zoom);
+
+QColor classColor(UnitClass c);
+QColor levelColor(Level l);
+QColor reconfiguringColor();
+QColor drainingColor();
+QColor failedColor();
+
+// Where the parts of a tile are, in the tile's coordinates (shared by painting and hit tests).
+struct Geometry
+{
+    QRectF title;
+    QRectF strip; // the units
+    QRectF gauge; // MIG compute slices (empty otherwise)
+    QRectF footer;
+};
+Geometry geometry(const QRectF &tile, const Style &style, bool mig);
+// A unit's rectangle within the strip.
+QRectF unitRect(const Geometry &g, const Unit &u);
+
+// Draws `text` in `font` (one of the style's) into `rect`, vertically centred, elided to the
+// rect's width; nothing when fewer than three characters would show. Uses the style's text
+// cache. Returns the width drawn (0: nothing).
+qreal drawText(QPainter &p,
+               const Style &style,
+               const QFont &font,
+               const QRectF &rect,
+               Qt::Alignment align,
+               const QString &text);
+
+// Paints a tile into `rect`.
+void paint(QPainter &p,
+           const QRectF &rect,
+           const Data &d,
+           const Style &style,
+           const CardMapThresholds &thresholds);
+
+// Words shared by the tile and the map's tooltips and legend (translated).
+QString classText(UnitClass c);
+QString modeShortText(Domain::PartitionMode mode);
+QString cardStateText(const Data &d); // "failed", "lost", "throttled", "reconf"... or empty
+
+} // namespace CardTile
+} // namespace Zhaoxi::Widgets

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "reasontext.h"
+
+#include <QCoreApplication>
+
+#include <algorithm>
+
+namespace Zhaoxi::Widgets {
+
+using Sched::Reason;
+using Sched::Status;
+
+// One translation context for the free functions, so lupdate and the translators see them
+// together.
+class ReasonText
+{
+    Q_DECLARE_TR_FUNCTIONS(Zhaoxi::Widgets::ReasonText)
+};
+
+namespace {
+
+QString number(double value, int decimals)
+{
+    // Drops a trailing ".0" so whole numbers read as whole numbers.
+    QString text = QString::number(value, 'f', decimals);
+    if (text.contains(QLatin1Char('.'))) {
+        while (text.endsWith(QLatin1Char('0')))
+            text.chop(1);
+        if (text.endsWith(QLatin1Char('.')))
+            text.chop(1);
+    }
+    return text;
+}
+
+QString coresText(qint64 milli)
+{
+    return ReasonText::tr("%1 CPU cores").arg(number(double(milli) / 1000.0, 1));
+}
+
+QString shareText(qint64 milli)
+{
+    return ReasonText::tr("%1% of the card").arg(number(double(milli) / 10.0, 1));
+}
+
+QString cardsText(qint64 milliCards)
+{
+    if (milliCards == 1000)
+        return ReasonText::tr("one card");
+    return ReasonText::tr("%1 cards").arg(number(double(milliCards) / 1000.0, 2));
+}
+
+} // namespace
+
+QString memoryAmountText(qint64 memoryMiB)
+{
+    if (memoryMiB < 1024)
+        return ReasonText::tr("%1 MiB").arg(memoryMiB);
+    return ReasonText::tr("%1 GiB").arg(number(double(memoryMiB) / 1024.0, 1));
+}
+
+QString hoursMinutesText(qint64 ms)
+{
+    const qint64 minutes = std::max<qint64>(0, ms) / 60'000;
+    return QStringLiteral("%1:%2").arg(minutes / 60).arg(minutes % 60, 2, 10, QLatin1Char('0'));
+}
+
+QString reasonText(const Status &status)
+{
+    const qint64 a = status.a;
+    const qint64 b = status.b;
+    switch (status.reason) {
+    case Reason::None:
+        if (status.isSuccess())
+            return ReasonText::tr("It fits here.");
+        if (status.code == Status::Code::Error)
+            return ReasonText::tr(
+                    "The appliance could not answer: the job is no longer waiting, or the job "
+                    "or card is gone.");
+        return ReasonText::tr("It cannot run here.");
+    case Reason::HostDown:
+        return ReasonText::tr("The host is down.");
+    case Reason::HostNotAllowed:
+        return ReasonText::tr("The job is pinned to another host.");
+    case Reason::InsufficientHostCpu:
+        return ReasonText::tr("Needs %1 on the host; only %2 are free.")
+                .arg(coresText(a), coresText(b));
+    case Reason::InsufficientHostMemory:
+        return ReasonText::tr("Needs %1 of host memory; only %2 is free.")
+                .arg(memoryAmountText(a), memoryAmountText(b));
+    case Reason::HostCpuTooSmall:
+        return ReasonText::tr("Needs %1; the host has only %2 in all.")
+                .arg(coresText(a), coresText(b));
+    case Reason::HostMemoryTooSmall:
+        return ReasonText::tr("Needs %1 of host memory; the host has only %2 in all.")
+                .arg(memoryAmountText(a), memoryAmountText(b));
+    case Reason::CardFailed:
+        return ReasonText::tr("The card has failed.");
+    case Reason::ModelNotAllowed:
+        return ReasonText::tr("The job may not run on this card model (its affinity excludes it).");
+    case Reason::ProfileNotOnModel:
+        return ReasonText::tr("This card model has no such MIG profile.");
+    case Reason::IsolationMismatch:
+        return ReasonText::tr(
+                "The job needs hard isolation (a MIG partition or a whole card); this card is "
+                "soft-sliced.");
+    case Reason::CardMemoryTooSmall:
+        return ReasonText::tr("Needs %1 of card memory; this card offers at most %2.")
+                .arg(memoryAmountText(a), memoryAmountText(b));
+    case Reason::CardMemoryInUse:
+        return ReasonText::tr("Needs %1 of card memory; only %2 is free.")
+                .arg(memoryAmountText(a), memoryAmountText(b));
+    case Reason::CardComputeInUse:
+        return ReasonText::tr("Needs %1; only %2 is free.").arg(shareText(a), shareText(b));
+    case Reason::NoFreeUnit:
+        return ReasonText::tr("Every partition of this card that would fit is busy.");
+    case Reason::NeedsRepartition:
+        return ReasonText::tr("The card must be repartitioned first.");
+    case Reason::TooManyClients:
+        return ReasonText::tr("The card already serves its limit of %1 clients.").arg(a);
+    case Reason::CardReconfiguring:
+        return ReasonText::tr("The card is being reconfigured.");
+    case Reason::GangTooWide:
+        return ReasonText::tr("Needs %1 cards on one host; at most %2 are available.")
+                .arg(a)
+                .arg(b);
+    case Reason::GangNotInOneLinkDomain:
+        return ReasonText::tr("Needs %1 cards in one fast-link domain; at most %2 are free in one.")
+                .arg(a)
+                .arg(b);
+    case Reason::ClassBudgetExceeded:
+        if (b <= 0) {
+            return ReasonText::tr("Needs %1 of compute; its class has used up its budget for now.")
+                    .arg(cardsText(a));
+        }
+        return ReasonText::tr("Needs %1 of compute; its class may use only %2 more now.")
+                .arg(cardsText(a), cardsText(b));
+    case Reason::NoHosts:
+        return ReasonText::tr("The appliance has no hosts.");
+    case Reason::Count:
+        break;
+    }
+    return ReasonText::tr("Refused (%1).")
+            .arg(QString::fromLatin1(Sched::reasonCode(status.reason)));
+}
+
+} // namespace Zhaoxi::Widgets

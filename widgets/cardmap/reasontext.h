@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/sched/status.h"
+
+#include <QString>
+
+namespace Zhaoxi::Widgets {
+
+// The console's words for the scheduler's codes (HOUSE_STYLE 4): one place that turns a
+// Sched::Status (a Reason with its a/b parameters, see core/sched/status.h) into one plain,
+// translated sentence with its numbers in units people read: memory in GiB, CPU in cores,
+// compute in percent of a card, budgets in cards. E.g. CardMemoryTooSmall(40960, 16384) ->
+// "Needs 40 GiB of card memory; this card offers at most 16 GiB."
+//
+// A success gives "It fits here."; an Error without a reason (the session could not answer:
+// the job or card is gone, or the job is no longer waiting) gives a sentence that says so.
+// Translation context: "Zhaoxi::Widgets::ReasonText". Pure; GUI thread (it uses tr()).
+QString reasonText(const Sched::Status &status);
+
+// Memory as people read it: "512 MiB", "16 GiB", "35.5 GiB". Context as above.
+QString memoryAmountText(qint64 memoryMiB);
+
+// A length of work as hours and minutes, "h:mm" (e.g. 5400000 ms -> "1:30"); negative as 0.
+QString hoursMinutesText(qint64 ms);
+
+} // namespace Zhaoxi::Widgets

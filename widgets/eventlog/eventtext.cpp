@@ -1,0 +1,535 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "eventtext.h"
+
+#include "core/storage/exporter.h"
+
+#include <QCoreApplication>
+
+#include <cmath>
+
+namespace Zhaoxi::Widgets {
+
+using Models::EventNames;
+using Storage::Event;
+
+// One translation context for the free functions, so lupdate and the translators see them
+// together.
+class EventText
+{
+    Q_DECLARE_TR_FUNCTIONS(Zhaoxi::Widgets::EventText)
+};
+
+namespace {
+
+QString number(double value, int decimals)
+{
+    // Drops a trailing ".0" so whole numbers read as whole numbers.
+    QString text = QString::number(value, 'f', decimals);
+    if (text.contains(QLatin1Char('.'))) {
+        while (text.endsWith(QLatin1Char('0')))
+            text.chop(1);
+        if (text.endsWith(QLatin1Char('.')))
+            text.chop(1);
+    }
+    return text;
+}
+
+QString param(const Event &e, const char *key)
+{
+    return Storage::jsonParam(e.params, QLatin1StringView(key));
+}
+
+qint64 intParam(const Event &e, const char *key, qint64 absent = -1)
+{
+    bool ok = false;
+    const qint64 v = param(e, key).toLongLong(&ok);
+    return ok ? v : absent;
+}
+
+QString jobLabel(const EventNames &names, int job)
+{
+    if (job < 0)
+        return EventText::tr("(no job)");
+    const QString name = names.job(job);
+    return name.isEmpty() ? QStringLiteral("#%1").arg(job) : name;
+}
+
+QString cardLabel(const EventNames &names, int card)
+{
+    if (card < 0)
+        return EventText::tr("(no card)");
+    if (const EventNames::Card *c = names.card(card)) {
+        const QString host = names.host(c->host);
+        if (!host.isEmpty())
+            return EventText::tr("%1 card %2").arg(host).arg(c->indexOnHost);
+    }
+    return EventText::tr("card %1").arg(card);
+}
+
+QString hostLabel(const EventNames &names, qint64 host)
+{
+    const QString name = names.host(int(host));
+    return name.isEmpty() ? EventText::tr("host %1").arg(host) : name;
+}
+
+QString serviceLabel(const EventNames &names, qint64 index)
+{
+    const QString name = names.service(int(index));
+    return name.isEmpty() ? EventText::tr("service %1").arg(index) : name;
+}
+
+QString windowLabel(const EventNames &names, qint64 index)
+{
+    const QString name = names.windows.value(int(index));
+    return name.isEmpty() ? QString::number(index + 1) : name;
+}
+
+// A MIG placement "3g.71gb@4" from a device step's profile index and start.
+QString stepPartition(const EventNames &names, int card, qint64 profile, qint64 start)
+{
+    QString name;
+    if (const EventNames::Card *c = names.card(card);
+        c && profile >= 0 && profile < c->migProfiles.size())
+        name = c->migProfiles[profile];
+    if (name.isEmpty())
+        name = profile >= 0 ? EventText::tr("profile %1").arg(profile) : QStringLiteral("?");
+    return start >= 0 ? QStringLiteral("%1@%2").arg(name).arg(start) : name;
+}
+
+// A scheduler partition event's "3g.71gb@4": the profile's name is in its params, except for
+// events recorded before the recorder knew the cards (it then writes the index).
+QString eventPartition(const Event &e, const EventNames &names)
+{
+    QString profile = param(e, "profile");
+    const qint64 index = intParam(e, "profileIndex");
+    if (const EventNames::Card *c = names.card(e.card);
+        c && index >= 0 && index < c->migProfiles.size())
+        profile = c->migProfiles[index];
+    if (profile.isEmpty())
+        profile = e.partition >= 0 ? EventText::tr("partition %1").arg(e.partition)
+                                   : QStringLiteral("?");
+    const qint64 start = intParam(e, "start");
+    return start >= 0 ? QStringLiteral("%1@%2").arg(profile).arg(start) : profile;
+}
+
+QString modeText(const QString &mode)
+{
+    if (mode == QLatin1String("whole"))
+        return EventText::tr("whole-card");
+    if (mode == QLatin1String("mig"))
+        return EventText::tr("MIG");
+    if (mode == QLatin1String("time-slicing"))
+        return EventText::tr("time-slicing");
+    if (mode == QLatin1String("mps"))
+        return EventText::tr("MPS");
+    return mode;
+}
+
+// Why a policy or device acted (Device::ActionReason as stored); empty for none.
+QString actionText(const QString &reason)
+{
+    static const struct
+    {
+        const char *code;
+        const char *text;
+    } kReasons[] = {
+            {"window", QT_TRANSLATE_NOOP("Zhaoxi::Widgets::EventText", "time window")},
+            {"slo-at-risk", QT_TRANSLATE_NOOP("Zhaoxi::Widgets::EventText", "SLO at risk")},
+            {"pressure", QT_TRANSLATE_NOOP("Zhaoxi::Widgets::EventText", "load pressure")},
+            {"load-fell", QT_TRANSLATE_NOOP("Zhaoxi::Widgets::EventText", "load fell")},
+            {"forecast-ramp", QT_TRANSLATE_NOOP("Zhaoxi::Widgets::EventText", "forecast ramp")},
+            {"static-share", QT_TRANSLATE_NOOP("Zhaoxi::Widgets::EventText", "static split")},
+            {"device-in-use",
+             QT_TRANSLATE_NOOP("Zhaoxi::Widgets::EventText", "the instance is in use")},
+            {"invalid-order",
+             QT_TRANSLATE_NOOP("Zhaoxi::Widgets::EventText", "the driver refused the order")},
+            {"gpu-lost", QT_TRANSLATE_NOOP("Zhaoxi::Widgets::EventText", "the card is gone")},
+            {"load-rose", QT_TRANSLATE_NOOP("Zhaoxi::Widgets::EventText", "load rose")},
+            {"consolidate",
+             QT_TRANSLATE_NOOP("Zhaoxi::Widgets::EventText", "freeing a card for a waiting job")},
+    };
+    for (const auto &r : kReasons) {
+        if (reason == QLatin1String(r.code))
+            return EventText::tr(r.text);
+    }
+    return reason == QLatin1String("none") ? QString() : reason;
+}
+
+// "text (reason)" or "text" when there is no reason.
+QString withReason(const QString &text, const Event &e)
+{
+    const QString why = actionText(param(e, "reason"));
+    return why.isEmpty() ? text : EventText::tr("%1 (%2)").arg(text, why);
+}
+
+QString classText(qint64 kind)
+{
+    switch (kind) {
+    case 0:
+        return EventText::tr("training");
+    case 1:
+        return EventText::tr("inference");
+    case 2:
+        return EventText::tr("batch");
+    }
+    return EventText::tr("class %1").arg(kind);
+}
+
+QString schedulerMessage(const Event &e, const EventNames &n, bool *known)
+{
+    const QByteArray &c = e.code;
+    const QString job = jobLabel(n, e.job);
+    if (c == "job-submitted")
+        return EventText::tr("Job %1 submitted").arg(job);
+    if (c == "job-placed") {
+        const auto placed = n.placements.constFind(e.id);
+        if (placed != n.placements.cend() && placed->cards.size() > 1) {
+            const EventNames::Card *first = n.card(placed->cards.first());
+            const QString host
+                    = first ? hostLabel(n, first->host) : hostLabel(n, intParam(e, "host"));
+            return EventText::tr(
+                           "Job %1 placed on %n card(s) of %2", nullptr, int(placed->cards.size()))
+                    .arg(job, host);
+        }
+        if (e.card >= 0) {
+            if (placed != n.placements.cend() && !placed->units.isEmpty())
+                return EventText::tr("Job %1 placed on %2 (%3)")
+                        .arg(job, cardLabel(n, e.card), placed->units.join(QStringLiteral(", ")));
+            return EventText::tr("Job %1 placed on %2").arg(job, cardLabel(n, e.card));
+        }
+        return EventText::tr("Job %1 placed on host %2")
+                .arg(job, hostLabel(n, intParam(e, "host")));
+    }
+    if (c == "job-waiting") {
+        const QString why
+                = reasonPhrase(reasonFromCode(QLatin1StringView(param(e, "reason").toLatin1())));
+        return why.isEmpty() ? EventText::tr("Job %1 is waiting").arg(job)
+                             : EventText::tr("Job %1 is waiting: %2").arg(job, why);
+    }
+    if (c == "job-preempting") {
+        const QString other = jobLabel(n, int(intParam(e, "other")));
+        const qint64 at = intParam(e, "value", 0);
+        if (at > 0)
+            return EventText::tr("Job %1 will be preempted for job %2 at %3")
+                    .arg(job, other, eventClockText(at, n.utcOffsetSeconds));
+        return EventText::tr("Job %1 will be preempted for job %2").arg(job, other);
+    }
+    if (c == "job-evicted") {
+        const qint64 lost = intParam(e, "value", 0);
+        if (lost > 0)
+            return EventText::tr("Job %1 evicted; %2 of work lost")
+                    .arg(job, eventDurationText(lost));
+        return EventText::tr("Job %1 evicted; no work lost").arg(job);
+    }
+    if (c == "job-finished")
+        return EventText::tr("Job %1 finished").arg(job);
+    if (c == "job-cancelled")
+        return EventText::tr("Job %1 cancelled").arg(job);
+    if (c == "job-failed")
+        return EventText::tr("Job %1 failed").arg(job);
+    if (c == "partition-created")
+        return EventText::tr("Partition %1 created on %2")
+                .arg(eventPartition(e, n), cardLabel(n, e.card));
+    if (c == "partition-destroyed")
+        return EventText::tr("Partition %1 destroyed on %2")
+                .arg(eventPartition(e, n), cardLabel(n, e.card));
+    if (c == "card-mode-changed")
+        return EventText::tr("%1 switched to %2 mode")
+                .arg(cardLabel(n, e.card), modeText(param(e, "mode")));
+    if (c == "card-failed")
+        return EventText::tr("%1 failed").arg(cardLabel(n, e.card));
+    if (c == "card-recovered")
+        return EventText::tr("%1 recovered").arg(cardLabel(n, e.card));
+    if (c == "budget-changed")
+        return EventText::tr("Class budgets changed");
+    *known = false;
+    return {};
+}
+
+QString deviceMessage(const Event &e, const EventNames &n, bool *known)
+{
+    const QByteArray &c = e.code;
+    const QString card = cardLabel(n, e.card);
+    const qint64 kind = intParam(e, "a");
+    const qint64 value = intParam(e, "value", 0);
+    if (c == "step-started" || c == "step-done" || c == "step-failed") {
+        const QString part = stepPartition(n, e.card, intParam(e, "b"), intParam(e, "c"));
+        if (c == "step-started") {
+            if (kind == 0)
+                return EventText::tr("Creating partition %1 on %2").arg(part, card);
+            if (kind == 1)
+                return EventText::tr("Destroying partition %1 on %2").arg(part, card);
+            return EventText::tr("Changing the mode of %1").arg(card);
+        }
+        if (c == "step-done") {
+            const QString took = eventDurationText(value);
+            if (kind == 0)
+                return EventText::tr("Driver created partition %1 on %2 in %3")
+                        .arg(part, card, took);
+            if (kind == 1)
+                return EventText::tr("Driver destroyed partition %1 on %2 in %3")
+                        .arg(part, card, took);
+            return EventText::tr("Driver changed the mode of %1 in %2").arg(card, took);
+        }
+        QString why = actionText(param(e, "reason"));
+        if (why.isEmpty())
+            why = EventText::tr("unknown error");
+        if (kind == 0)
+            return EventText::tr("Driver could not create partition %1 on %2: %3")
+                    .arg(part, card, why);
+        if (kind == 1)
+            return EventText::tr("Driver could not destroy partition %1 on %2: %3")
+                    .arg(part, card, why);
+        return EventText::tr("Driver could not change the mode of %1: %2").arg(card, why);
+    }
+    if (c == "fault-card-lost")
+        return EventText::tr("%1 was lost").arg(card);
+    if (c == "fault-memory-error")
+        return EventText::tr("Memory error on %1").arg(card);
+    if (c == "fault-thermal-throttle") {
+        if (value > 0)
+            return EventText::tr("%1 is thermally throttled for %2")
+                    .arg(card, eventDurationText(value));
+        return EventText::tr("%1 is thermally throttled").arg(card);
+    }
+    if (c == "throttle-started")
+        return EventText::tr("%1 is throttling at %2 °C")
+                .arg(card, number(double(value) / 1000.0, 0));
+    if (c == "throttle-ended")
+        return EventText::tr("%1 is no longer throttling").arg(card);
+    *known = false;
+    return {};
+}
+
+QString policyMessage(const Event &e, const EventNames &n, bool *known)
+{
+    const QByteArray &c = e.code;
+    const qint64 a = intParam(e, "a");
+    const qint64 value = intParam(e, "value", 0);
+    if (c == "window-opened") {
+        if (a < 0)
+            return EventText::tr("No time window in force");
+        return EventText::tr("Window ‘%1’ opened").arg(windowLabel(n, a));
+    }
+    if (c == "window-switch") {
+        if (a < 0)
+            return EventText::tr("Preparing for the end of the time windows at %1")
+                    .arg(eventClockText(value, n.utcOffsetSeconds));
+        return EventText::tr("Preparing for window ‘%1’, which opens at %2")
+                .arg(windowLabel(n, a), eventClockText(value, n.utcOffsetSeconds));
+    }
+    if (c == "budget-set") {
+        const qint64 inference = a;
+        const qint64 training = value;
+        QString text;
+        if (inference >= 0 && training >= 0 && inference + training > 0) {
+            const double sum = double(inference + training);
+            text = EventText::tr("Class budgets set: inference %1 %, training %2 %")
+                           .arg(number(100.0 * double(inference) / sum, 0),
+                                number(100.0 * double(training) / sum, 0));
+        } else {
+            auto cards = [](qint64 milli) {
+                return milli < 0 ? EventText::tr("unlimited")
+                                 : EventText::tr("%1 cards").arg(number(double(milli) / 1000.0, 2));
+            };
+            text = EventText::tr("Class budgets set: inference %1, training %2")
+                           .arg(cards(inference), cards(training));
+        }
+        return withReason(text, e);
+    }
+    if (c == "replica-added")
+        return withReason(
+                EventText::tr("Replica %1 of %2 added").arg(jobLabel(n, e.job), serviceLabel(n, a)),
+                e);
+    if (c == "replica-removed")
+        return withReason(EventText::tr("Replica %1 of %2 removed")
+                                  .arg(jobLabel(n, e.job), serviceLabel(n, a)),
+                          e);
+    if (c == "training-requeued") {
+        const QString job = jobLabel(n, e.job);
+        if (a == 1)
+            return withReason(EventText::tr("Job %1 goes back to the queue at its checkpoint at %2")
+                                      .arg(job, eventClockText(value, n.utcOffsetSeconds)),
+                              e);
+        return withReason(EventText::tr("Job %1 goes back to the queue now").arg(job), e);
+    }
+    if (c == "guard-pressure")
+        return withReason(EventText::tr("Service %1 under pressure: p99 %2 ms, %3 requests queued")
+                                  .arg(serviceLabel(n, a), number(double(value) / 1000.0, 1))
+                                  .arg(intParam(e, "b", 0)),
+                          e);
+    if (c == "guard-release")
+        return EventText::tr("Service %1: load fell, capacity returns to training")
+                .arg(serviceLabel(n, a));
+    if (c == "forecast-ramp")
+        return EventText::tr("Service %1: forecast rises to %2 requests/s")
+                .arg(serviceLabel(n, a), number(double(value) / 1000.0, 1));
+    if (c == "power-cap-set") {
+        if (value < 0)
+            return EventText::tr("Power cap for %1 removed").arg(classText(a));
+        return EventText::tr("Power cap for %1 set to %2 W").arg(classText(a)).arg(value);
+    }
+    if (c == "bandwidth-quota-set") {
+        if (value < 0 || value >= 1000)
+            return EventText::tr("Host bandwidth for %1 no longer limited").arg(classText(a));
+        return EventText::tr("Host bandwidth for %1 limited to %2 %")
+                .arg(classText(a), number(double(value) / 10.0, 1));
+    }
+    if (c == "training-checkpoint")
+        return EventText::tr("Job %1 saved a checkpoint (%2 of work)")
+                .arg(jobLabel(n, e.job), eventDurationText(value));
+    if (c == "training-resumed")
+        return EventText::tr("Job %1 resumed from its checkpoint (%2 of work kept)")
+                .arg(jobLabel(n, e.job), eventDurationText(value));
+    if (c == "training-completed")
+        return EventText::tr("Training job %1 completed").arg(jobLabel(n, e.job));
+    if (c == "requests-failed-over")
+        return EventText::tr(
+                       "Service %1: %n request(s) re-sent from replica %2", nullptr, int(value))
+                .arg(serviceLabel(n, a), jobLabel(n, e.job));
+    *known = false;
+    return {};
+}
+
+QString otherMessage(const Event &e, bool *known)
+{
+    if (e.code == "store-moved-aside")
+        return EventText::tr("The store file was unreadable (%1); it was moved to %2")
+                .arg(param(e, "problem"), param(e, "movedTo"));
+    if (e.code == "operator-login")
+        return EventText::tr("%1 logged in").arg(e.actor);
+    *known = false;
+    return {};
+}
+
+} // namespace
+
+Sched::Reason reasonFromCode(QLatin1StringView code)
+{
+    for (int r = 0; r < Sched::kReasonCount; ++r) {
+        if (code == QLatin1StringView(Sched::reasonCode(Sched::Reason(r))))
+            return Sched::Reason(r);
+    }
+    return Sched::Reason::None;
+}
+
+QString reasonPhrase(Sched::Reason reason)
+{
+    using Sched::Reason;
+    switch (reason) {
+    case Reason::None:
+        return {};
+    case Reason::HostDown:
+        return EventText::tr("the host is down");
+    case Reason::HostNotAllowed:
+        return EventText::tr("it is pinned to another host");
+    case Reason::InsufficientHostCpu:
+        return EventText::tr("not enough free CPU on the host");
+    case Reason::InsufficientHostMemory:
+        return EventText::tr("not enough free host memory");
+    case Reason::HostCpuTooSmall:
+        return EventText::tr("no host has enough CPU");
+    case Reason::HostMemoryTooSmall:
+        return EventText::tr("no host has enough memory");
+    case Reason::CardFailed:
+        return EventText::tr("the card has failed");
+    case Reason::ModelNotAllowed:
+        return EventText::tr("its affinity excludes the card model");
+    case Reason::ProfileNotOnModel:
+        return EventText::tr("the card model has no such MIG profile");
+    case Reason::IsolationMismatch:
+        return EventText::tr("it needs hard isolation; the card is soft-sliced");
+    case Reason::CardMemoryTooSmall:
+        return EventText::tr("no card offers enough memory");
+    case Reason::CardMemoryInUse:
+        return EventText::tr("not enough free card memory");
+    case Reason::CardComputeInUse:
+        return EventText::tr("not enough free compute on the cards");
+    case Reason::NoFreeUnit:
+        return EventText::tr("every fitting partition is busy");
+    case Reason::NeedsRepartition:
+        return EventText::tr("a card must be repartitioned first");
+    case Reason::TooManyClients:
+        return EventText::tr("the cards already serve their limit of clients");
+    case Reason::CardReconfiguring:
+        return EventText::tr("the card is being reconfigured");
+    case Reason::GangTooWide:
+        return EventText::tr("not enough cards on one host");
+    case Reason::GangNotInOneLinkDomain:
+        return EventText::tr("not enough free cards in one fast-link domain");
+    case Reason::ClassBudgetExceeded:
+        return EventText::tr("its class budget is used up");
+    case Reason::NoHosts:
+        return EventText::tr("the appliance has no hosts");
+    case Reason::Count:
+        break;
+    }
+    return QString::fromLatin1(Sched::reasonCode(reason));
+}
+
+QString eventDurationText(qint64 ms)
+{
+    ms = std::max<qint64>(0, ms);
+    if (ms < 60'000)
+        return EventText::tr("%1 s").arg(number(double(ms) / 1000.0, ms < 10'000 ? 1 : 0));
+    if (ms < 3'600'000)
+        return EventText::tr("%1 min").arg(number(double(ms) / 60'000.0, ms < 600'000 ? 1 : 0));
+    return EventText::tr("%1 h").arg(number(double(ms) / 3'600'000.0, 1));
+}
+
+QString eventClockText(qint64 epochMs, int utcOffsetSeconds)
+{
+    return QString::fromLatin1(Storage::isoTime(epochMs, utcOffsetSeconds).mid(11, 5));
+}
+
+QString eventMessage(const Event &event, const EventNames &names)
+{
+    bool known = true;
+    QString text;
+    switch (event.source) {
+    case Storage::Source::Scheduler:
+        text = schedulerMessage(event, names, &known);
+        break;
+    case Storage::Source::Device:
+        text = deviceMessage(event, names, &known);
+        // "card-recovered" is the device's and the scheduler's.
+        if (!known) {
+            known = true;
+            text = schedulerMessage(event, names, &known);
+        }
+        break;
+    case Storage::Source::Policy:
+        text = policyMessage(event, names, &known);
+        break;
+    case Storage::Source::Operator:
+    case Storage::Source::System:
+        text = otherMessage(event, &known);
+        break;
+    }
+    if (!known) {
+        // A code from another source than usual still has its words.
+        known = true;
+        text = schedulerMessage(event, names, &known);
+        if (!known) {
+            known = true;
+            text = policyMessage(event, names, &known);
+        }
+        if (!known) {
+            known = true;
+            text = deviceMessage(event, names, &known);
+        }
+        if (!known) {
+            known = true;
+            text = otherMessage(event, &known);
+        }
+    }
+    return known ? text : Storage::englishMessage(event);
+}
+
+QString eventMessage(const Event &event)
+{
+    static const EventNames none;
+    return eventMessage(event, none);
+}
+
+} // namespace Zhaoxi::Widgets
