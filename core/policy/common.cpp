@@ -534,8 +534,7 @@ int defragmentInference(PolicyContext &ctx, qint64 nowMs, DefragMemo *memo)
             donors.append(plan);
     }
     std::sort(donors.begin(), donors.end(), [](const CardPlan &a, const CardPlan &b) {
-        return a.moves.size() != b.moves.size() ? a.moves.size() < b.moves.size()
-                                                 : a.card < b.card;
+        return a.moves.size() != b.moves.size() ? a.moves.size() < b.moves.size() : a.card < b.card;
     });
     for (const CardPlan &donor : std::as_const(donors)) {
         // Room for each of its replicas on the other inference cards, as they are laid out
@@ -580,11 +579,8 @@ int defragmentInference(PolicyContext &ctx, qint64 nowMs, DefragMemo *memo)
                 int used = 0;
                 for (const Domain::MigPlacement &l : layouts[best])
                     used += model.migProfiles[l.profile].computeSlices;
-                const int start = Sched::MigFit::bestStart(model,
-                                                           Catalogue::occupancyMask(model,
-                                                                                    layouts[best]),
-                                                           used,
-                                                           m.profile);
+                const int start = Sched::MigFit::bestStart(
+                        model, Catalogue::occupancyMask(model, layouts[best]), used, m.profile);
                 layouts[best].append({m.profile, start});
             }
             plan.append({m, best});

@@ -95,7 +95,7 @@ int consolidateTraining(PolicyContext &ctx,
 // What defragmentInference remembers between calls.
 struct DefragMemo
 {
-    qint64 lastMs = -1;       // when it last moved replicas
+    qint64 lastMs = -1;           // when it last moved replicas
     qint64 settleMs = 5 * 60'000; // and how long it lets things settle after that
 };
 

@@ -163,7 +163,7 @@ qint64 LoadGuard::tick(PolicyContext &ctx, qint64 nowMs)
         const int placed = s.target - s.pending;
         const int least = std::min(s.maxReplicas,
                                    replicasFor(s.observedRate / 1000.0,
-                                               s.serviceMs,
+                                               std::max(s.serviceMs, s.currentServiceMs),
                                                s.cv,
                                                s.sloMs,
                                                0.99,

@@ -707,46 +707,9 @@ void HardwareSession::setSchedule(quint64 request, QJsonObject)
 
 LayoutPreview HardwareSession::plan(int card, const QList<MigPlacement> &target) const
 {
-    LayoutPreview p;
-    p.card = CardId(card);
-    p.target = target;
-    if (!validCard(card)) {
-        p.error = QStringLiteral("no card %1").arg(card);
-        return p;
-    }
-    const Sched::ClusterState &st = m_scheduler->state();
-    const Sched::CardState &c = st.card(p.card);
-    const Domain::CardModel &model = st.model(c);
-    if (c.health == Sched::CardHealth::Failed) {
-        p.error = QStringLiteral("card %1 does not answer").arg(card);
-        return p;
-    }
-    if (c.mode != PartitionMode::Mig) {
-        p.error = QStringLiteral("card %1 is not in MIG mode").arg(card);
-        return p;
-    }
-    const Catalogue::LayoutVerdict v = Catalogue::validateLayout(model, target);
-    if (!v.isValid()) {
-        p.error = v.describe(model, target);
-        return p;
-    }
-    QList<MigPlacement> create = target;
-    for (const Sched::Unit &u : c.units) {
-        const MigPlacement mp{u.profile, u.start};
-        if (create.contains(mp)) {
-            create.removeOne(mp);
-            continue;
-        }
-        ++p.destroys;
-        // NVML's MIG API does not say which instances serve processes; the driver refuses to
-        // destroy those ("in use"). Scheduler jobs would be listed here, but there are none.
-        if (u.job.isValid() && !p.affectedJobs.contains(u.job))
-            p.affectedJobs.append(u.job);
-    }
-    p.creates = int(create.size());
-    p.expectedMs = 0; // real driver timings are not known in advance
-    p.ok = true;
-    return p;
+    // NVML's MIG API does not say which instances serve processes; the driver refuses to destroy
+    // those ("in use"). Real driver timings are not known in advance: expectedMs stays 0.
+    return previewLayoutChange(m_scheduler->state(), CardId(card), target);
 }
 
 void HardwareSession::previewLayout(quint64 request, int card, QList<MigPlacement> target)

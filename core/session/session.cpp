@@ -1,9 +1,53 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "session.h"
 
+#include "core/catalogue/layoutrules.h"
+
 #include <QMetaType>
 
 namespace Zhaoxi::Session {
+
+LayoutPreview previewLayoutChange(const Sched::ClusterState &st,
+                                  Domain::CardId card,
+                                  const QList<Domain::MigPlacement> &target)
+{
+    LayoutPreview p;
+    p.card = card;
+    p.target = target;
+    if (!card.isValid() || card.value() >= st.cards().size()) {
+        p.error = QStringLiteral("no card %1").arg(card.value());
+        return p;
+    }
+    const Sched::CardState &c = st.card(card);
+    const Domain::CardModel &model = st.model(c);
+    if (c.health == Sched::CardHealth::Failed) {
+        p.error = QStringLiteral("card %1 does not answer").arg(card.value());
+        return p;
+    }
+    if (c.mode != Domain::PartitionMode::Mig) {
+        p.error = QStringLiteral("card %1 is not in MIG mode").arg(card.value());
+        return p;
+    }
+    const Catalogue::LayoutVerdict v = Catalogue::validateLayout(model, target);
+    if (!v.isValid()) {
+        p.error = v.describe(model, target);
+        return p;
+    }
+    QList<Domain::MigPlacement> create = target;
+    for (const Sched::Unit &u : c.units) {
+        const Domain::MigPlacement mp{u.profile, u.start};
+        if (create.contains(mp)) {
+            create.removeOne(mp);
+            continue;
+        }
+        ++p.destroys;
+        if (u.job.isValid() && !p.affectedJobs.contains(u.job))
+            p.affectedJobs.append(u.job);
+    }
+    p.creates = int(create.size());
+    p.ok = true;
+    return p;
+}
 
 void registerMetaTypes()
 {

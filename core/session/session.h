@@ -108,6 +108,14 @@ Q_SIGNALS:
     void commandFinished(Zhaoxi::Session::CommandResult result);
 };
 
+// Checks a proposed layout for one card of `state` and counts what changing to it takes: the
+// instances destroyed and created and the jobs on destroyed ones. Not ok (with the English
+// reason) for an unknown or failed card, a card not in MIG mode, or a layout the rules refuse.
+// Both sessions' previews; `expectedMs` is left to the caller (only a simulation knows it).
+LayoutPreview previewLayoutChange(const Sched::ClusterState &state,
+                                  Domain::CardId card,
+                                  const QList<Domain::MigPlacement> &target);
+
 // Registers the types above for queued connections. Call once before connecting across threads.
 void registerMetaTypes();
 

@@ -411,40 +411,11 @@ void SimulationSession::requeueJob(quint64 request, int job)
 
 LayoutPreview SimulationSession::plan(int card, const QList<MigPlacement> &target) const
 {
-    LayoutPreview p;
-    p.card = CardId(card);
-    p.target = target;
-    if (!validCard(card)) {
-        p.error = QStringLiteral("no card %1").arg(card);
-        return p;
+    LayoutPreview p = previewLayoutChange(m_engine->scheduler().state(), CardId(card), target);
+    if (p.ok) {
+        const Device::SimulatedBackendOptions &dev = m_scenario.device;
+        p.expectedMs = qint64(p.destroys) * dev.destroyMs + qint64(p.creates) * dev.createMs;
     }
-    const Sched::ClusterState &st = m_engine->scheduler().state();
-    const Sched::CardState &c = st.card(p.card);
-    const Domain::CardModel &model = st.model(c);
-    if (c.mode != Domain::PartitionMode::Mig) {
-        p.error = QStringLiteral("card %1 is not in MIG mode").arg(card);
-        return p;
-    }
-    const Catalogue::LayoutVerdict v = Catalogue::validateLayout(model, target);
-    if (!v.isValid()) {
-        p.error = v.describe(model, target);
-        return p;
-    }
-    QList<MigPlacement> create = target;
-    for (const Sched::Unit &u : c.units) {
-        const MigPlacement mp{u.profile, u.start};
-        if (create.contains(mp)) {
-            create.removeOne(mp);
-            continue;
-        }
-        ++p.destroys;
-        if (u.job.isValid() && !p.affectedJobs.contains(u.job))
-            p.affectedJobs.append(u.job);
-    }
-    p.creates = int(create.size());
-    const Device::SimulatedBackendOptions &dev = m_scenario.device;
-    p.expectedMs = qint64(p.destroys) * dev.destroyMs + qint64(p.creates) * dev.createMs;
-    p.ok = true;
     return p;
 }
 

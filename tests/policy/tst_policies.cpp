@@ -2,7 +2,10 @@
 // Each policy's decisions on a small scenario at chosen times: three H200s, one service whose
 // load ramps from 07:30 to 08:30 local (hourly points, linear between hour middles; the start is
 // 05:00, so 08:00 is t = 3 h), two training jobs.
+// And the policies' shared helpers on two cards driven by hand: stranded MIG slots handed back
+// to waiting training by moving a replica.
 #include "core/catalogue/catalogue.h"
+#include "core/policy/common.h"
 #include "core/policy/policy.h"
 #include "core/policy/timewindows.h"
 #include "core/sim/engine.h"
@@ -37,6 +40,50 @@ Scenario ramp()
 
 constexpr qint64 kMin = 60'000;
 constexpr qint64 kRampAt = 180 * kMin; // 08:00 local
+
+// Two H200s in MIG mode: chat (3g) and image (2g) at a light load, a two-slice job that ends
+// after about ten minutes and a whole-card job submitted at 20 minutes. Driven by hand.
+Scenario stranded()
+{
+    const QByteArray json = R"({
+        "name": "stranded slices", "duration": "1h", "seed": 5,
+        "appliance": {"name": "pair", "hosts": [{"name": "h", "cpu": 128, "memoryGiB": 1024,
+            "cards": [{"model": "H200-141GB", "mode": "mig", "count": 2}]}]},
+        "history": {"days": 1, "noise": 0},
+        "services": [
+            {"spec": {"name": "chat", "kind": "inference",
+                      "demand": {"compute": {"profile": "3g.71gb"}, "memoryGiB": 40},
+                      "priority": 500, "preemption": "never", "isolation": "hard",
+                      "inference": {"service": "chat", "sloP99Ms": 1000,
+                                    "replicas": {"min": 1, "max": 1}}},
+             "serviceTimeMs": 60, "loadTime": "20s", "rate": {"constant": 2}},
+            {"spec": {"name": "image", "kind": "inference",
+                      "demand": {"compute": {"profile": "2g.35gb"}, "memoryGiB": 24},
+                      "priority": 500, "preemption": "never", "isolation": "hard",
+                      "inference": {"service": "image", "sloP99Ms": 8000,
+                                    "replicas": {"min": 1, "max": 2}}},
+             "serviceTimeMs": 400, "loadTime": "20s", "rate": {"constant": 0.2}}
+        ],
+        "training": [
+            {"spec": {"name": "small", "kind": "training",
+                      "demand": {"compute": {"slices": 2}, "memoryGiB": 12},
+                      "time": {"expectedDuration": "1h"}, "priority": 70,
+                      "preemption": "checkpoint", "checkpointInterval": "10m", "isolation": "hard"},
+             "workHours": 0.05, "restartCost": "30s"},
+            {"spec": {"name": "whole", "kind": "training",
+                      "demand": {"compute": {"wholeCard": true}, "memoryGiB": 100},
+                      "time": {"expectedDuration": "4h"}, "priority": 100,
+                      "preemption": "checkpoint", "checkpointInterval": "10m"},
+             "submitAt": "20m", "restartCost": "1m"}
+        ],
+        "policy": {"default": "guard"}
+    })";
+    ScenarioError e;
+    const auto s = readScenario(json, QStringLiteral("stranded.json"), QString(), catalogue(), &e);
+    if (!s)
+        qFatal("%s", qPrintable(e.toString()));
+    return *s;
+}
 
 int targetReplicas(Engine &e)
 {
@@ -126,6 +173,38 @@ private Q_SLOTS:
         const Report g = guard.finish();
         const Report f = forecast.finish();
         QVERIFY(f.services.first().p99Ms < g.services.first().p99Ms);
+    }
+
+    void strandedSlicesGoBackToTraining()
+    {
+        // Card 0 holds chat, image and the two-slice job; a second image replica goes to card 1.
+        // Once the small job is done, card 0 has a free 2g slot while the whole-card job waits
+        // for a card: the second image replica moves into that slot, and card 1 goes to the
+        // whole-card job.
+        const Scenario s = stranded();
+        Engine e(s, QStringLiteral("none"), s.seed);
+        e.advanceTo(kMin);
+        e.setReplicas(1, 2, e.nowMs(), Device::ActionReason::LoadRose);
+        e.advanceTo(21 * kMin);
+        const Domain::JobId whole = e.trainingJob(1);
+        QVERIFY(e.trainingRun(0).isDone());
+        QCOMPARE(e.scheduler().state().job(whole).state, Sched::JobState::Pending);
+        Policy::DefragMemo memo;
+        QCOMPARE(Policy::defragmentInference(e, e.nowMs(), &memo), 1);
+        QCOMPARE(Policy::defragmentInference(e, e.nowMs(), &memo), 0); // it lets things settle
+        e.advanceTo(25 * kMin);
+        const Sched::Job &j = e.scheduler().state().job(whole);
+        QCOMPARE(j.state, Sched::JobState::Running);
+        QCOMPARE(j.assignments.first().card, Domain::CardId(1));
+        int images = 0;
+        for (const Sched::Job &r : e.scheduler().state().jobs()) {
+            if (r.spec.inference && r.isActive()) {
+                QCOMPARE(r.assignments.first().card, Domain::CardId(0));
+                images += r.spec.inference->service == QLatin1String("image");
+            }
+        }
+        QCOMPARE(images, 2);
+        QCOMPARE(e.services(e.nowMs())[1].serving, 2);
     }
 
     void windowLookupWrapsMidnight()

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The scheduler's cycle as scenarios: queue order, events, reconfiguration of idle cards,
-// card failures, class budgets.
+// card failures, class budgets, where MIG instances go, preemptors holding their host.
 #include "core/catalogue/layoutrules.h"
+#include "core/sched/migfit.h"
 #include "core/sched/scheduler.h"
 #include "fixture.h"
 
@@ -198,6 +199,116 @@ private Q_SLOTS:
         QCOMPARE(s.requeue(b, 35 * kMin, false), 35 * kMin);
         QCOMPARE(s.state().job(b).lostWorkMs, 5 * kMin);
         QCOMPARE(s.requeue(b, 36 * kMin, false), qint64(-1)); // not running: nothing to do
+        ZX_CHECK_INVARIANTS(s.state());
+    }
+
+    void requeueBringsALeavingJobForward()
+    {
+        // Asked to leave at its checkpoint, then asked again: at its checkpoint changes nothing,
+        // at once evicts it now (the 7 minutes since its checkpoint are lost).
+        ClusterState st(catalogue());
+        addHost(st, QStringLiteral("h"), QStringLiteral("H100-SXM5-80GB"), 1, PartitionMode::Whole);
+        Scheduler s(st);
+        WorkloadSpec w = wholeCards(QStringLiteral("t"), 1);
+        w.checkpointIntervalMs = 10 * kMin;
+        const JobId a = s.submit(w, 0);
+        s.tick(0);
+        QCOMPARE(s.requeue(a, 25 * kMin, true), 30 * kMin);
+        QCOMPARE(s.requeue(a, 26 * kMin, true), 30 * kMin);
+        QCOMPARE(s.state().job(a).state, JobState::Preempting);
+        QCOMPARE(s.requeue(a, 27 * kMin, false), 27 * kMin);
+        QCOMPARE(s.state().job(a).state, JobState::Pending);
+        QCOMPARE(s.state().job(a).lostWorkMs, 7 * kMin);
+        ZX_CHECK_INVARIANTS(s.state());
+    }
+
+    void a3gInstanceLeavesTheLowSlotsToSmallerOnes()
+    {
+        // On an empty H200 a 3g instance goes to start 4: at 0 it would leave slots 4-7, where a
+        // 2g and a 1g fill three of the four compute slices left and slot 7 stays stranded. At
+        // 4, two 2g instances fill the card.
+        const QString m = QStringLiteral("H200-141GB");
+        const Domain::CardModel &model = catalogue().models()[modelIndex(m)];
+        const int p3 = profileIndex(m, QStringLiteral("3g.71gb"));
+        QCOMPARE(MigFit::bestStart(model, 0, 0, p3), 4);
+        QCOMPARE(MigFit::bestStart(model, 0xF0, 3, p3), 0); // 4-7 taken: only 0 is left
+        QCOMPARE(MigFit::placeableCompute(model, 0), 7);
+
+        ClusterState st(catalogue());
+        addHost(st, QStringLiteral("h"), m, 1, PartitionMode::Mig);
+        Scheduler s(st);
+        const JobId chat
+                = s.submit(migProfile(QStringLiteral("chat"), QStringLiteral("3g.71gb")), 0);
+        const JobId a = s.submit(migProfile(QStringLiteral("a"), QStringLiteral("2g.35gb")), 0);
+        const JobId b = s.submit(migProfile(QStringLiteral("b"), QStringLiteral("2g.35gb")), 0);
+        s.tick(0);
+        for (JobId j : {chat, a, b})
+            QCOMPARE(s.state().job(j).state, JobState::Running);
+        QList<MigPlacement> layout = s.state().card(CardId(0)).migLayout();
+        std::sort(layout.begin(), layout.end(), [](const MigPlacement &x, const MigPlacement &y) {
+            return x.start < y.start;
+        });
+        const QList<MigPlacement> expected{{profileIndex(m, QStringLiteral("2g.35gb")), 0},
+                                           {profileIndex(m, QStringLiteral("2g.35gb")), 2},
+                                           {p3, 4}};
+        QCOMPARE(layout, expected);
+        ZX_CHECK_INVARIANTS(s.state());
+    }
+
+    void aNominatedPreemptorHoldsItsHostAtOnce()
+    {
+        // Two cards, one free and one with a low-priority job that checkpoints at 10 min. A
+        // two-card job of higher priority preempts it and waits for that checkpoint; a small job
+        // queued behind it must not take the free card meanwhile (the preemption would start
+        // over once its victim has left), from the cycle that nominated it on.
+        ClusterState st(catalogue());
+        addHost(st, QStringLiteral("h"), QStringLiteral("H100-SXM5-80GB"), 2, PartitionMode::Whole);
+        Scheduler s(st);
+        WorkloadSpec low = wholeCards(QStringLiteral("low"), 1, 10);
+        low.checkpointIntervalMs = 10 * kMin;
+        low.preemption = PreemptionTolerance::AtCheckpoint;
+        const JobId victim = s.submit(low, 0);
+        s.tick(0);
+        const JobId gang = s.submit(wholeCards(QStringLiteral("gang"), 2, 100), 2 * kMin);
+        const JobId small = s.submit(wholeCards(QStringLiteral("small"), 1, 5), 2 * kMin);
+        s.tick(2 * kMin);
+        QCOMPARE(s.state().job(victim).state, JobState::Preempting);
+        QCOMPARE(s.state().job(victim).evictAtMs, 10 * kMin);
+        QCOMPARE(s.state().job(gang).state, JobState::Pending);
+        QCOMPARE(s.state().job(small).state, JobState::Pending);
+        s.tick(10 * kMin);
+        QCOMPARE(s.state().job(gang).state, JobState::Running);
+        QCOMPARE(s.state().job(small).state, JobState::Pending);
+        ZX_CHECK_INVARIANTS(s.state());
+    }
+
+    void reconfiguresElsewhereWhileAPreemptorWaits()
+    {
+        // Host a: a preemptor waits for its victim's checkpoint. Host b: an H200 whose only
+        // instance, a 7g, is idle. A 3g job queued behind the preemptor is placed on b at once
+        // (the idle 7g destroyed, a 3g created): the reservation holds host a only.
+        ClusterState st(catalogue());
+        const QString h100 = QStringLiteral("H100-SXM5-80GB"), h200 = QStringLiteral("H200-141GB");
+        addHost(st, QStringLiteral("a"), h100, 1, PartitionMode::Whole);
+        addHost(st, QStringLiteral("b"), h200, 1, PartitionMode::Mig);
+        st.createPartition(CardId(1), profileIndex(h200, QStringLiteral("7g.141gb")), 0);
+        Scheduler s(st);
+        WorkloadSpec low = wholeCards(QStringLiteral("low"), 1, 10);
+        low.checkpointIntervalMs = 10 * kMin;
+        low.preemption = PreemptionTolerance::AtCheckpoint;
+        low.affinity.cardModels = {h100};
+        const JobId victim = s.submit(low, 0);
+        s.tick(0);
+        WorkloadSpec high = wholeCards(QStringLiteral("high"), 1, 100);
+        high.affinity.cardModels = {h100};
+        const JobId preemptor = s.submit(high, 2 * kMin);
+        const JobId svc = s.submit(migProfile(QStringLiteral("svc"), QStringLiteral("3g.71gb"), 1),
+                                   2 * kMin);
+        s.tick(2 * kMin);
+        QCOMPARE(s.state().job(victim).state, JobState::Preempting);
+        QCOMPARE(s.state().job(preemptor).state, JobState::Pending);
+        QCOMPARE(s.state().job(svc).state, JobState::Running);
+        QCOMPARE(s.state().job(svc).assignments.first().card, CardId(1));
         ZX_CHECK_INVARIANTS(s.state());
     }
 

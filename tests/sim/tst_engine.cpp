@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The engine: the same scenario and seed give the same report bit for bit; a lost card's job
-// resumes elsewhere from its checkpoint; everything that happens is an event with a time.
+// resumes elsewhere from its checkpoint; everything that happens is an event with a time;
+// replicas leave so that cards empty whole, and move to another card without a gap; the
+// capacity breakdown accounts for every card-hour.
 #include "core/catalogue/catalogue.h"
 #include "core/sim/engine.h"
 
@@ -31,6 +33,61 @@ Scenario load(const QString &file)
 }
 
 constexpr qint64 kMin = 60'000;
+
+// Two H200s in MIG mode serving chat (3g) and image (2g) at a steady, light load; no training
+// unless `training` adds some. Driven by hand: no policy.
+Scenario twoCards(const QByteArray &training = "[]")
+{
+    const QByteArray json = R"({
+        "name": "two H200s, chat and image", "duration": "2h", "seed": 3,
+        "appliance": {"name": "pair", "hosts": [{"name": "h", "cpu": 128, "memoryGiB": 1024,
+            "cards": [{"model": "H200-141GB", "mode": "mig", "count": 2}]}]},
+        "history": {"days": 1, "noise": 0},
+        "services": [
+            {"spec": {"name": "chat", "kind": "inference",
+                      "demand": {"compute": {"profile": "3g.71gb"}, "memoryGiB": 40},
+                      "priority": 500, "preemption": "never", "isolation": "hard",
+                      "inference": {"service": "chat", "sloP99Ms": 1000,
+                                    "replicas": {"min": 1, "max": 4}}},
+             "serviceTimeMs": 60, "loadTime": "20s", "rate": {"constant": 2}},
+            {"spec": {"name": "image", "kind": "inference",
+                      "demand": {"compute": {"profile": "2g.35gb"}, "memoryGiB": 24},
+                      "priority": 500, "preemption": "never", "isolation": "hard",
+                      "inference": {"service": "image", "sloP99Ms": 8000,
+                                    "replicas": {"min": 1, "max": 4}}},
+             "serviceTimeMs": 400, "loadTime": "20s", "rate": {"constant": 0.2}}
+        ],
+        "training": )" + training
+                            + R"(,
+        "policy": {"default": "guard"}
+    })";
+    ScenarioError e;
+    const auto s = readScenario(json, QStringLiteral("two-cards.json"), QString(), catalogue(), &e);
+    if (!s)
+        qFatal("%s", qPrintable(e.toString()));
+    return *s;
+}
+
+// The cards a service's running replicas are on.
+QList<int> replicaCards(const Engine &e, const QString &service)
+{
+    QList<int> cards;
+    for (const Sched::Job &j : e.scheduler().state().jobs()) {
+        if (j.spec.inference && j.spec.inference->service == service && j.isActive())
+            cards.append(j.assignments.first().card.value());
+    }
+    std::sort(cards.begin(), cards.end());
+    return cards;
+}
+
+bool cardHoldsWork(const Engine &e, int card)
+{
+    for (const Sched::Unit &u : e.scheduler().state().cards()[card].units) {
+        if (u.job.isValid())
+            return true;
+    }
+    return false;
+}
 
 } // namespace
 
@@ -131,6 +188,80 @@ private Q_SLOTS:
         QVERIFY(r.energyKwh > 0);
         QVERIFY(r.peakPowerW > 0);
         QVERIFY(r.workBound >= r.workDone);
+    }
+
+    void scalingDownEmptiesACard()
+    {
+        // Chat and image start on card 0 (3g@4, 2g@0); two more chat replicas do not fit the 2g
+        // slots left there and go to card 1. Back to one chat replica: the two that leave are
+        // those of card 1, which then holds nothing, rather than the one next to image.
+        const Scenario s = twoCards();
+        Engine e(s, QStringLiteral("none"), s.seed);
+        e.start();
+        QCOMPARE(replicaCards(e, QStringLiteral("chat")), QList<int>{0});
+        QCOMPARE(replicaCards(e, QStringLiteral("image")), QList<int>{0});
+        e.advanceTo(kMin);
+        e.setReplicas(0, 3, e.nowMs(), Device::ActionReason::LoadRose);
+        e.advanceTo(2 * kMin);
+        QCOMPARE(replicaCards(e, QStringLiteral("chat")), (QList<int>{0, 1, 1}));
+        QCOMPARE(e.services(e.nowMs()).first().serving, 3);
+        e.setReplicas(0, 1, e.nowMs(), Device::ActionReason::LoadFell);
+        e.advanceTo(3 * kMin);
+        QCOMPARE(replicaCards(e, QStringLiteral("chat")), QList<int>{0});
+        QVERIFY(!cardHoldsWork(e, 1));
+    }
+
+    void aMovedReplicaTakesOverBeforeTheOldOneDrains()
+    {
+        const Scenario s = twoCards();
+        Engine e(s, QStringLiteral("none"), s.seed);
+        e.advanceTo(kMin);
+        Domain::JobId chat;
+        for (const Sched::Job &j : e.scheduler().state().jobs()) {
+            if (j.spec.inference && j.spec.inference->service == QLatin1String("chat"))
+                chat = j.id;
+        }
+        QVERIFY(e.moveReplica(
+                0, chat, Domain::CardId(1), e.nowMs(), Device::ActionReason::Consolidate));
+        QVERIFY(!e.moveReplica(
+                0, chat, Domain::CardId(1), e.nowMs(), Device::ActionReason::Consolidate));
+        // Both hold a unit; the service counts one replica, and the old one serves meanwhile.
+        Policy::ServiceView v = e.services(e.nowMs()).first();
+        QCOMPARE(v.target, 1);
+        QCOMPARE(v.leaving, 1);
+        QCOMPARE(v.serving, 1);
+        QCOMPARE(replicaCards(e, QStringLiteral("chat")), (QList<int>{0, 1}));
+        e.advanceTo(2 * kMin);
+        v = e.services(e.nowMs()).first();
+        QCOMPARE(v.target, 1);
+        QCOMPARE(v.leaving, 0);
+        QCOMPARE(v.serving, 1);
+        QCOMPARE(replicaCards(e, QStringLiteral("chat")), QList<int>{1});
+        QCOMPARE(e.service(0).requests(), e.service(0).withinSlo()); // nobody waited for it
+    }
+
+    void capacityHoursAccountForEveryCardHour()
+    {
+        const Scenario s = load(QStringLiteral("small-ramp.json"));
+        const Report r = Engine(s, QStringLiteral("forecast"), s.seed).run();
+        const CapacityBreakdown &c = r.capacity;
+        QCOMPARE(c.capacity, 3.0 * 5); // three reference cards for five hours
+        const double parts = c.inference + c.trainingWork + c.trainingSlowdown + c.trainingStarting
+                             + c.idleReconfiguring + c.idleTrainingWaits + c.idle;
+        QVERIFY2(std::abs(parts - c.capacity) < 1e-6, qPrintable(QString::number(parts)));
+        QVERIFY(c.inferenceNeed > 0 && c.inferenceNeed <= c.inference);
+        // Work as progress saw it: what was done and what was rolled back.
+        QVERIFY(std::abs(c.trainingWork - (r.workDone + r.lostWork)) < 0.05);
+        QVERIFY(c.trainingSlowdownGang + c.trainingSlowdownPower <= c.trainingSlowdown + 1e-9);
+        const QJsonObject j = r.toJson().value(QStringLiteral("capacity_hours")).toObject();
+        for (const char *k : {"capacity",
+                              "inference_need",
+                              "inference",
+                              "training_work",
+                              "training_slowdown",
+                              "training_starting",
+                              "idle_training_waits"})
+            QVERIFY2(j.contains(QLatin1String(k)), k);
     }
 
     void reportHasTheContractKeys()
