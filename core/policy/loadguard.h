@@ -9,9 +9,14 @@ namespace Zhaoxi::Policy {
 
 // Load-aware guard: inference gets what its load needs now, training the rest. It watches each
 // service's window p99 and queue depth; on pressure it adds replicas and makes room by taking
-// training off at its next checkpoint (drain, within `drainDeadline`), or at once when the SLO
-// is at risk; it gives capacity back only after the load has stayed low for `hold` and the p99
-// is well inside the SLO (hysteresis).
+// training off at its next checkpoint (drain, within `drainDeadline`); at once only for the
+// replicas the load seen now cannot do without (lost with their card, or fewer placed than the
+// SLO needs), and for one when the SLO is at risk. It gives capacity back only after the load has
+// stayed low for `hold` and the p99 is well inside the SLO (hysteresis). Replicas are sized for
+// the service time they take now and the queueing estimate's observed error, nearer the SLO when
+// the load is far below its peak (common.h). Small training and stranded replicas are moved
+// when that gives waiting whole-card training a card (consolidateTraining, defragmentInference).
+// docs/simulation.md walks through it.
 //
 //   pressureP99      number, default 0.9: pressure when the window p99 passes this share of the SLO
 //   riskP99          number, default 1.0: the SLO at risk: act at once, when the queue also backs
