@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cardtablemodel.h"
 
+#include "changedruns.h"
+
 #include "core/catalogue/layoutrules.h"
 
 #include <QStringList>
@@ -74,18 +76,17 @@ void CardTableModel::setState(const Sched::ClusterState &state)
     // Rows both snapshots have: one dataChanged per run of changed rows.
     const qsizetype oldCount = m_rows.size();
     const qsizetype common = std::min(rows.size(), m_rows.size());
-    qsizetype runStart = -1;
-    for (qsizetype i = 0; i <= common; ++i) {
-        const bool changed = i < common && !(rows[i] == m_rows[i]);
-        if (changed) {
-            m_rows[i] = rows[i];
-            if (runStart < 0)
-                runStart = i;
-        } else if (runStart >= 0) {
-            Q_EMIT dataChanged(index(int(runStart), 0), index(int(i - 1), ColumnCount - 1));
-            runStart = -1;
-        }
-    }
+    forEachChangedRun(
+            common,
+            [&](qsizetype i) {
+                if (rows[i] == m_rows[i])
+                    return false;
+                m_rows[i] = rows[i];
+                return true;
+            },
+            [&](int first, int last) {
+                Q_EMIT dataChanged(index(first, 0), index(last, ColumnCount - 1));
+            });
     if (rows.size() > m_rows.size()) {
         beginInsertRows(QModelIndex(), int(m_rows.size()), int(rows.size() - 1));
         m_rows.append(rows.mid(m_rows.size()));

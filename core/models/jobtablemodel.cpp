@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "jobtablemodel.h"
 
+#include "changedruns.h"
+
 #include <QDateTime>
 #include <QMimeData>
 #include <QStringList>
@@ -132,24 +134,20 @@ void JobTableModel::setSnapshot(const Session::Snapshot &snapshot)
     // Rows both snapshots have: one dataChanged per run of changed rows. A job that had ended
     // cannot change again, so it is not rebuilt.
     const qsizetype common = std::min(jobs.size(), m_rows.size());
-    qsizetype runStart = -1;
-    for (qsizetype i = 0; i <= common; ++i) {
-        bool changed = false;
-        if (i < common && !(isTerminal(m_rows[i].state) && jobs[i].state == m_rows[i].state)) {
-            Row row = makeRow(snapshot, jobs[i], progress, queuePositions);
-            if (!(row == m_rows[i])) {
+    forEachChangedRun(
+            common,
+            [&](qsizetype i) {
+                if (isTerminal(m_rows[i].state) && jobs[i].state == m_rows[i].state)
+                    return false;
+                Row row = makeRow(snapshot, jobs[i], progress, queuePositions);
+                if (row == m_rows[i])
+                    return false;
                 m_rows[i] = std::move(row);
-                changed = true;
-            }
-        }
-        if (changed) {
-            if (runStart < 0)
-                runStart = i;
-        } else if (runStart >= 0) {
-            Q_EMIT dataChanged(index(int(runStart), 0), index(int(i - 1), ColumnCount - 1));
-            runStart = -1;
-        }
-    }
+                return true;
+            },
+            [&](int first, int last) {
+                Q_EMIT dataChanged(index(first, 0), index(last, ColumnCount - 1));
+            });
     if (jobs.size() > m_rows.size()) {
         QList<Row> added;
         added.reserve(jobs.size() - m_rows.size());
