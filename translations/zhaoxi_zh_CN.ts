@@ -1453,6 +1453,10 @@
             <translation>作业 %1 立即回到队列</translation>
         </message>
         <message>
+            <source>Job %1 stays: the room it was leaving for is not needed</source>
+            <translation>作业 %1 继续运行：它要让出的资源已不再需要</translation>
+        </message>
+        <message>
             <source>Service %1 under pressure: p99 %2 ms, %3 requests queued</source>
             <translation>服务 %1 负载紧张：p99 %2 毫秒，%3 个请求排队</translation>
         </message>

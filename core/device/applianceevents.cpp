@@ -36,6 +36,8 @@ const char *toString(ApplianceEventCode code)
         return "replica-removed";
     case ApplianceEventCode::TrainingRequeued:
         return "training-requeued";
+    case ApplianceEventCode::TrainingKept:
+        return "training-kept";
     case ApplianceEventCode::GuardPressure:
         return "guard-pressure";
     case ApplianceEventCode::GuardRelease:

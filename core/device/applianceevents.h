@@ -34,6 +34,7 @@ enum class ApplianceEventCode : std::uint8_t {
     ReplicaAdded,      // service in `a`, job
     ReplicaRemoved,    // service in `a`, job
     TrainingRequeued,  // job, reason, value = when it leaves, a = 1 at checkpoint / 0 at once
+    TrainingKept,      // job, reason: a requeue at checkpoint called off before it happened
     GuardPressure,     // service in `a`, value = window p99 (µs), b = queue depth
     GuardRelease,      // service in `a`: capacity returned to training
     ForecastRamp,      // service in `a`, value = forecast replicas

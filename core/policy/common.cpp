@@ -243,14 +243,15 @@ int makeRoomForService(PolicyContext &ctx,
                     otherWork = true;
                 }
             }
-            // Try first with only the training already leaving in time gone, then with all of it
-            // gone.
-            for (int pass = 0; pass < 2; ++pass) {
-                QList<JobId> victims;
-                for (JobId j : trainingHere) {
-                    if (!goesBy(j) && pass == 1)
-                        victims.append(j);
-                }
+            // Try first with only the training already leaving in time gone; then with the
+            // cheapest set of the rest gone that makes it fit (by the cost below, every set
+            // tried: a card holds a handful of training jobs), not all of it.
+            QList<JobId> could;
+            for (JobId j : trainingHere) {
+                if (!goesBy(j))
+                    could.append(j);
+            }
+            auto tryVictims = [&](const QList<JobId> &victims) -> std::optional<Option> {
                 auto stays = [&](const Sched::Unit &u) {
                     if (!u.job.isValid())
                         return false;
@@ -265,7 +266,7 @@ int makeRoomForService(PolicyContext &ctx,
                 if (c.mode == Domain::PartitionMode::Mig) {
                     const int p = replicaProfile(m, d);
                     if (p < 0)
-                        break;
+                        return std::nullopt;
                     QList<Domain::MigPlacement> layout = added.value(c.id.value());
                     for (const Sched::Unit &u : c.units) {
                         if (stays(u))
@@ -299,7 +300,7 @@ int makeRoomForService(PolicyContext &ctx,
                     fits = used + need <= 1000;
                 }
                 if (!fits)
-                    continue;
+                    return std::nullopt;
                 opt.victims = victims;
                 for (JobId v : victims) {
                     const TrainingView tv = views.value(v.value());
@@ -310,10 +311,28 @@ int makeRoomForService(PolicyContext &ctx,
                     opt.cost += double(tv.milli) * 1e6 + std::max(0.0, lost)
                                 + (st.job(v).spec.priority + 1000) * 1e3;
                 }
-                if (!best || opt.cost < best->cost)
-                    best = opt;
-                break; // pass 0 fitting is free; pass 1 only when pass 0 does not fit
+                return opt;
+            };
+            std::optional<Option> here = tryVictims({});
+            if (!here && !could.isEmpty()) {
+                // Beyond a handful, all of them (the sets would be too many to try).
+                const int n = int(could.size());
+                const quint32 all = n <= 8 ? (1u << n) - 1 : 0;
+                for (quint32 mask = all ? 1 : 0; mask <= all; ++mask) {
+                    QList<JobId> victims;
+                    for (int i = 0; i < n; ++i) {
+                        if (!all || (mask >> i & 1))
+                            victims.append(could[i]);
+                    }
+                    std::optional<Option> o = tryVictims(victims);
+                    if (o && (!here || o->cost < here->cost))
+                        here = o;
+                    if (!all)
+                        break;
+                }
             }
+            if (here && (!best || here->cost < best->cost))
+                best = here;
             if (best && best->cost == 0)
                 break;
         }

@@ -49,6 +49,7 @@ double LoadGuard::plannedRate(PolicyContext &, const ServiceView &s, qint64)
 void LoadGuard::start(PolicyContext &ctx, qint64 nowMs)
 {
     m_state.assign(std::size_t(ctx.services(nowMs).size()), ServiceState{});
+    m_leavingForRoom.clear();
     tick(ctx, nowMs);
 }
 
@@ -151,12 +152,14 @@ qint64 LoadGuard::tick(PolicyContext &ctx, qint64 nowMs)
     Sched::ClassBudget b;
     b.trainingMilli = std::max<qint64>(0, ctx.totalMilli() - need - m_headroomMilli);
     ctx.setBudget(b, nowMs, ActionReason::Pressure);
+    keepUnneededDrains(ctx, nowMs, b.trainingMilli);
 
     // Replicas that still wait need room: training leaves at its checkpoint, by the deadline. At
     // once only for the replicas without which those placed cannot meet the SLO at the load seen
     // now (a card lost with replicas on it), and for one when the SLO is at risk and none is on
     // its way yet: a replica is what relieves a backed-up queue, the rest of the step can wait.
     views = ctx.services(nowMs);
+    const QList<JobId> leavingBefore = leavingTraining(ctx, nowMs);
     for (const ServiceView &s : views) {
         if (s.pending <= 0)
             continue;
@@ -188,12 +191,58 @@ qint64 LoadGuard::tick(PolicyContext &ctx, qint64 nowMs)
                                roomDeadlineMs(nowMs),
                                ActionReason::Pressure);
     }
+    for (JobId j : leavingTraining(ctx, nowMs)) {
+        if (!leavingBefore.contains(j) && !m_leavingForRoom.contains(j))
+            m_leavingForRoom.append(j);
+    }
     for (const ServiceView &s : ctx.services(nowMs))
         m_state[std::size_t(s.index)].placedBefore = s.target - s.pending;
     consolidateTraining(ctx, nowMs, nowMs + m_drainDeadlineMs, &m_consolidation);
     if (m_defragment)
         defragmentInference(ctx, nowMs, &m_defrag);
     return nowMs + m_common.periodMs;
+}
+
+QList<JobId> LoadGuard::leavingTraining(PolicyContext &ctx, qint64 nowMs)
+{
+    QList<JobId> out;
+    const Sched::ClusterState &st = ctx.scheduler().state();
+    for (const TrainingView &t : ctx.training(nowMs)) {
+        if (t.state == Sched::JobState::Preempting && !st.job(t.job).preemptedBy.isValid())
+            out.append(t.job);
+    }
+    return out;
+}
+
+void LoadGuard::keepUnneededDrains(PolicyContext &ctx, qint64 nowMs, qint64 trainingBudgetMilli)
+{
+    if (m_leavingForRoom.isEmpty())
+        return;
+    const QList<JobId> leaving = leavingTraining(ctx, nowMs);
+    m_leavingForRoom.removeIf([&](JobId j) { return !leaving.contains(j); });
+    for (const ServiceView &s : ctx.services(nowMs)) {
+        if (s.pending > 0)
+            return; // the room is still wanted
+    }
+    // What the training class holds counts those leaving: each one kept must fit the budget.
+    qint64 held = 0;
+    for (const TrainingView &t : ctx.training(nowMs))
+        held += t.milli;
+    qint64 leavingMilli = 0;
+    const QList<TrainingView> views = ctx.training(nowMs);
+    for (const TrainingView &t : views) {
+        if (leaving.contains(t.job))
+            leavingMilli += t.milli;
+    }
+    qint64 staying = held - leavingMilli;
+    for (const TrainingView &t : views) {
+        if (!m_leavingForRoom.contains(t.job) || staying + t.milli > trainingBudgetMilli)
+            continue;
+        if (ctx.keepTraining(t.job, nowMs, ActionReason::LoadFell)) {
+            staying += t.milli;
+            m_leavingForRoom.removeAll(t.job);
+        }
+    }
 }
 
 } // namespace Zhaoxi::Policy

@@ -59,6 +59,12 @@ protected:
     CommonParams m_common;
 
 private:
+    // Training leaving at its checkpoint on its own account (not as a waiting job's victim).
+    static QList<JobId> leavingTraining(PolicyContext &ctx, qint64 nowMs);
+    // The drains asked for replicas that no longer wait are called off, while the training
+    // class stays within `trainingBudgetMilli`.
+    void keepUnneededDrains(PolicyContext &ctx, qint64 nowMs, qint64 trainingBudgetMilli);
+
     struct ServiceState
     {
         qint64 belowSinceMs = -1;
@@ -83,6 +89,9 @@ private:
     std::vector<ServiceState> m_state;
     QosKnobs m_qos;
     ConsolidationMemo m_consolidation;
+    // Training asked to leave at its checkpoint to make room for waiting replicas: called off
+    // (PolicyContext::keepTraining) when no replica waits any more before it has left.
+    QList<JobId> m_leavingForRoom;
     bool m_defragment = true;
     DefragMemo m_defrag;
 };

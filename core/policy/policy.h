@@ -93,6 +93,9 @@ public:
     // Scheduler::requeue with an event: at checkpoint (drain) or at once (preempt).
     virtual qint64 requeueTraining(JobId job, qint64 nowMs, bool atCheckpoint, ActionReason why)
             = 0;
+    // Calls off a requeueTraining at checkpoint whose job has not left yet (Scheduler::keep),
+    // with an event. False when there was none to call off.
+    virtual bool keepTraining(JobId job, qint64 nowMs, ActionReason why) = 0;
     // Class QoS knobs: the training class's power cap (watts over all its cards, <= 0 none) and
     // its share of each host's shared paths (0..1; 1 = no quota).
     virtual void setTrainingPowerCapW(double watts, qint64 nowMs) = 0;

@@ -150,6 +150,12 @@ void Framework::prepare(CycleContext &ctx,
             mf.softMilli = softOk ? d.milli : 0;
             break;
         }
+        // Part of a card does not take a whole one when the card can be shared: an idle card in
+        // Whole mode is switched to MIG or to its sharing mode for it (Scheduler::tryRepartition)
+        // rather than held whole by a slice's work.
+        if (d.kind == ComputeDemand::Kind::MigSlices || d.kind == ComputeDemand::Kind::Fraction)
+            mf.wholeOk = !((mf.softMilli > 0 && !m.softModes.isEmpty())
+                           || (mf.profiles != 0 && m.supportsMig()));
         if (mf.allowed && m.memoryMiB < ctx.demandMemoryMiB) {
             mf.allowed = false;
             mf.whyNot = Reason::CardMemoryTooSmall;

@@ -225,6 +225,18 @@ qint64 Scheduler::requeue(JobId job, qint64 nowMs, bool atCheckpoint)
     return at;
 }
 
+bool Scheduler::keep(JobId job, qint64 nowMs)
+{
+    if (!job.isValid() || job.value() >= m_state.jobs().size())
+        return false;
+    Job &j = m_state.jobRef(job);
+    if (j.state != JobState::Preempting || j.preemptedBy.isValid() || j.evictAtMs <= nowMs)
+        return false;
+    j.state = JobState::Running;
+    j.evictAtMs = -1;
+    return true;
+}
+
 void Scheduler::setCardCordoned(CardId card, bool cordoned, qint64 nowMs)
 {
     Q_UNUSED(nowMs)

@@ -80,6 +80,10 @@ public:
     // eviction brought forward) and is left as it is otherwise. Returns when it will be off (-1:
     // not running).
     qint64 requeue(JobId job, qint64 nowMs, bool atCheckpoint);
+    // Calls off a requeue at checkpoint that has not happened yet: the job keeps its units and
+    // runs on. Only for a job that leaves on its own account (not as the victim of a waiting
+    // job, which counts on its room). False when there is nothing to call off.
+    bool keep(JobId job, qint64 nowMs);
     // A card failed: its jobs return to the queue from their checkpoints; the card takes no work.
     void cardFailed(CardId card, qint64 nowMs);
     void cardRecovered(CardId card, qint64 nowMs);

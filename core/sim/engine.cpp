@@ -673,8 +673,10 @@ double Engine::unitSpeed(const UnitRef &u, JobId self) const
         others += b;
         othersWeighted += b * o.milli / 1000.0;
     }
+    // Time-slicing costs its context switches only while another sharer is busy: a process
+    // alone on the card keeps it to itself.
     if (c.mode == PartitionMode::TimeSlicing)
-        return rel * overhead / (1.0 + others);
+        return rel * (1.0 - (1.0 - overhead) * std::min(1.0, others)) / (1.0 + others);
     return rel * overhead * (u.milli / 1000.0) * (1.0 - 0.15 * std::min(1.0, othersWeighted));
 }
 
@@ -763,7 +765,13 @@ void Engine::sampleCapacity(qint64 now, double dtd)
                                 std::log2(double(width)));
             }
             b.trainingSlowdownGang += held * (1 - gang) * h;
-            b.trainingSlowdownPower += held * gang * (1 - m_powerFactor) * h;
+            double power = 1;
+            for (const Sched::Assignment &a : j.assignments)
+                power = std::min(power,
+                                 m_cardPowerFactor.empty()
+                                         ? 1.0
+                                         : m_cardPowerFactor[std::size_t(a.card.value())]);
+            b.trainingSlowdownPower += held * gang * (1 - power) * h;
         } else {
             b.trainingStarting += held * h;
         }
@@ -846,16 +854,68 @@ void Engine::control(qint64 now)
     double powerFactor = 1;
     if (m_trainingPowerCapW > 0 && dynTr > m_trainingPowerCapW)
         powerFactor = m_trainingPowerCapW / dynTr;
-    if (m_scenario.powerBudgetW > 0 && dynTr > 0
-        && idle + dynInf + dynTr * powerFactor > m_scenario.powerBudgetW)
-        powerFactor
-                = std::clamp((m_scenario.powerBudgetW - idle - dynInf) / dynTr, 0.0, powerFactor);
-    m_powerFactor = powerFactor;
+    // Over the appliance's budget, the cut comes from training where a watt does the least work
+    // (the card's TFLOPS per watt of load), down to kMinClock of its clocks, then from all
+    // training alike.
+    m_cardPowerFactor.assign(std::size_t(cards), powerFactor);
+    double excess = m_scenario.powerBudgetW > 0 && dynTr > 0
+                            ? idle + dynInf + dynTr * powerFactor - m_scenario.powerBudgetW
+                            : 0;
+    if (excess > 0) {
+        constexpr double kMinClock = 0.5;
+        std::vector<int> order;
+        for (int i = 0; i < cards; ++i) {
+            if (utilTr[std::size_t(i)] > 0 && st.cards()[i].health != Sched::CardHealth::Failed)
+                order.push_back(i);
+        }
+        auto perWatt = [&](int i) {
+            const Domain::CardModel &m = st.model(st.cards()[i]);
+            return m.fp16Tflops / std::max(1.0, double(m.maxPowerW - m.idlePowerW));
+        };
+        std::stable_sort(
+                order.begin(), order.end(), [&](int a, int b) { return perWatt(a) < perWatt(b); });
+        for (std::size_t g = 0; g < order.size() && excess > 0;) {
+            // One group of cards alike in work per watt gives up to its floor together.
+            std::size_t e = g;
+            double groupW = 0;
+            while (e < order.size() && perWatt(order[e]) == perWatt(order[g])) {
+                const Domain::CardModel &m = st.model(st.cards()[order[e]]);
+                groupW += (m.maxPowerW - m.idlePowerW) * utilTr[std::size_t(order[e])];
+                ++e;
+            }
+            const double give = std::min(excess, groupW * powerFactor * (1 - kMinClock));
+            if (groupW > 0) {
+                for (std::size_t k = g; k < e; ++k)
+                    m_cardPowerFactor[std::size_t(order[k])] = powerFactor - give / groupW;
+            }
+            excess -= give;
+            g = e;
+        }
+        if (excess > 0) {
+            // Still over: every card's training down alike, by what is left of its power.
+            double left = 0;
+            for (int i : order) {
+                const Domain::CardModel &m = st.model(st.cards()[i]);
+                left += (m.maxPowerW - m.idlePowerW) * utilTr[std::size_t(i)]
+                        * m_cardPowerFactor[std::size_t(i)];
+            }
+            const double scale = left > 0 ? std::max(0.0, 1 - excess / left) : 0;
+            for (int i : order)
+                m_cardPowerFactor[std::size_t(i)] *= scale;
+        }
+    }
+    // A job runs at the clocks of its slowest card (a gang steps together).
+    auto jobPowerFactor = [&](const QList<UnitRef> &units) {
+        double f = 1;
+        for (const UnitRef &u : units)
+            f = std::min(f, m_cardPowerFactor[std::size_t(u.card.value())]);
+        return units.isEmpty() ? powerFactor : f;
+    };
     double totalPower = 0;
     double busySum = 0;
     for (int i = 0; i < cards; ++i) {
         const std::size_t k = std::size_t(i);
-        const double util = utilInf[k] + utilTr[k] * powerFactor;
+        const double util = utilInf[k] + utilTr[k] * m_cardPowerFactor[k];
         busySum += st.cards()[i].health == Sched::CardHealth::Failed ? 0 : util;
         m_backend->setLoad(CardId(i), util, mem[k], now);
         const Device::CardMetrics mt = m_backend->metrics(CardId(i));
@@ -895,7 +955,7 @@ void Engine::control(qint64 now)
         if (!tr.run.isPlaced() || units.isEmpty() || !tr.run.isProgressing(now))
             continue;
         const std::size_t h = std::size_t(st.card(units.first().card).host.value());
-        trPcie[h] += tr.def.dataGBps * units.size() * powerFactor;
+        trPcie[h] += tr.def.dataGBps * units.size() * jobPowerFactor(units);
         if (tr.def.spec.checkpointIntervalMs > 0)
             trNet[h] += tr.def.checkpointGB / (tr.def.spec.checkpointIntervalMs / 1000.0);
     }
@@ -937,7 +997,8 @@ void Engine::control(qint64 now)
                                                                : m_scenario.gangEfficiency;
             speed *= std::pow(eff, std::log2(double(units.size())));
         }
-        speed *= bwFactor[std::size_t(st.card(units.first().card).host.value())] * powerFactor;
+        speed *= bwFactor[std::size_t(st.card(units.first().card).host.value())]
+                 * jobPowerFactor(units);
         if (std::abs(speed - tr.run.speed()) > 1e-12) {
             tr.run.setSpeed(now, speed);
             scheduleFinish(i, now);
@@ -1342,6 +1403,20 @@ qint64 Engine::requeueTraining(JobId job, qint64 nowMs, bool atCheckpoint, Actio
     m_dirty = true;
     drainScheduler(nowMs);
     return at;
+}
+
+bool Engine::keepTraining(JobId job, qint64 nowMs, ActionReason why)
+{
+    if (!m_sched->keep(job, nowMs))
+        return false;
+    ApplianceEvent ev;
+    ev.atMs = nowMs;
+    ev.code = ApplianceEventCode::TrainingKept;
+    ev.reason = why;
+    ev.job = job;
+    m_events.record(ev);
+    m_dirty = true;
+    return true;
 }
 
 void Engine::setTrainingPowerCapW(double watts, qint64 nowMs)

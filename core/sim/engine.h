@@ -96,6 +96,7 @@ public:
                            qint64 nowMs,
                            bool atCheckpoint,
                            Policy::ActionReason why) override;
+    bool keepTraining(Domain::JobId job, qint64 nowMs, Policy::ActionReason why) override;
     void setTrainingPowerCapW(double watts, qint64 nowMs) override;
     void setTrainingBandwidthShare(double share, qint64 nowMs) override;
     void record(const Device::ApplianceEvent &event) override;
@@ -230,7 +231,8 @@ private:
     std::vector<int> m_pendingSteps; // per card: device steps not done
     double m_trainingPowerCapW = -1;
     double m_trainingBandwidthShare = 1;
-    double m_powerFactor = 1; // training's clocks under its cap and the budget, last period
+    // Per card: training's clocks under its class cap and the appliance's budget, last period.
+    std::vector<double> m_cardPowerFactor;
     // accounting
     double m_allocatedMs = 0, m_busyMs = 0, m_capacityMs = 0;
     CapacityBreakdown m_capacityHours;

@@ -2,8 +2,8 @@
 // Each policy's decisions on a small scenario at chosen times: three H200s, one service whose
 // load ramps from 07:30 to 08:30 local (hourly points, linear between hour middles; the start is
 // 05:00, so 08:00 is t = 3 h), two training jobs.
-// And the policies' shared helpers on two cards driven by hand: stranded MIG slots handed back
-// to waiting training by moving a replica.
+// And the policies' shared helpers on cards driven by hand: stranded MIG slots handed back
+// to waiting training by moving a replica; room for a replica made by the fewest jobs leaving.
 #include "core/catalogue/catalogue.h"
 #include "core/policy/common.h"
 #include "core/policy/policy.h"
@@ -80,6 +80,43 @@ Scenario stranded()
     })";
     ScenarioError e;
     const auto s = readScenario(json, QStringLiteral("stranded.json"), QString(), catalogue(), &e);
+    if (!s)
+        qFatal("%s", qPrintable(e.toString()));
+    return *s;
+}
+
+// One H200 in MIG mode: an image replica (2g) and five one-slice training jobs fill it.
+Scenario fullCard()
+{
+    QByteArray training;
+    for (int i = 0; i < 5; ++i) {
+        training += QByteArray(i ? "," : "") + R"(
+            {"spec": {"name": "sweep-)"
+                    + QByteArray::number(i) + R"(", "kind": "training",
+                      "demand": {"compute": {"slices": 1}, "memoryGiB": 12},
+                      "priority": 70, "preemption": "checkpoint", "checkpointInterval": "10m",
+                      "isolation": "hard"},
+             "workHours": 10, "restartCost": "30s"})";
+    }
+    const QByteArray json = R"({
+        "name": "a full card", "duration": "1h", "seed": 5,
+        "appliance": {"name": "one", "hosts": [{"name": "h", "cpu": 128, "memoryGiB": 1024,
+            "cards": [{"model": "H200-141GB", "mode": "mig"}]}]},
+        "history": {"days": 1, "noise": 0},
+        "services": [
+            {"spec": {"name": "image", "kind": "inference",
+                      "demand": {"compute": {"profile": "2g.35gb"}, "memoryGiB": 24},
+                      "priority": 500, "preemption": "never", "isolation": "hard",
+                      "inference": {"service": "image", "sloP99Ms": 8000,
+                                    "replicas": {"min": 1, "max": 2}}},
+             "serviceTimeMs": 400, "loadTime": "20s", "rate": {"constant": 0.2}}
+        ],
+        "training": [)" + training
+                            + R"(],
+        "policy": {"default": "guard"}
+    })";
+    ScenarioError e;
+    const auto s = readScenario(json, QStringLiteral("full-card.json"), QString(), catalogue(), &e);
     if (!s)
         qFatal("%s", qPrintable(e.toString()));
     return *s;
@@ -205,6 +242,30 @@ private Q_SLOTS:
         }
         QCOMPARE(images, 2);
         QCOMPARE(e.services(e.nowMs())[1].serving, 2);
+    }
+
+    void roomForAReplicaTakesOnlyWhatBlocksIt()
+    {
+        // The card is full: a second image replica needs two aligned free slices. Of the five
+        // one-slice jobs, the two on such a pair leave (at once here), not all five.
+        const Scenario s = fullCard();
+        Engine e(s, QStringLiteral("none"), s.seed);
+        e.advanceTo(kMin);
+        for (int i = 0; i < 5; ++i)
+            QCOMPARE(e.scheduler().state().job(e.trainingJob(i)).state, Sched::JobState::Running);
+        e.setReplicas(0, 2, e.nowMs(), Device::ActionReason::LoadRose);
+        QCOMPARE(e.services(e.nowMs()).first().pending, 1);
+        QCOMPARE(Policy::makeRoomForService(
+                         e, e.nowMs(), 0, 1, false, e.nowMs(), Device::ActionReason::SloAtRisk),
+                 1);
+        QCOMPARE(eventsOf(e, ApplianceEventCode::TrainingRequeued).size(), 2);
+        e.advanceTo(3 * kMin);
+        QCOMPARE(e.services(e.nowMs()).first().serving, 2);
+        int running = 0;
+        for (int i = 0; i < 5; ++i)
+            running += e.scheduler().state().job(e.trainingJob(i)).state
+                       == Sched::JobState::Running;
+        QCOMPARE(running, 3);
     }
 
     void windowLookupWrapsMidnight()

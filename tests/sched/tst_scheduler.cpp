@@ -12,7 +12,27 @@ using namespace Zhaoxi::Sched::Test;
 
 namespace {
 constexpr qint64 kMin = 60'000;
+
+// `cards` H100s in whole mode.
+ClusterState h100s(int cards)
+{
+    ClusterState st(catalogue());
+    addHost(st, QStringLiteral("h"), QStringLiteral("H100-SXM5-80GB"), cards, PartitionMode::Whole);
+    return st;
 }
+
+// `n` one-card jobs that checkpoint every 10 minutes, submitted and placed at 0.
+QList<JobId> runCheckpointing(Scheduler &s, int n)
+{
+    WorkloadSpec w = wholeCards(QStringLiteral("t"), 1);
+    w.checkpointIntervalMs = 10 * kMin;
+    QList<JobId> jobs;
+    for (int i = 0; i < n; ++i)
+        jobs.append(s.submit(w, 0));
+    s.tick(0);
+    return jobs;
+}
+} // namespace
 
 class TestScheduler : public QObject
 {
@@ -91,6 +111,57 @@ private Q_SLOTS:
         QVERIFY(s.state().card(CardId(0)).mode == PartitionMode::Mig);
         QCOMPARE(sink.count(EventCode::CardModeChanged), 1);
         QCOMPARE(s.lastTrace(j)->kind, DecisionKind::Repartition);
+        ZX_CHECK_INVARIANTS(s.state());
+    }
+
+    void partOfACardDoesNotTakeAWholeOne()
+    {
+        // A quarter-card demand that may share, on an idle L40S in whole mode: the card is
+        // switched to its sharing mode and the job holds its quarter, not the whole card. A
+        // one-slice demand on an idle H200 in whole mode gets a MIG slice the same way.
+        ClusterState st(catalogue());
+        addHost(st, QStringLiteral("ada"), QStringLiteral("L40S-48GB"), 1, PartitionMode::Whole);
+        addHost(st, QStringLiteral("dgx"), QStringLiteral("H200-141GB"), 1, PartitionMode::Whole);
+        Scheduler s(st);
+        WorkloadSpec quarter = fraction(QStringLiteral("embed"), 250, 8 * 1024);
+        quarter.affinity.cardModels = {QStringLiteral("L40S-48GB")};
+        const JobId q = s.submit(quarter, 0);
+        WorkloadSpec slice = migSlices(QStringLiteral("sweep"), 1, 12 * 1024);
+        slice.isolation = IsolationRequirement::HardOnly;
+        const JobId m = s.submit(slice, 0);
+        s.tick(0);
+        QCOMPARE(s.state().job(q).state, JobState::Running);
+        const CardState &l40s = s.state().card(CardId(0));
+        QVERIFY(l40s.mode == PartitionMode::TimeSlicing || l40s.mode == PartitionMode::Mps);
+        QCOMPARE(l40s.usedMilli, 250);
+        QCOMPARE(s.state().job(m).state, JobState::Running);
+        const CardState &h200 = s.state().card(CardId(1));
+        QVERIFY(h200.mode == PartitionMode::Mig);
+        QVERIFY(h200.usedMilli < 1000);
+        ZX_CHECK_INVARIANTS(s.state());
+    }
+
+    void aRequeueAtCheckpointCanBeCalledOff()
+    {
+        // Asked to leave at its checkpoint, then kept before it came: it runs on past the
+        // checkpoint and loses nothing. Nothing to call off once it has left, nor for a job
+        // that was not leaving.
+        Scheduler s(h100s(2));
+        const QList<JobId> jobs = runCheckpointing(s, 2);
+        const JobId a = jobs[0], b = jobs[1];
+        QVERIFY(!s.keep(a, 21 * kMin)); // not leaving
+        QCOMPARE(s.requeue(a, 25 * kMin, true), 30 * kMin);
+        QVERIFY(s.keep(a, 26 * kMin));
+        QCOMPARE(s.state().job(a).state, JobState::Running);
+        s.tick(30 * kMin);
+        s.tick(31 * kMin);
+        QCOMPARE(s.state().job(a).state, JobState::Running);
+        QCOMPARE(s.state().job(a).lostWorkMs, qint64(0));
+        QVERIFY(!s.keep(a, 32 * kMin));
+        QCOMPARE(s.requeue(b, 35 * kMin, true), 40 * kMin);
+        s.tick(40 * kMin);
+        QVERIFY(s.state().job(b).state != JobState::Preempting); // it left (and may be back)
+        QVERIFY(!s.keep(b, 41 * kMin));
         ZX_CHECK_INVARIANTS(s.state());
     }
 
@@ -181,14 +252,9 @@ private Q_SLOTS:
 
     void requeueAtCheckpointOrAtOnce()
     {
-        ClusterState st(catalogue());
-        addHost(st, QStringLiteral("h"), QStringLiteral("H100-SXM5-80GB"), 2, PartitionMode::Whole);
-        Scheduler s(st);
-        WorkloadSpec w = wholeCards(QStringLiteral("t"), 1);
-        w.checkpointIntervalMs = 10 * kMin;
-        const JobId a = s.submit(w, 0);
-        const JobId b = s.submit(w, 0);
-        s.tick(0);
+        Scheduler s(h100s(2));
+        const QList<JobId> jobs = runCheckpointing(s, 2);
+        const JobId a = jobs[0], b = jobs[1];
         // Paused at its next checkpoint (30 min): nothing lost.
         QCOMPARE(s.requeue(a, 25 * kMin, true), 30 * kMin);
         QCOMPARE(s.state().job(a).state, JobState::Preempting);
@@ -206,13 +272,8 @@ private Q_SLOTS:
     {
         // Asked to leave at its checkpoint, then asked again: at its checkpoint changes nothing,
         // at once evicts it now (the 7 minutes since its checkpoint are lost).
-        ClusterState st(catalogue());
-        addHost(st, QStringLiteral("h"), QStringLiteral("H100-SXM5-80GB"), 1, PartitionMode::Whole);
-        Scheduler s(st);
-        WorkloadSpec w = wholeCards(QStringLiteral("t"), 1);
-        w.checkpointIntervalMs = 10 * kMin;
-        const JobId a = s.submit(w, 0);
-        s.tick(0);
+        Scheduler s(h100s(1));
+        const JobId a = runCheckpointing(s, 1).first();
         QCOMPARE(s.requeue(a, 25 * kMin, true), 30 * kMin);
         QCOMPARE(s.requeue(a, 26 * kMin, true), 30 * kMin);
         QCOMPARE(s.state().job(a).state, JobState::Preempting);

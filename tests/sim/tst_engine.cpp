@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The engine: the same scenario and seed give the same report bit for bit; a lost card's job
 // resumes elsewhere from its checkpoint; everything that happens is an event with a time;
-// replicas leave so that cards empty whole, and move to another card without a gap; the
-// capacity breakdown accounts for every card-hour.
+// replicas leave so that cards empty whole, and move to another card without a gap; a lone
+// time-slicing sharer keeps its card; the power budget is cut where a watt does least; a drain
+// can be called off; the capacity breakdown accounts for every card-hour.
 #include "core/catalogue/catalogue.h"
 #include "core/sim/engine.h"
 
@@ -66,6 +67,45 @@ Scenario twoCards(const QByteArray &training = "[]")
     if (!s)
         qFatal("%s", qPrintable(e.toString()));
     return *s;
+}
+
+// Cards of `cards` (the scenario's "cards" array) on one host, no services, the training given,
+// for an hour; driven without a policy. `extra`: more top-level keys (a leading comma).
+Scenario trainingOnly(const QByteArray &cards,
+                      const QByteArray &training,
+                      const QByteArray &extra = QByteArray())
+{
+    const QByteArray json = R"({
+        "name": "training only", "duration": "1h", "seed": 1,
+        "appliance": {"name": "box", "hosts": [{"name": "h", "cpu": 128, "memoryGiB": 1024,
+            "cards": )" + cards
+                            + R"(}]},
+        "services": [],
+        "training": )" + training
+                            + extra + R"(
+    })";
+    ScenarioError e;
+    const auto s
+            = readScenario(json, QStringLiteral("training-only.json"), QString(), catalogue(), &e);
+    if (!s)
+        qFatal("%s", qPrintable(e.toString()));
+    return *s;
+}
+
+// One training job's entry: `demand` is its spec's demand object.
+QByteArray trainingJob(const char *name, const char *demand, const char *affinity = "{}")
+{
+    return QByteArray(R"({"spec": {"name": ")") + name + R"(", "kind": "training", "demand": )"
+           + demand + R"(, "priority": 90,
+              "preemption": "checkpoint", "checkpointInterval": "10m", "affinity": )"
+           + affinity + R"(}, "restartCost": "0s", "workHours": 100})";
+}
+
+double referenceShare(const QString &model)
+{
+    const auto &m = catalogue().models();
+    return m[catalogue().indexOf(model)].fp16Tflops
+           / m[catalogue().indexOf(QStringLiteral("H200-141GB"))].fp16Tflops;
 }
 
 // The cards a service's running replicas are on.
@@ -238,6 +278,80 @@ private Q_SLOTS:
         QCOMPARE(v.serving, 1);
         QCOMPARE(replicaCards(e, QStringLiteral("chat")), QList<int>{1});
         QCOMPARE(e.service(0).requests(), e.service(0).withinSlo()); // nobody waited for it
+    }
+
+    void aLoneTimeSliceSharerKeepsTheCard()
+    {
+        // Time-slicing costs its context switches (the catalogue's overhead factor, 0.9 on the
+        // L40S) only while another sharer is busy: alone, a job does a whole card's work; two
+        // busy halves share the card's time and pay the overhead.
+        const double rel = referenceShare(QStringLiteral("L40S-48GB"));
+        const QByteArray card = R"([{"model": "L40S-48GB", "mode": "time-slicing"}])";
+        const Scenario alone = trainingOnly(
+                card, "[" + trainingJob("solo", R"({"compute": {"wholeCard": true}})") + "]");
+        const Report a = Engine(alone, QStringLiteral("none"), alone.seed).run();
+        QCOMPARE(a.jobs.size(), 1);
+        QVERIFY2(a.jobs.first().doneHours > 0.97 * rel && a.jobs.first().doneHours <= rel + 1e-9,
+                 qPrintable(QString::number(a.jobs.first().doneHours / rel)));
+        const Scenario pair = trainingOnly(
+                card,
+                "[" + trainingJob("a", R"({"compute": {"fraction": 0.5}})") + ","
+                        + trainingJob("b", R"({"compute": {"fraction": 0.5}})") + "]");
+        const Report p = Engine(pair, QStringLiteral("none"), pair.seed).run();
+        const double both = p.jobs.at(0).doneHours + p.jobs.at(1).doneHours;
+        QVERIFY2(std::abs(both / rel - 0.9) < 0.02, qPrintable(QString::number(both / rel)));
+    }
+
+    void thePowerBudgetCutsWhereAWattDoesLeast()
+    {
+        // An H200 and an L40S, each training flat out: 110 W idle and 940 W of load, against a
+        // 950 W budget. The 100 W come off the L40S (fewer TFLOPS per watt): its job runs at
+        // about 1 - 100/315 of its clocks, the H200's at full speed.
+        const QByteArray cards = R"([{"model": "H200-141GB", "mode": "whole"},
+                                     {"model": "L40S-48GB", "mode": "whole"}])";
+        const Scenario s = trainingOnly(cards,
+                                        "["
+                                                + trainingJob("big",
+                                                              R"({"compute": {"wholeCard": true}})",
+                                                              R"({"cardModels": ["H200-141GB"]})")
+                                                + ","
+                                                + trainingJob("small",
+                                                              R"({"compute": {"wholeCard": true}})",
+                                                              R"({"cardModels": ["L40S-48GB"]})")
+                                                + "]",
+                                        R"(, "power": {"budgetW": 950})");
+        const Report r = Engine(s, QStringLiteral("none"), s.seed).run();
+        QVERIFY2(r.peakPowerW <= 950 + 1e-6, qPrintable(QString::number(r.peakPowerW)));
+        const double rel = referenceShare(QStringLiteral("L40S-48GB"));
+        const double big = r.jobs.at(0).doneHours;
+        const double small = r.jobs.at(1).doneHours / rel;
+        QVERIFY2(big > 0.97, qPrintable(QString::number(big)));
+        QVERIFY2(std::abs(small - (1 - 100.0 / 315)) < 0.03, qPrintable(QString::number(small)));
+    }
+
+    void aDrainCalledOffLeavesTheJobRunning()
+    {
+        // Asked to leave at its next checkpoint, then kept: it runs past the checkpoint, is
+        // never evicted, and the call-off is an event.
+        const Scenario s
+                = twoCards("[" + trainingJob("ft", R"({"compute": {"wholeCard": true}})") + "]");
+        Engine e(s, QStringLiteral("none"), s.seed);
+        e.advanceTo(2 * kMin);
+        const Domain::JobId job = e.trainingJob(0);
+        QCOMPARE(e.scheduler().state().job(job).state, Sched::JobState::Running);
+        const qint64 at = e.requeueTraining(job, e.nowMs(), true, Device::ActionReason::Pressure);
+        QVERIFY(at > e.nowMs());
+        QVERIFY(e.keepTraining(job, e.nowMs(), Device::ActionReason::LoadFell));
+        QVERIFY(!e.keepTraining(job, e.nowMs(), Device::ActionReason::LoadFell));
+        e.advanceTo(at - s.startMs + 5 * kMin);
+        QCOMPARE(e.scheduler().state().job(job).state, Sched::JobState::Running);
+        int kept = 0;
+        for (const Device::ApplianceEvent &ev : e.applianceEvents().events())
+            kept += ev.code == Device::ApplianceEventCode::TrainingKept && ev.job == job;
+        QCOMPARE(kept, 1);
+        const Report r = e.finish();
+        QCOMPARE(r.jobs.first().evictions, 0);
+        QCOMPARE(r.jobs.first().lostHours, 0.0);
     }
 
     void capacityHoursAccountForEveryCardHour()

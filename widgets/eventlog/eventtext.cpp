@@ -353,6 +353,10 @@ QString policyMessage(const Event &e, const EventNames &n, bool *known)
                               e);
         return withReason(EventText::tr("Job %1 goes back to the queue now").arg(job), e);
     }
+    if (c == "training-kept")
+        return withReason(EventText::tr("Job %1 stays: the room it was leaving for is not needed")
+                                  .arg(jobLabel(n, e.job)),
+                          e);
     if (c == "guard-pressure")
         return withReason(EventText::tr("Service %1 under pressure: p99 %2 ms, %3 requests queued")
                                   .arg(serviceLabel(n, a), number(double(value) / 1000.0, 1))

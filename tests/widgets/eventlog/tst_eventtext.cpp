@@ -119,6 +119,11 @@ void TestEventText::sentences_data()
                               << QStringLiteral(
                                          "Class budgets set: inference 70 %, training 30 % (time "
                                          "window)");
+    QTest::newRow("a drain called off")
+            << policy << QByteArray("training-kept") << -1 << 2
+            << QByteArray(R"({"reason":"load-fell"})")
+            << QStringLiteral("Job lora-2 stays: the room it was leaving for is not needed (load "
+                              "fell)");
     QTest::newRow("waiting") << sched << QByteArray("job-waiting") << -1 << 1
                              << QByteArray(R"({"reason":"class-budget-exceeded","value":2000})")
                              << QStringLiteral("Job llama-70b is waiting: its class budget is "
