@@ -220,21 +220,18 @@ void LoadGuard::keepUnneededDrains(PolicyContext &ctx, qint64 nowMs, qint64 trai
         return;
     const QList<JobId> leaving = leavingTraining(ctx, nowMs);
     m_leavingForRoom.removeIf([&](JobId j) { return !leaving.contains(j); });
-    for (const ServiceView &s : ctx.services(nowMs)) {
-        if (s.pending > 0)
-            return; // the room is still wanted
-    }
-    // What the training class holds counts those leaving: each one kept must fit the budget.
-    qint64 held = 0;
-    for (const TrainingView &t : ctx.training(nowMs))
-        held += t.milli;
-    qint64 leavingMilli = 0;
+    const QList<ServiceView> services = ctx.services(nowMs);
+    if (std::any_of(services.begin(), services.end(), [](const ServiceView &s) {
+            return s.pending > 0;
+        }))
+        return; // the room is still wanted
+    // What the training class keeps: those staying, then each one kept, within the budget.
     const QList<TrainingView> views = ctx.training(nowMs);
+    qint64 staying = 0;
     for (const TrainingView &t : views) {
-        if (leaving.contains(t.job))
-            leavingMilli += t.milli;
+        if (!leaving.contains(t.job))
+            staying += t.milli;
     }
-    qint64 staying = held - leavingMilli;
     for (const TrainingView &t : views) {
         if (!m_leavingForRoom.contains(t.job) || staying + t.milli > trainingBudgetMilli)
             continue;
