@@ -138,6 +138,11 @@ qint64 LoadGuard::tick(PolicyContext &ctx, qint64 nowMs)
                 e.value = desired;
                 ctx.record(e);
                 st.belowSinceMs = nowMs; // the next step down waits another hold
+            } else if (!pressure && s.pending > 0 && nowMs - st.belowSinceMs >= m_common.periodMs) {
+                // Replicas still waiting for room serve nobody: once two looks in a row need
+                // fewer, those not needed go without the hold (which is for serving replicas), and
+                // the drains that were making room for them are called off (keepUnneededDrains).
+                n = std::max(desired, s.target - s.pending);
             } else {
                 n = s.target;
             }

@@ -12,7 +12,9 @@ namespace Zhaoxi::Policy {
 // training off at its next checkpoint (drain, within `drainDeadline`); at once only for the
 // replicas the load seen now cannot do without (lost with their card, or fewer placed than the
 // SLO needs), and for one when the SLO is at risk. It gives capacity back only after the load has
-// stayed low for `hold` and the p99 is well inside the SLO (hysteresis). Replicas are sized for
+// stayed low for `hold` and the p99 is well inside the SLO (hysteresis); a replica still waiting
+// for room is withdrawn without the hold once two looks in a row need fewer (it serves nobody,
+// and the drains that were making room for it are called off). Replicas are sized for
 // the service time they take now and the queueing estimate's observed error, nearer the SLO when
 // the load is far below its peak (common.h). Small training and stranded replicas are moved
 // when that gives waiting whole-card training a card (consolidateTraining, defragmentInference).
@@ -29,7 +31,8 @@ namespace Zhaoxi::Policy {
 //                    error for a service takes to follow (0: plan with the estimate as it is)
 //   releaseP99       number, default 0.5: give back only under this share of the SLO
 //   depthPerReplica  number, default 6: pressure when more requests than this per serving replica
-//   hold             duration, default 10m
+//   hold             duration, default 10m: how long the load stays low before a serving replica
+//                    goes
 //   stepUp           number, default 0.25: on pressure, grow by this share of the replicas (>= 1;
 //                    twice that when the SLO is at risk)
 //   headroomMilli    number, default 0: compute kept free of training besides the replicas

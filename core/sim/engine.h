@@ -13,6 +13,7 @@
 #include "core/sched/scheduler.h"
 
 #include <QHash>
+#include <QMap>
 
 #include <functional>
 
@@ -208,9 +209,11 @@ private:
     std::vector<ServiceRt> m_services;
     std::vector<TrainingRt> m_training;
     QHash<int, Role> m_roles;
-    QHash<int, QList<UnitRef>> m_units; // by job: what it holds on the device
-    QHash<int, double> m_unitBusy;      // by job: busy share over the last control period
-    QList<int> m_waitingDevice;         // jobs placed whose units are not ready yet
+    // By job: what it holds on the device. Ordered: the control tick sums over it, and a QHash's
+    // order changes from process to process (its seed), which moved the sums' last bits.
+    QMap<int, QList<UnitRef>> m_units;
+    QHash<int, double> m_unitBusy; // by job: busy share over the last control period
+    QList<int> m_waitingDevice;    // jobs placed whose units are not ready yet
     std::priority_queue<Ev, std::vector<Ev>, std::greater<Ev>> m_queue;
     quint64 m_seq = 0;
     QList<Sched::SchedEvent> m_pending; // scheduler events not handled yet

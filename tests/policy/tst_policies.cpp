@@ -3,7 +3,8 @@
 // load ramps from 07:30 to 08:30 local (hourly points, linear between hour middles; the start is
 // 05:00, so 08:00 is t = 3 h), two training jobs.
 // And the policies' shared helpers on cards driven by hand: stranded MIG slots handed back
-// to waiting training by moving a replica; room for a replica made by the fewest jobs leaving.
+// to waiting training by moving a replica; room for a replica made by the fewest jobs leaving;
+// the guard withdrawing a replica still waiting for room once the pressure is gone.
 #include "core/catalogue/catalogue.h"
 #include "core/policy/common.h"
 #include "core/policy/policy.h"
@@ -136,6 +137,72 @@ QList<Device::ApplianceEvent> eventsOf(const Engine &e, ApplianceEventCode code)
     return out;
 }
 
+// The engine as a policy sees it, with the queue depth set by the test: drives a policy's
+// pressure by hand.
+class DepthOverride : public Policy::PolicyContext
+{
+public:
+    explicit DepthOverride(Policy::PolicyContext &inner)
+        : m_inner(inner)
+    {}
+    int depth = 0;
+
+    const Sched::Scheduler &scheduler() const override { return m_inner.scheduler(); }
+    qint64 localWeekMs(qint64 nowMs) const override { return m_inner.localWeekMs(nowMs); }
+    qint64 totalMilli() const override { return m_inner.totalMilli(); }
+    QList<Policy::ServiceView> services(qint64 nowMs) override
+    {
+        QList<Policy::ServiceView> views = m_inner.services(nowMs);
+        for (Policy::ServiceView &v : views)
+            v.queueDepth = depth;
+        return views;
+    }
+    QList<Policy::TrainingView> training(qint64 nowMs) override { return m_inner.training(nowMs); }
+    void setReplicas(int service, int replicas, qint64 nowMs, Device::ActionReason why) override
+    {
+        m_inner.setReplicas(service, replicas, nowMs, why);
+    }
+    bool moveReplica(int service,
+                     Domain::JobId replica,
+                     Domain::CardId card,
+                     qint64 nowMs,
+                     Device::ActionReason why) override
+    {
+        return m_inner.moveReplica(service, replica, card, nowMs, why);
+    }
+    void setBudget(const Sched::ClassBudget &budget,
+                   qint64 nowMs,
+                   Device::ActionReason why) override
+    {
+        m_inner.setBudget(budget, nowMs, why);
+    }
+    qint64 requeueTraining(Domain::JobId job,
+                           qint64 nowMs,
+                           bool atCheckpoint,
+                           Device::ActionReason why) override
+    {
+        return m_inner.requeueTraining(job, nowMs, atCheckpoint, why);
+    }
+    bool keepTraining(Domain::JobId job, qint64 nowMs, Device::ActionReason why) override
+    {
+        return m_inner.keepTraining(job, nowMs, why);
+    }
+    void setTrainingPowerCapW(double watts, qint64 nowMs) override
+    {
+        m_inner.setTrainingPowerCapW(watts, nowMs);
+    }
+    void setTrainingBandwidthShare(double share, qint64 nowMs) override
+    {
+        m_inner.setTrainingBandwidthShare(share, nowMs);
+    }
+    void record(const Device::ApplianceEvent &event) override { m_inner.record(event); }
+    QList<QList<double>> history(int service) const override { return m_inner.history(service); }
+    qint64 historyBucketMs() const override { return m_inner.historyBucketMs(); }
+
+private:
+    Policy::PolicyContext &m_inner;
+};
+
 } // namespace
 
 class TestPolicies : public QObject
@@ -266,6 +333,51 @@ private Q_SLOTS:
             running += e.scheduler().state().job(e.trainingJob(i)).state
                        == Sched::JobState::Running;
         QCOMPARE(running, 3);
+    }
+
+    void aWaitingReplicaGoesWhenThePressureDoes()
+    {
+        // The card is full. A queue backing up asks for a second image replica, and two
+        // one-slice jobs are to leave at their checkpoints to make room for it. The queue clears
+        // before they have left: two looks later the waiting replica is withdrawn (not after the
+        // 30-minute hold, which is for serving replicas) and both jobs stay.
+        const Scenario s = fullCard();
+        Engine e(s, QStringLiteral("none"), s.seed);
+        e.advanceTo(kMin);
+        Policy::PolicyError error;
+        const auto guard = Policy::makePolicy(
+                QStringLiteral("guard"),
+                QJsonDocument::fromJson(R"({"hold": "30m", "drainDeadline": "30m"})").object(),
+                &error);
+        QVERIFY2(guard, qPrintable(error.message));
+        DepthOverride ctx(e);
+        guard->start(ctx, e.nowMs());
+        QCOMPARE(targetReplicas(e), 1);
+
+        ctx.depth = 20; // more than depthPerReplica (6) per serving replica
+        qint64 t = guard->tick(ctx, e.nowMs());
+        QCOMPARE(targetReplicas(e), 2);
+        QCOMPARE(e.services(e.nowMs()).first().pending, 1);
+        const QList<Device::ApplianceEvent> asked
+                = eventsOf(e, ApplianceEventCode::TrainingRequeued);
+        QCOMPARE(asked.size(), 2);
+        for (const Device::ApplianceEvent &ev : asked)
+            QCOMPARE(e.scheduler().state().job(ev.job).state, Sched::JobState::Preempting);
+
+        ctx.depth = 0;
+        e.advanceTo(t - e.startMs());
+        t = guard->tick(ctx, t); // the first look without pressure: it waits one more
+        QCOMPARE(targetReplicas(e), 2);
+        e.advanceTo(t - e.startMs());
+        guard->tick(ctx, t);
+        QCOMPARE(targetReplicas(e), 1);
+        QCOMPARE(e.services(e.nowMs()).first().pending, 0);
+        QCOMPARE(eventsOf(e, ApplianceEventCode::TrainingKept).size(), 2);
+        for (const Device::ApplianceEvent &ev : asked)
+            QCOMPARE(e.scheduler().state().job(ev.job).state, Sched::JobState::Running);
+        e.advanceTo(t - e.startMs() + 20 * kMin);
+        for (int i = 0; i < 5; ++i)
+            QCOMPARE(e.scheduler().state().job(e.trainingJob(i)).state, Sched::JobState::Running);
     }
 
     void windowLookupWrapsMidnight()
