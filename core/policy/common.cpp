@@ -272,15 +272,8 @@ int makeRoomForService(PolicyContext &ctx,
                         if (stays(u))
                             layout.append({u.profile, u.start});
                     }
-                    // Where the scheduler will create it (MigFit::creatableStart).
-                    int start = -1;
-                    if (Catalogue::firstFreeStart(m, layout, p) >= 0) {
-                        int used = 0;
-                        for (const Domain::MigPlacement &l : layout)
-                            used += m.migProfiles[l.profile].computeSlices;
-                        start = Sched::MigFit::bestStart(
-                                m, Catalogue::occupancyMask(m, layout), used, p);
-                    }
+                    // Where the scheduler will create it.
+                    const int start = Sched::MigFit::plannedStart(m, layout, p);
                     fits = start >= 0;
                     opt.profile = p;
                     opt.start = start;
@@ -590,17 +583,12 @@ int defragmentInference(PolicyContext &ctx, qint64 nowMs, DefragMemo *memo)
             }
             if (best < 0)
                 break;
-            const Sched::CardState &c = st.cards()[best];
-            const Domain::CardModel &model = st.model(c);
             if (idle[best].contains(m.profile)) {
                 idle[best].removeOne(m.profile); // already in the layout
             } else {
-                int used = 0;
-                for (const Domain::MigPlacement &l : layouts[best])
-                    used += model.migProfiles[l.profile].computeSlices;
-                const int start = Sched::MigFit::bestStart(
-                        model, Catalogue::occupancyMask(model, layouts[best]), used, m.profile);
-                layouts[best].append({m.profile, start});
+                const Domain::CardModel &model = st.model(st.cards()[best]);
+                layouts[best].append(
+                        {m.profile, Sched::MigFit::plannedStart(model, layouts[best], m.profile)});
             }
             plan.append({m, best});
         }

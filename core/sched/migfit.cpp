@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "migfit.h"
 
+#include "core/catalogue/layoutrules.h"
+
 #include <algorithm>
 
 namespace Zhaoxi::Sched::MigFit {
@@ -74,6 +76,16 @@ int creatableStart(const CardModel &model, const CardState &card, int profile)
     for (const Unit &u : card.units)
         used += model.migProfiles[u.profile].computeSlices;
     return bestStart(model, card.occupancy, used, profile);
+}
+
+int plannedStart(const CardModel &model, const QList<Domain::MigPlacement> &layout, int profile)
+{
+    if (Catalogue::firstFreeStart(model, layout, profile) < 0)
+        return -1;
+    int used = 0;
+    for (const Domain::MigPlacement &l : layout)
+        used += model.migProfiles[l.profile].computeSlices;
+    return bestStart(model, Catalogue::occupancyMask(model, layout), used, profile);
 }
 
 } // namespace Zhaoxi::Sched::MigFit

@@ -11,6 +11,11 @@ namespace Zhaoxi::Sched::MigFit {
 // goes where it does not strand the last memory slot. Allocation-free: the hot path.
 int creatableStart(const CardModel &model, const CardState &card, int profile);
 
+// The same for a planned layout rather than a card's state (a policy weighing where replicas
+// would go): the start creatableStart would choose once the layout rules allow an instance of
+// `profile` at all (Catalogue::firstFreeStart), or -1.
+int plannedStart(const CardModel &model, const QList<Domain::MigPlacement> &layout, int profile);
+
 // Of the allowed starts of `profile` free in `occupancy` (bit i = memory slot i taken), the one
 // after which the most compute slices can still be placed (at most the model's compute slices
 // left once `usedCompute` and the new instance are counted); the lowest such start on a tie, -1

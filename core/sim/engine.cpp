@@ -705,6 +705,29 @@ void Engine::reclaimIdle(qint64 now)
 
 // --- The control tick: metrics, interference, paths, power, accounting -------------------------
 
+double Engine::gangFactor(const QList<UnitRef> &units) const
+{
+    if (units.size() < 2)
+        return 1;
+    const Sched::ClusterState &st = m_sched->state();
+    int domains = 0;
+    for (const UnitRef &u : units)
+        domains |= 1 << std::min(30, st.card(u.card).linkDomain);
+    return std::pow((domains & (domains - 1)) ? m_scenario.crossDomainEfficiency
+                                              : m_scenario.gangEfficiency,
+                    std::log2(double(units.size())));
+}
+
+double Engine::jobPowerFactor(const QList<UnitRef> &units) const
+{
+    double f = 1;
+    for (const UnitRef &u : units) {
+        if (!m_cardPowerFactor.empty())
+            f = std::min(f, m_cardPowerFactor[std::size_t(u.card.value())]);
+    }
+    return f;
+}
+
 void Engine::sampleCapacity(qint64 now, double dtd)
 {
     const Sched::ClusterState &st = m_sched->state();
@@ -754,24 +777,10 @@ void Engine::sampleCapacity(qint64 now, double dtd)
             b.trainingSlowdown += (held - work) * h;
             // Of the slowdown: what a gang loses by its width whatever is done, and what the
             // training power cap or the appliance's power budget took.
-            const int width = int(j.assignments.size());
-            double gang = 1;
-            if (width > 1) {
-                int domains = 0;
-                for (const Sched::Assignment &a : j.assignments)
-                    domains |= 1 << std::min(30, st.card(a.card).linkDomain);
-                gang = std::pow((domains & (domains - 1)) ? m_scenario.crossDomainEfficiency
-                                                          : m_scenario.gangEfficiency,
-                                std::log2(double(width)));
-            }
+            const QList<UnitRef> units = m_units.value(tr.job.value());
+            const double gang = gangFactor(units);
             b.trainingSlowdownGang += held * (1 - gang) * h;
-            double power = 1;
-            for (const Sched::Assignment &a : j.assignments)
-                power = std::min(power,
-                                 m_cardPowerFactor.empty()
-                                         ? 1.0
-                                         : m_cardPowerFactor[std::size_t(a.card.value())]);
-            b.trainingSlowdownPower += held * gang * (1 - power) * h;
+            b.trainingSlowdownPower += held * gang * (1 - jobPowerFactor(units)) * h;
         } else {
             b.trainingStarting += held * h;
         }
@@ -904,13 +913,6 @@ void Engine::control(qint64 now)
                 m_cardPowerFactor[std::size_t(i)] *= scale;
         }
     }
-    // A job runs at the clocks of its slowest card (a gang steps together).
-    auto jobPowerFactor = [&](const QList<UnitRef> &units) {
-        double f = 1;
-        for (const UnitRef &u : units)
-            f = std::min(f, m_cardPowerFactor[std::size_t(u.card.value())]);
-        return units.isEmpty() ? powerFactor : f;
-    };
     double totalPower = 0;
     double busySum = 0;
     for (int i = 0; i < cards; ++i) {
@@ -987,16 +989,9 @@ void Engine::control(qint64 now)
         if (!tr.run.isPlaced() || units.isEmpty())
             continue;
         double speed = 0;
-        int domainMask = 0;
-        for (const UnitRef &u : units) {
+        for (const UnitRef &u : units)
             speed += unitSpeed(u, tr.job) * m_clock[std::size_t(u.card.value())];
-            domainMask |= 1 << std::min(30, st.card(u.card).linkDomain);
-        }
-        if (units.size() > 1) {
-            const double eff = (domainMask & (domainMask - 1)) ? m_scenario.crossDomainEfficiency
-                                                               : m_scenario.gangEfficiency;
-            speed *= std::pow(eff, std::log2(double(units.size())));
-        }
+        speed *= gangFactor(units);
         speed *= bwFactor[std::size_t(st.card(units.first().card).host.value())]
                  * jobPowerFactor(units);
         if (std::abs(speed - tr.run.speed()) > 1e-12) {

@@ -194,6 +194,12 @@ private:
     double unitSpeed(const UnitRef &u, Domain::JobId self) const; // reference cards, before clocks
     void reclaimIdle(qint64 now);
     void sampleCapacity(qint64 now, double dtd);
+    // What a gang keeps of its cards' speed by its width: gangEfficiency per doubling,
+    // crossDomainEfficiency when it spans fast-link domains (1 for one unit).
+    double gangFactor(const QList<UnitRef> &units) const;
+    // The clocks the training power cap and the power budget leave a job: its slowest card's (a
+    // gang steps together); 1 before the first control tick.
+    double jobPowerFactor(const QList<UnitRef> &units) const;
     // Serving replicas of a service to drain, in order, so that cards free up whole.
     QList<int> drainOrder(int service, int count) const;
     // A replica that took over from another (moveReplica) serves: the other drains.
