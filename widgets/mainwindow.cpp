@@ -571,6 +571,8 @@ void MainWindow::applySettings(const ConsoleSettings &settings)
             m_client->setSpeed(settings.speed);
         if (old.pollIntervalMs != settings.pollIntervalMs)
             m_client->setPollIntervalMs(settings.pollIntervalMs);
+        // Every time, as a hardware session retries re-opening its backend when that failed.
+        m_client->setAllowChanges(settings.allowHardwareChanges);
     }
     if (m_languages && !settings.language.isEmpty() && settings.language != m_languages->language())
         m_languages->setLanguage(settings.language);

@@ -106,7 +106,7 @@ public:
     QString aboutText() const;
 
 Q_SIGNALS:
-    // After applySettings(): views re-read thresholds, the hardware session its permissions.
+    // After applySettings(): views re-read thresholds.
     void settingsApplied(const Zhaoxi::Widgets::ConsoleSettings &settings);
 
 protected:

@@ -404,16 +404,6 @@ int main(int argc, char **argv)
     if (simulation)
         window.setSchedule(scenario->policyParams.value(QStringLiteral("windows")).toObject(),
                            expectedLoad(*scenario));
-    // The hardware session re-opens its backend when the setting changes.
-    QObject::connect(&window,
-                     &Widgets::MainWindow::settingsApplied,
-                     session,
-                     [session](const Widgets::ConsoleSettings &s) {
-                         QMetaObject::invokeMethod(session,
-                                                   "setAllowChanges",
-                                                   Qt::QueuedConnection,
-                                                   Q_ARG(bool, s.allowHardwareChanges));
-                     });
     if (simulation && options->atMs > 0) {
         // --at is local time on the day's first date. The day runs up to it here, before the
         // session gets its own thread, a snapshot every simulated minute, so that the charts and

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "eventlogmodel.h"
 
+#include "core/catalogue/layoutrules.h"
 #include "core/storage/store.h"
 
 #include <QThread>
@@ -88,8 +89,7 @@ void EventLogModel::updateNames(const Session::Snapshot &snapshot)
             const Sched::Unit *u = c.unit(a.unitUid);
             const Domain::CardModel &m = st.model(c);
             if (u && u->profile >= 0 && u->profile < m.migProfiles.size())
-                placed.units.append(
-                        QStringLiteral("%1@%2").arg(m.migProfiles[u->profile].name).arg(u->start));
+                placed.units.append(Catalogue::formatPlacement(m, {u->profile, u->start}));
         }
         if (!placed.cards.isEmpty())
             edit().placements.insert(e.id, placed);
@@ -106,13 +106,11 @@ void EventLogModel::updateNames(const Session::Snapshot &snapshot)
 void EventLogModel::appendSnapshot(const Session::Snapshot &snapshot)
 {
     m_nowMs = snapshot.nowMs;
-    if (snapshot.utcOffsetSeconds != m_utcOffsetSeconds) {
-        m_utcOffsetSeconds = snapshot.utcOffsetSeconds;
-        if (!m_rows.empty())
-            Q_EMIT dataChanged(index(0, TimeColumn), index(rowCount() - 1, TimeColumn));
-        Q_EMIT namesChanged();
-    }
+    const bool offsetChanged = snapshot.utcOffsetSeconds != m_names->utcOffsetSeconds;
+    // Takes the new offset with the names (one namesChanged for both).
     updateNames(snapshot);
+    if (offsetChanged && !m_rows.empty())
+        Q_EMIT dataChanged(index(0, TimeColumn), index(rowCount() - 1, TimeColumn));
     appendEvents(snapshot.events);
 }
 
@@ -126,12 +124,15 @@ void EventLogModel::trim(qsizetype incoming)
     m_rows.erase(m_rows.begin(), m_rows.begin() + drop);
     m_dropped += drop;
     endRemoveRows();
-    // The placements of dropped events are no longer needed.
-    if (!m_names->placements.isEmpty()) {
-        const qint64 oldest
-                = m_rows.empty() ? std::numeric_limits<qint64>::max() : m_rows.front().event.id;
+    // The placements of dropped events are no longer needed. Look before copying: once the log
+    // is full every append drops rows, most of them without a placement.
+    const QHash<qint64, EventNames::Placed> &placements = m_names->placements;
+    const qint64 oldest
+            = m_rows.empty() ? std::numeric_limits<qint64>::max() : m_rows.front().event.id;
+    const auto gone = [oldest](qint64 id) { return id < oldest; };
+    if (std::any_of(placements.keyBegin(), placements.keyEnd(), gone)) {
         auto next = std::make_shared<EventNames>(*m_names);
-        next->placements.removeIf([oldest](const auto &it) { return it.key() < oldest; });
+        next->placements.removeIf([&gone](const auto &it) { return gone(it.key()); });
         m_names = std::move(next);
     }
 }
@@ -272,7 +273,7 @@ QString EventLogModel::sourceText(Source source)
 QString EventLogModel::timeText(qint64 atMs) const
 {
     // "2026-01-05T09:12:03.123+08:00" -> "2026-01-05 09:12:03"; no QDateTime per row.
-    QByteArray iso = Storage::isoTime(atMs, m_utcOffsetSeconds);
+    QByteArray iso = Storage::isoTime(atMs, m_names->utcOffsetSeconds);
     const qsizetype t = iso.indexOf('T');
     if (t < 0)
         return QString::fromLatin1(iso);
@@ -361,7 +362,7 @@ QVariant EventLogModel::data(const QModelIndex &index, int role) const
         return displayData(row, index.column());
     case Qt::ToolTipRole:
         if (index.column() == TimeColumn)
-            return QString::fromLatin1(Storage::isoTime(e.atMs, m_utcOffsetSeconds));
+            return QString::fromLatin1(Storage::isoTime(e.atMs, m_names->utcOffsetSeconds));
         if (index.column() == MessageColumn)
             return message(r);
         return {};

@@ -134,7 +134,7 @@ public:
     void setStorePath(const QString &path) { m_storePath = path; }
 
     std::shared_ptr<const EventNames> names() const { return m_names; }
-    int utcOffsetSeconds() const { return m_utcOffsetSeconds; }
+    int utcOffsetSeconds() const { return m_names->utcOffsetSeconds; }
     qint64 latestNowMs() const { return m_nowMs; } // the last snapshot's time (0: none yet)
 
     const Storage::Event &event(int row) const { return m_rows[std::size_t(row)].event; }
@@ -180,8 +180,7 @@ private:
     qsizetype m_capacity = kDefaultCapacity;
     qint64 m_dropped = 0;
     NamedMessageFn m_message;
-    std::shared_ptr<const EventNames> m_names;
-    int m_utcOffsetSeconds = 0;
+    std::shared_ptr<const EventNames> m_names; // also holds the time offset
     qint64 m_nowMs = 0;
     QString m_storePath;
 };

@@ -20,11 +20,6 @@ namespace {
 
 const QString kSeparator = QStringLiteral(", ");
 
-bool isTerminal(JobState s)
-{
-    return s == JobState::Finished || s == JobState::Cancelled || s == JobState::Failed;
-}
-
 } // namespace
 
 JobTableModel::JobTableModel(QObject *parent)
@@ -137,7 +132,7 @@ void JobTableModel::setSnapshot(const Session::Snapshot &snapshot)
     forEachChangedRun(
             common,
             [&](qsizetype i) {
-                if (isTerminal(m_rows[i].state) && jobs[i].state == m_rows[i].state)
+                if (jobs[i].isTerminal() && jobs[i].state == m_rows[i].state)
                     return false;
                 Row row = makeRow(snapshot, jobs[i], progress, queuePositions);
                 if (row == m_rows[i])
@@ -173,24 +168,6 @@ void JobTableModel::retranslate()
                            index(int(m_rows.size()) - 1, ColumnCount - 1),
                            {Qt::DisplayRole, Qt::ToolTipRole});
     }
-}
-
-int JobTableModel::rowOf(JobId job) const
-{
-    // Rows are in job-id order and ids are dense: the id is the row.
-    const int guess = job.value();
-    if (guess >= 0 && guess < m_rows.size() && m_rows[guess].id == job)
-        return guess;
-    for (int i = 0; i < m_rows.size(); ++i) {
-        if (m_rows[i].id == job)
-            return i;
-    }
-    return -1;
-}
-
-JobId JobTableModel::jobAt(int row) const
-{
-    return row >= 0 && row < m_rows.size() ? m_rows[row].id : JobId();
 }
 
 QString JobTableModel::kindText(WorkloadKind kind)

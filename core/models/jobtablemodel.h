@@ -82,8 +82,6 @@ public:
     // Re-announces headers and display texts after the application's language changed.
     void retranslate();
 
-    int rowOf(Domain::JobId job) const; // -1 when unknown
-    Domain::JobId jobAt(int row) const;
     int waitingCount() const { return m_waiting; }
 
     // The words for the core's codes, shared with the views that show the same facts.

@@ -18,8 +18,6 @@ constexpr int kWeek = ScheduleModel::kMinutesPerWeek;
 constexpr qint64 kDayMs = 24 * 3600'000LL;
 constexpr qint64 kWeekMs = 7 * kDayMs;
 
-const char *const kDayKeys[7] = {"mon", "tue", "wed", "thu", "fri", "sat", "sun"};
-
 qint64 floorMod(qint64 a, qint64 b)
 {
     const qint64 r = a % b;
@@ -41,10 +39,11 @@ int parseTime(const QJsonValue &v)
 
 quint8 parseDays(const QJsonArray &days)
 {
+    const QStringList &keys = Policy::TimeWindows::dayKeys();
     quint8 mask = 0;
     for (const QJsonValue &d : days) {
         for (int k = 0; k < 7; ++k) {
-            if (d.toString() == QLatin1String(kDayKeys[k]))
+            if (d.toString() == keys[k])
                 mask |= quint8(1u << k);
         }
     }
@@ -53,10 +52,11 @@ quint8 parseDays(const QJsonArray &days)
 
 QJsonArray daysJson(quint8 mask)
 {
+    const QStringList &keys = Policy::TimeWindows::dayKeys();
     QJsonArray a;
     for (int k = 0; k < 7; ++k) {
         if (mask >> k & 1)
-            a.append(QLatin1String(kDayKeys[k]));
+            a.append(keys[k]);
     }
     return a;
 }
@@ -194,7 +194,8 @@ bool ScheduleModel::fromJson(const QJsonObject &windowsParams, QString *error)
     }
     QJsonObject params = windowsParams;
     params.remove(QLatin1String("windows"));
-    const ScheduleProblem p = check(windows, params, -1);
+    std::shared_ptr<const Policy::TimeWindows> policy;
+    const ScheduleProblem p = check(windows, params, -1, &policy);
     if (!p.ok()) {
         m_lastProblem = p;
         if (error)
@@ -204,6 +205,7 @@ bool ScheduleModel::fromJson(const QJsonObject &windowsParams, QString *error)
     beginResetModel();
     m_windows = windows;
     m_params = params;
+    adopt(std::move(policy));
     endResetModel();
     m_lastProblem = {};
     Q_EMIT scheduleChanged();
@@ -260,7 +262,8 @@ ScheduleProblem ScheduleModel::checkWindow(int row, const ScheduleWindow &candid
 
 ScheduleProblem ScheduleModel::check(const QList<ScheduleWindow> &windows,
                                      const QJsonObject &params,
-                                     int focus) const
+                                     int focus,
+                                     std::shared_ptr<const Policy::TimeWindows> *policy) const
 {
     using Code = ScheduleProblem::Code;
     ScheduleProblem p;
@@ -358,7 +361,9 @@ ScheduleProblem ScheduleModel::check(const QList<ScheduleWindow> &windows,
 
     // The same reader the headless tool and the session use.
     Policy::PolicyError perr;
-    if (!Policy::TimeWindows::create(buildJson(params, windows), &perr)) {
+    std::unique_ptr<Policy::Policy> built
+            = Policy::TimeWindows::create(buildJson(params, windows), &perr);
+    if (!built) {
         p.code = Code::PolicyRefused;
         p.field = perr.field;
         p.text = tr("The policy refuses it: %1")
@@ -366,6 +371,10 @@ ScheduleProblem ScheduleModel::check(const QList<ScheduleWindow> &windows,
                                       ? perr.message
                                       : perr.field + QStringLiteral(": ") + perr.message);
         return p;
+    }
+    if (policy) {
+        *policy = std::static_pointer_cast<const Policy::TimeWindows>(
+                std::shared_ptr<const Policy::Policy>(std::move(built)));
     }
     return {};
 }
@@ -377,6 +386,13 @@ bool ScheduleModel::refuse(const ScheduleProblem &problem, QString *error)
         *error = problem.text;
     Q_EMIT editRefused(problem.text);
     return false;
+}
+
+void ScheduleModel::adopt(std::shared_ptr<const Policy::TimeWindows> policy)
+{
+    m_policy = std::move(policy);
+    m_owner.clear();
+    m_switchCache = {};
 }
 
 bool ScheduleModel::accept(QString *error)
@@ -400,10 +416,14 @@ bool ScheduleModel::setWindow(int row, const ScheduleWindow &window, QString *er
             error->clear();
         return true;
     }
-    const ScheduleProblem p = checkWindow(row, window);
+    QList<ScheduleWindow> windows = m_windows;
+    windows[row] = window;
+    std::shared_ptr<const Policy::TimeWindows> policy;
+    const ScheduleProblem p = check(windows, m_params, row, &policy);
     if (!p.ok())
         return refuse(p, error);
     m_windows[row] = window;
+    adopt(std::move(policy));
     Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
     return accept(error);
 }
@@ -419,11 +439,13 @@ bool ScheduleModel::insertWindow(int row, const ScheduleWindow &window, QString 
     }
     QList<ScheduleWindow> windows = m_windows;
     windows.insert(row, window);
-    const ScheduleProblem p = check(windows, m_params, row);
+    std::shared_ptr<const Policy::TimeWindows> policy;
+    const ScheduleProblem p = check(windows, m_params, row, &policy);
     if (!p.ok())
         return refuse(p, error);
     beginInsertRows(QModelIndex(), row, row);
     m_windows = windows;
+    adopt(std::move(policy));
     endInsertRows();
     return accept(error);
 }
@@ -434,11 +456,13 @@ bool ScheduleModel::removeWindow(int row, QString *error)
         return refuse(checkWindow(row, {}), error);
     QList<ScheduleWindow> windows = m_windows;
     windows.removeAt(row);
-    const ScheduleProblem p = check(windows, m_params, -1);
+    std::shared_ptr<const Policy::TimeWindows> policy;
+    const ScheduleProblem p = check(windows, m_params, -1, &policy);
     if (!p.ok())
         return refuse(p, error);
     beginRemoveRows(QModelIndex(), row, row);
     m_windows = windows;
+    adopt(std::move(policy));
     endRemoveRows();
     return accept(error);
 }
@@ -492,10 +516,12 @@ bool ScheduleModel::setMode(const QString &mode, QString *error)
     }
     QJsonObject params = m_params;
     params.insert(QLatin1String("mode"), mode);
-    const ScheduleProblem p = check(m_windows, params, -1);
+    std::shared_ptr<const Policy::TimeWindows> policy;
+    const ScheduleProblem p = check(m_windows, params, -1, &policy);
     if (!p.ok())
         return refuse(p, error);
     m_params = params;
+    adopt(std::move(policy));
     return accept(error);
 }
 
@@ -510,12 +536,8 @@ int ScheduleModel::minuteOfWeek(qint64 utcMs, int utcOffsetSeconds)
 
 int ScheduleModel::windowAtMinute(int minuteOfWeek) const
 {
-    const int m = int(floorMod(minuteOfWeek, kWeek));
-    for (int i = 0; i < m_windows.size(); ++i) {
-        if (occurrenceDayAt(m_windows[i], m) >= 0)
-            return i;
-    }
-    return -1;
+    // The policy's own reading of the schedule held (its rows in the same order).
+    return m_policy ? m_policy->windowAt(qint64(minuteOfWeek) * 60'000) : -1;
 }
 
 QList<ScheduleSwitch> ScheduleModel::nextSwitches(qint64 nowUtcMs,
@@ -525,20 +547,22 @@ QList<ScheduleSwitch> ScheduleModel::nextSwitches(qint64 nowUtcMs,
     QList<ScheduleSwitch> out;
     if (count <= 0)
         return out;
-    // The owner of each minute as the policy decides it (the first window that matches wins).
-    std::vector<int> owner(kWeek, -1);
-    for (int i = int(m_windows.size()) - 1; i >= 0; --i) {
-        const ScheduleWindow &w = m_windows[i];
-        for (int d = 0; d < 7; ++d) {
-            if (!(w.days >> d & 1))
-                continue;
-            const int start = d * kDay + w.effectiveFrom();
-            for (int k = 0; k < w.lengthMinutes(); ++k)
-                owner[size_t((start + k) % kWeek)] = i;
-        }
-    }
     const qint64 local = nowUtcMs + qint64(utcOffsetSeconds) * 1000 + 3 * kDayMs;
     const qint64 weekMs = floorMod(local, kWeekMs);
+    // The answer depends on the local minute only, not on the time within it: the editor asks on
+    // every snapshot, and gets the last answer until the minute (or the schedule) changes.
+    const qint64 minuteStartMs = local - floorMod(local, 60'000);
+    SwitchCache &cache = m_switchCache;
+    if (cache.valid && cache.minuteStartMs == minuteStartMs
+        && cache.utcOffsetSeconds == utcOffsetSeconds && cache.count == count)
+        return cache.switches;
+    // The owner of each minute as the policy decides it (the first window that matches wins).
+    if (m_owner.empty()) {
+        m_owner.resize(size_t(kWeek));
+        for (int m = 0; m < kWeek; ++m)
+            m_owner[size_t(m)] = windowAtMinute(m);
+    }
+    const std::vector<int> &owner = m_owner;
     const qint64 m0 = weekMs / 60'000;
     int current = owner[size_t(m0)];
     for (qint64 k = 1; out.size() < count; ++k) {
@@ -556,6 +580,7 @@ QList<ScheduleSwitch> ScheduleModel::nextSwitches(qint64 nowUtcMs,
         out.append(s);
         current = o;
     }
+    cache = {true, minuteStartMs, utcOffsetSeconds, count, out};
     return out;
 }
 

@@ -7,7 +7,13 @@
 #include <QMetaType>
 #include <QString>
 
+#include <memory>
 #include <optional>
+#include <vector>
+
+namespace Zhaoxi::Policy {
+class TimeWindows;
+} // namespace Zhaoxi::Policy
 
 namespace Zhaoxi::Models {
 
@@ -193,16 +199,36 @@ Q_SIGNALS:
     void editRefused(const QString &reason);
 
 private:
+    // `policy`, when given, receives the schedule as the policy reads it (set only when ok).
     ScheduleProblem check(const QList<ScheduleWindow> &windows,
                           const QJsonObject &params,
-                          int focus) const;
+                          int focus,
+                          std::shared_ptr<const Policy::TimeWindows> *policy = nullptr) const;
     bool refuse(const ScheduleProblem &problem, QString *error);
     bool accept(QString *error);
+    // Takes the policy check() built for the schedule now held, and forgets what was computed
+    // from the one before.
+    void adopt(std::shared_ptr<const Policy::TimeWindows> policy);
     QVariant displayData(const ScheduleWindow &w, int column) const;
 
     QList<ScheduleWindow> m_windows;
     QJsonObject m_params; // everything but "windows"
     ScheduleProblem m_lastProblem;
+    // The schedule held, as the policy reads it (null while nothing is loaded).
+    std::shared_ptr<const Policy::TimeWindows> m_policy;
+
+    // nextSwitches(): the window in force at each minute of the week (empty: not built yet),
+    // and the last answer, which holds until the local minute or the schedule changes.
+    struct SwitchCache
+    {
+        bool valid = false;
+        qint64 minuteStartMs = 0; // the start of the local minute asked about (local epoch ms)
+        int utcOffsetSeconds = 0;
+        int count = 0;
+        QList<ScheduleSwitch> switches;
+    };
+    mutable std::vector<int> m_owner;
+    mutable SwitchCache m_switchCache;
 };
 
 } // namespace Zhaoxi::Models

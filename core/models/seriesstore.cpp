@@ -3,8 +3,7 @@
 
 #include "sessionclient.h"
 
-#include <QJsonDocument>
-#include <QJsonObject>
+#include "core/storage/exporter.h"
 
 #include <algorithm>
 #include <cmath>
@@ -355,8 +354,9 @@ void SeriesStore::addMarkers(const Session::Snapshot &snap)
         m.card = e.card;
         m.job = e.job;
         if (*kind == MarkerKind::Window) {
-            const QJsonObject p = QJsonDocument::fromJson(e.params).object();
-            m.window = p.value(QLatin1String("a")).toInt(-1);
+            bool ok = false;
+            const int window = Storage::jsonParam(e.params, QLatin1StringView("a")).toInt(&ok);
+            m.window = ok ? window : -1;
             m.windowName = snap.window;
         }
         // Events come in time order within a snapshot and snapshots in order; keep the list

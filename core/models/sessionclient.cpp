@@ -36,22 +36,24 @@ void SessionClient::onSnapshot(const Session::SnapshotPtr &snapshot)
     Q_EMIT snapshotChanged(m_snapshot);
 }
 
-quint64 SessionClient::setSpeed(double speed)
+void SessionClient::setSpeed(double speed)
 {
     call([speed](ApplianceSession *s) { s->setSpeed(speed); });
-    return 0;
 }
 
-quint64 SessionClient::setPaused(bool paused)
+void SessionClient::setPaused(bool paused)
 {
     call([paused](ApplianceSession *s) { s->setPaused(paused); });
-    return 0;
 }
 
-quint64 SessionClient::setPollIntervalMs(int ms)
+void SessionClient::setPollIntervalMs(int ms)
 {
     call([ms](ApplianceSession *s) { s->setPollIntervalMs(ms); });
-    return 0;
+}
+
+void SessionClient::setAllowChanges(bool allow)
+{
+    call([allow](ApplianceSession *s) { s->setAllowChanges(allow); });
 }
 
 quint64 SessionClient::previewPlacement(Domain::JobId job, Domain::CardId card)

@@ -13,8 +13,8 @@ namespace Zhaoxi::Models {
 // a queued call (the GUI never waits), answered by the signals below, which arrive on the thread
 // this client lives in. Keeps the latest snapshot for models and views.
 //
-// Commands return the request id their answer will carry. With a session on the client's own
-// thread (tests, --screenshot) the answer arrives before the call returns.
+// The other commands return the request id their answer will carry. With a session on the
+// client's own thread (tests, --screenshot) the answer arrives before the call returns.
 class SessionClient : public QObject
 {
     Q_OBJECT
@@ -22,13 +22,14 @@ class SessionClient : public QObject
 public:
     explicit SessionClient(Session::ApplianceSession *session, QObject *parent = nullptr);
 
-    Session::ApplianceSession *session() const { return m_session; }
     // The latest snapshot received (nullptr before the first).
     const Session::SnapshotPtr &snapshot() const { return m_snapshot; }
 
-    quint64 setSpeed(double speed);
-    quint64 setPaused(bool paused);
-    quint64 setPollIntervalMs(int ms);
+    // The run and settings commands: no answer but the next snapshot.
+    void setSpeed(double speed);
+    void setPaused(bool paused);
+    void setPollIntervalMs(int ms);
+    void setAllowChanges(bool allow);
     quint64 previewPlacement(Domain::JobId job, Domain::CardId card);
     quint64 placeJob(Domain::JobId job, Domain::CardId card, bool allowPreemption);
     quint64 requeueJob(Domain::JobId job);

@@ -9,13 +9,6 @@ namespace Zhaoxi::Policy {
 namespace {
 constexpr qint64 kDayMs = 24 * 3600'000LL;
 constexpr qint64 kWeekMs = 7 * kDayMs;
-const QStringList kDays = {QStringLiteral("mon"),
-                           QStringLiteral("tue"),
-                           QStringLiteral("wed"),
-                           QStringLiteral("thu"),
-                           QStringLiteral("fri"),
-                           QStringLiteral("sat"),
-                           QStringLiteral("sun")};
 
 qint64 mod(qint64 a, qint64 b)
 {
@@ -23,6 +16,18 @@ qint64 mod(qint64 a, qint64 b)
     return r < 0 ? r + b : r;
 }
 } // namespace
+
+const QStringList &TimeWindows::dayKeys()
+{
+    static const QStringList keys = {QStringLiteral("mon"),
+                                     QStringLiteral("tue"),
+                                     QStringLiteral("wed"),
+                                     QStringLiteral("thu"),
+                                     QStringLiteral("fri"),
+                                     QStringLiteral("sat"),
+                                     QStringLiteral("sun")};
+    return keys;
+}
 
 std::unique_ptr<Policy> TimeWindows::create(const QJsonObject &params, PolicyError *error)
 {
@@ -64,7 +69,7 @@ std::unique_ptr<Policy> TimeWindows::create(const QJsonObject &params, PolicyErr
             const QJsonArray days = w.array(QStringLiteral("days"));
             win.days = 0;
             for (qsizetype d = 0; w.ok() && d < days.size(); ++d) {
-                const qsizetype k = kDays.indexOf(days[d].toString());
+                const qsizetype k = dayKeys().indexOf(days[d].toString());
                 if (k < 0)
                     w.fail(w.field(QStringLiteral("days[%1]").arg(d)),
                            QStringLiteral("expected one of mon, tue, wed, thu, fri, sat, sun"));

@@ -42,6 +42,8 @@ public:
     // The window in force at a local week time (-1: none).
     int windowAt(qint64 localWeekMs) const;
     const QList<Window> &windows() const { return m_windows; }
+    // The words of `days`, by bit: "mon" (bit 0) .. "sun" (bit 6).
+    static const QStringList &dayKeys();
 
 private:
     double shareOf(int window) const;

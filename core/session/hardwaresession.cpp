@@ -6,11 +6,9 @@
 #include "core/device/nvmlapply.h"
 #include "core/sched/scheduler.h"
 #include "core/storage/recorder.h"
-#include "core/storage/store.h"
 
 #include <QDateTime>
 #include <QJsonDocument>
-#include <QMutexLocker>
 #include <QThread>
 #include <QTimer>
 
@@ -105,26 +103,7 @@ HardwareSession::HardwareSession(std::unique_ptr<Device::NvmlBackend> backend,
     m_lastPollMs = m_startMs;
     m_nextMetricMs = m_startMs;
 
-    m_storePath = m_options.storePath;
-    if (m_storePath.isEmpty()) {
-        m_tempDir = std::make_unique<QTemporaryDir>();
-        if (m_tempDir->isValid())
-            m_storePath = m_tempDir->filePath(QStringLiteral("hardware.sqlite"));
-    }
-    if (!m_storePath.isEmpty())
-        m_store = Storage::Store::open(m_storePath, &m_storeError);
-    if (m_store) {
-        m_recorder = std::make_unique<Storage::Recorder>(*m_store);
-        m_recorder->setEventObserver([this](const Storage::Event &e) {
-            m_newEvents.append(e);
-            if (e.job >= 0 && e.source == Storage::Source::Scheduler)
-                m_tracedJobs.insert(e.job);
-        });
-    } else {
-        if (m_storeError.isEmpty())
-            m_storeError = QStringLiteral("no temporary directory for the event store");
-        m_storePath.clear();
-    }
+    openStore(m_options.storePath, QStringLiteral("hardware.sqlite"));
 
     const QList<NvmlCardReport> &reports = m_backend->cardReports();
     for (const NvmlCardReport &rep : reports) {
@@ -155,20 +134,13 @@ HardwareSession::~HardwareSession()
 {
     // The recorder is a sink of the scheduler: the scheduler goes first.
     m_scheduler.reset();
-    m_recorder.reset();
-    m_store.reset();
+    closeStore();
     m_backend.reset();
 }
 
 qint64 HardwareSession::now() const
 {
     return m_options.clock ? m_options.clock() : QDateTime::currentMSecsSinceEpoch();
-}
-
-SnapshotPtr HardwareSession::latest() const
-{
-    QMutexLocker lock(&m_latestLock);
-    return m_latest;
 }
 
 bool HardwareSession::isPolling() const
@@ -179,11 +151,6 @@ bool HardwareSession::isPolling() const
 int HardwareSession::nvmlIndex(int card) const
 {
     return card >= 0 && card < m_nvmlIndex.size() ? m_nvmlIndex[card] : -1;
-}
-
-bool HardwareSession::validCard(int card) const
-{
-    return card >= 0 && card < m_scheduler->state().cards().size();
 }
 
 // --- Reading ---------------------------------------------------------------------------------
@@ -215,12 +182,13 @@ Sched::ClusterState HardwareSession::stateFromBackend() const
 
 void HardwareSession::replaceScheduler(Sched::ClusterState state)
 {
-    if (m_recorder)
-        m_recorder->setState(nullptr);
+    Storage::Recorder *rec = recorder();
+    if (rec)
+        rec->setState(nullptr);
     m_scheduler = std::make_unique<Sched::Scheduler>(std::move(state));
-    if (m_recorder) {
-        m_scheduler->addSink(m_recorder.get());
-        m_recorder->setState(&m_scheduler->state());
+    if (rec) {
+        m_scheduler->addSink(rec);
+        rec->setState(&m_scheduler->state());
     }
 }
 
@@ -365,7 +333,8 @@ void HardwareSession::noteXids(qint64 nowMs)
 
 void HardwareSession::sampleMetrics(qint64 nowMs)
 {
-    if (!m_recorder || nowMs < m_nextMetricMs)
+    Storage::Recorder *rec = recorder();
+    if (!rec || nowMs < m_nextMetricMs)
         return;
     m_nextMetricMs = nowMs + std::max(1, m_options.metricPeriodMs);
     using Storage::Metric;
@@ -374,15 +343,14 @@ void HardwareSession::sampleMetrics(qint64 nowMs)
         if (r.lost)
             continue;
         if (r.utilisation)
-            m_recorder->recordMetric(
-                    nowMs, {Metric::GpuUtil, c, -1, {}, -1}, 100.0 * *r.utilisation);
+            rec->recordMetric(nowMs, {Metric::GpuUtil, c, -1, {}, -1}, 100.0 * *r.utilisation);
         if (r.memoryUsedMiB)
-            m_recorder->recordMetric(
+            rec->recordMetric(
                     nowMs, {Metric::MemoryUsedMiB, c, -1, {}, -1}, double(*r.memoryUsedMiB));
         if (r.temperatureC)
-            m_recorder->recordMetric(nowMs, {Metric::TemperatureC, c, -1, {}, -1}, *r.temperatureC);
+            rec->recordMetric(nowMs, {Metric::TemperatureC, c, -1, {}, -1}, *r.temperatureC);
         if (r.powerW)
-            m_recorder->recordMetric(nowMs, {Metric::PowerW, c, -1, {}, -1}, *r.powerW);
+            rec->recordMetric(nowMs, {Metric::PowerW, c, -1, {}, -1}, *r.powerW);
     }
 }
 
@@ -414,8 +382,8 @@ void HardwareSession::recordDevice(qint64 atMs,
                                    const QJsonObject &params,
                                    int card)
 {
-    if (m_recorder) {
-        m_recorder->recordDevice(atMs, code, severity, params, Storage::Subject{card, -1, -1});
+    if (Storage::Recorder *rec = recorder()) {
+        rec->recordDevice(atMs, code, severity, params, Storage::Subject{card, -1, -1});
         return; // the observer hands it to the next snapshot
     }
     Storage::Event e;
@@ -426,7 +394,7 @@ void HardwareSession::recordDevice(qint64 atMs,
     e.code = code;
     e.card = card;
     e.params = QJsonDocument(params).toJson(QJsonDocument::Compact);
-    m_newEvents.append(e);
+    noteEvent(e);
 }
 
 void HardwareSession::recordStep(const NvmlStepReport &report, int card, qint64 nowMs)
@@ -501,7 +469,6 @@ SnapshotPtr HardwareSession::publish()
     auto s = std::make_shared<Snapshot>();
     const Sched::Scheduler &sched = *m_scheduler;
     const Sched::ClusterState &st = sched.state();
-    s->serial = ++m_serial;
     s->nowMs = m_lastPollMs;
     s->startMs = m_startMs;
     s->endMs = -1;
@@ -536,24 +503,7 @@ SnapshotPtr HardwareSession::publish()
         cs.powerLimitW = models[c.model].maxPowerW; // the model's nominal limit
         s->cards.append(cs);
     }
-    std::stable_sort(m_newEvents.begin(), m_newEvents.end(), [](const auto &a, const auto &b) {
-        return a.atMs < b.atMs;
-    });
-    s->events = std::move(m_newEvents);
-    m_newEvents = {};
-    for (int job : std::as_const(m_tracedJobs)) {
-        if (const Sched::DecisionTrace *t = sched.lastTrace(JobId(job)))
-            s->traces.append(*t);
-    }
-    m_tracedJobs.clear();
-
-    SnapshotPtr out = s;
-    {
-        QMutexLocker lock(&m_latestLock);
-        m_latest = out;
-    }
-    Q_EMIT snapshotReady(out);
-    return out;
+    return publishSnapshot(std::move(s), sched);
 }
 
 // --- Control ---------------------------------------------------------------------------------
@@ -579,8 +529,7 @@ void HardwareSession::stop()
     m_started = false;
     if (m_timer)
         m_timer->stop();
-    if (m_store)
-        m_store->flush();
+    flushStore();
 }
 
 void HardwareSession::setSpeed(double)

@@ -1,13 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "session.h"
+#include "recordingsession.h"
 
 #include "core/device/nvmlbackend.h"
-
-#include <QMutex>
-#include <QSet>
-#include <QTemporaryDir>
 
 #include <functional>
 #include <memory>
@@ -17,10 +13,6 @@ class QTimer;
 namespace Zhaoxi::Sched {
 class Scheduler;
 }
-namespace Zhaoxi::Storage {
-class Recorder;
-class Store;
-} // namespace Zhaoxi::Storage
 
 namespace Zhaoxi::Session {
 
@@ -69,7 +61,7 @@ struct HardwareOptions
 // Threads: open() on any thread; then moveToThread() and start() through a queued call, like
 // SimulationSession. The backend is used by one thread at a time: the opening thread until
 // start(), the session's thread afterwards. latest() is thread-safe.
-class HardwareSession final : public ApplianceSession
+class HardwareSession final : public RecordingSession
 {
     Q_OBJECT
 
@@ -94,8 +86,6 @@ public:
                                                  Device::NvmlOpenStatus *status = nullptr);
     ~HardwareSession() override;
 
-    SnapshotPtr latest() const override;
-
     // On the session's thread (or before start()): polls the backend now, as the timer does, and
     // publishes a snapshot (tests, --screenshot).
     SnapshotPtr pollNow();
@@ -105,12 +95,9 @@ public:
     // State, on the session's thread.
     int pollIntervalMs() const { return m_pollIntervalMs; }
     bool isPolling() const; // the timer runs (started and not paused)
-    bool isPaused() const { return m_paused; }
     bool allowChanges() const { return m_allowChanges; }
     QString readOnlyReason() const; // empty: changes may be applied
     int nvmlIndex(int card) const;  // the NVML index of a state card; -1 when unknown
-    QString storePath() const { return m_storePath; }
-    QString storeError() const { return m_storeError; }
     const Device::NvmlBackend &backend() const { return *m_backend; }
 
 public Q_SLOTS:
@@ -121,7 +108,7 @@ public Q_SLOTS:
     void setPollIntervalMs(int ms) override;
     // The console's setting "apply changes to the hardware": re-opens the backend with applying
     // enabled (or disabled) and publishes a snapshot with the new read-only state.
-    void setAllowChanges(bool allow);
+    void setAllowChanges(bool allow) override;
 
     void previewPlacement(quint64 request, int job, int card) override;
     void placeJob(quint64 request, int job, int card, bool allowPreemption) override;
@@ -156,7 +143,6 @@ private:
                       const QJsonObject &params,
                       int card);
     LayoutPreview plan(int card, const QList<Domain::MigPlacement> &target) const;
-    bool validCard(int card) const;
     QList<Domain::MigPlacement> driverLayout(int card) const;
 
     Device::NvmlBackendOptions m_backendOptions;
@@ -164,11 +150,6 @@ private:
     std::unique_ptr<Device::NvmlBackend> m_backend;
     QList<int> m_nvmlIndex; // state card id -> NVML index
     std::unique_ptr<Sched::Scheduler> m_scheduler;
-    std::unique_ptr<QTemporaryDir> m_tempDir;
-    std::unique_ptr<Storage::Store> m_store;
-    std::unique_ptr<Storage::Recorder> m_recorder;
-    QString m_storePath;
-    QString m_storeError;
     QTimer *m_timer = nullptr;
     int m_pollIntervalMs = 2000;
     bool m_paused = false;
@@ -182,11 +163,6 @@ private:
     qint64 m_localEventId = 0;
     QList<QList<quint64>> m_seenXids;    // by NVML index: the readings' recent Xids last seen
     QList<QStringList> m_layoutProblems; // by NVML index: the problems last reported
-    QList<Storage::Event> m_newEvents;
-    QSet<int> m_tracedJobs;
-    quint64 m_serial = 0;
-    mutable QMutex m_latestLock;
-    SnapshotPtr m_latest;
 };
 
 } // namespace Zhaoxi::Session

@@ -84,6 +84,8 @@ public Q_SLOTS:
     virtual void setSpeed(double speed) = 0;
     virtual void setPaused(bool paused) = 0;
     virtual void setPollIntervalMs(int ms) = 0;
+    // The console's setting "apply changes to the hardware"; only a hardware session heeds it.
+    virtual void setAllowChanges(bool) {}
 
     virtual void previewPlacement(quint64 request, int job, int card) = 0;
     // Places a waiting job on a card (preempting only when `allowPreemption`).

@@ -7,9 +7,7 @@
 #include "core/policy/timewindows.h"
 #include "core/sim/engine.h"
 #include "core/storage/recorder.h"
-#include "core/storage/store.h"
 
-#include <QMutexLocker>
 #include <QTimer>
 
 #include <algorithm>
@@ -26,7 +24,7 @@ SimulationSession::SimulationSession(Sim::Scenario scenario,
                                      quint64 seed,
                                      SimulationOptions options,
                                      QObject *parent)
-    : ApplianceSession(parent)
+    : RecordingSession(parent)
     , m_scenario(std::move(scenario))
     , m_policy(std::move(policy))
     , m_seed(seed)
@@ -34,41 +32,16 @@ SimulationSession::SimulationSession(Sim::Scenario scenario,
 {
     registerMetaTypes();
     m_engine = std::make_unique<Sim::Engine>(m_scenario, m_policy, m_seed);
-    m_storePath = m_options.storePath;
-    if (m_storePath.isEmpty()) {
-        m_tempDir = std::make_unique<QTemporaryDir>();
-        if (m_tempDir->isValid())
-            m_storePath = m_tempDir->filePath(QStringLiteral("simulated-day.sqlite"));
-    }
-    if (!m_storePath.isEmpty())
-        m_store = Storage::Store::open(m_storePath, &m_storeError);
-    if (m_store) {
-        m_recorder = std::make_unique<Storage::Recorder>(*m_store);
-        m_recorder->setEventObserver([this](const Storage::Event &e) {
-            m_newEvents.append(e);
-            if (e.job >= 0 && e.source == Storage::Source::Scheduler)
-                m_tracedJobs.insert(e.job);
-        });
-        m_engine->mutableScheduler().addSink(m_recorder.get());
-    } else {
-        if (m_storeError.isEmpty())
-            m_storeError = QStringLiteral("no temporary directory for the event store");
-        m_storePath.clear();
-    }
+    openStore(m_options.storePath, QStringLiteral("simulated-day.sqlite"));
+    if (Storage::Recorder *rec = recorder())
+        m_engine->mutableScheduler().addSink(rec);
 }
 
 SimulationSession::~SimulationSession()
 {
     // The recorder is a sink of the engine's scheduler: the engine goes first.
     m_engine.reset();
-    m_recorder.reset();
-    m_store.reset();
-}
-
-SnapshotPtr SimulationSession::latest() const
-{
-    QMutexLocker lock(&m_latestLock);
-    return m_latest;
+    closeStore();
 }
 
 void SimulationSession::start()
@@ -82,8 +55,8 @@ void SimulationSession::start()
         m_engine->start();
         m_started = true;
         m_nextMetricMs = m_engine->nowMs();
-        if (m_recorder)
-            m_recorder->setState(&m_engine->scheduler().state());
+        if (Storage::Recorder *rec = recorder())
+            rec->setState(&m_engine->scheduler().state());
         collectEvents();
         sampleMetrics();
     }
@@ -98,8 +71,7 @@ void SimulationSession::stop()
 {
     if (m_timer)
         m_timer->stop();
-    if (m_store)
-        m_store->flush();
+    flushStore();
 }
 
 void SimulationSession::setSpeed(double speed)
@@ -121,8 +93,8 @@ void SimulationSession::runTo(qint64 sinceStartMs)
         m_engine->start();
         m_started = true;
         m_nextMetricMs = m_engine->nowMs();
-        if (m_recorder)
-            m_recorder->setState(&m_engine->scheduler().state());
+        if (Storage::Recorder *rec = recorder())
+            rec->setState(&m_engine->scheduler().state());
     }
     const qint64 until = std::min(m_engine->endMs(), m_scenario.startMs + sinceStartMs);
     while (m_engine->nowMs() < until)
@@ -162,7 +134,7 @@ void SimulationSession::advance(qint64 untilAbsMs)
 {
     m_engine->advanceTo(untilAbsMs - m_scenario.startMs);
     collectEvents();
-    tryPendingLayouts(false);
+    tryPendingLayouts();
     if (m_engine->nowMs() >= m_nextMetricMs)
         sampleMetrics();
 }
@@ -172,9 +144,9 @@ void SimulationSession::collectEvents()
     const QList<Device::ApplianceEvent> &all = m_engine->applianceEvents().events();
     if (m_applianceSeen > all.size()) // the bounded sink dropped its oldest
         m_applianceSeen = all.size();
-    if (m_recorder) {
+    if (Storage::Recorder *rec = recorder()) {
         for (qsizetype i = m_applianceSeen; i < all.size(); ++i)
-            recordApplianceEvent(*m_recorder, all[i]);
+            recordApplianceEvent(*rec, all[i]);
     }
     m_applianceSeen = all.size();
 }
@@ -184,7 +156,8 @@ void SimulationSession::sampleMetrics()
     constexpr qint64 kMetricPeriodMs = 60'000;
     const qint64 at = m_engine->nowMs();
     m_nextMetricMs = at + kMetricPeriodMs;
-    if (!m_recorder)
+    Storage::Recorder *rec = recorder();
+    if (!rec)
         return;
     const int cards = int(m_engine->scheduler().state().cards().size());
     for (int c = 0; c < cards; ++c) {
@@ -193,11 +166,10 @@ void SimulationSession::sampleMetrics()
             continue;
         using Storage::Metric;
         if (!std::isnan(m.utilisation))
-            m_recorder->recordMetric(at, {Metric::GpuUtil, c, -1, {}, -1}, 100.0 * m.utilisation);
-        m_recorder->recordMetric(
-                at, {Metric::MemoryUsedMiB, c, -1, {}, -1}, double(m.memoryUsedMiB));
-        m_recorder->recordMetric(at, {Metric::TemperatureC, c, -1, {}, -1}, m.temperatureC);
-        m_recorder->recordMetric(at, {Metric::PowerW, c, -1, {}, -1}, m.powerW);
+            rec->recordMetric(at, {Metric::GpuUtil, c, -1, {}, -1}, 100.0 * m.utilisation);
+        rec->recordMetric(at, {Metric::MemoryUsedMiB, c, -1, {}, -1}, double(m.memoryUsedMiB));
+        rec->recordMetric(at, {Metric::TemperatureC, c, -1, {}, -1}, m.temperatureC);
+        rec->recordMetric(at, {Metric::PowerW, c, -1, {}, -1}, m.powerW);
     }
 }
 
@@ -207,7 +179,6 @@ SnapshotPtr SimulationSession::publish()
     const Sim::Engine &e = *m_engine;
     const Sched::Scheduler &sched = e.scheduler();
     const Sched::ClusterState &st = sched.state();
-    s->serial = ++m_serial;
     s->nowMs = e.nowMs();
     s->startMs = m_scenario.startMs;
     s->endMs = e.endMs();
@@ -264,8 +235,8 @@ SnapshotPtr SimulationSession::publish()
         s->cards.append(cs);
     }
 
-    auto &ctx = const_cast<Sim::Engine &>(e); // services() is the policies' read-only view
-    const QList<Policy::ServiceView> views = ctx.services(e.nowMs());
+    // services() is the policies' read-only view (non-const only as their context's interface).
+    const QList<Policy::ServiceView> views = m_engine->services(e.nowMs());
     for (int i = 0; i < e.serviceCount(); ++i) {
         const Sim::InferenceService &svc = e.service(i);
         const Sim::ServiceDef &def = m_scenario.services[i];
@@ -301,25 +272,8 @@ SnapshotPtr SimulationSession::publish()
         s->training.append(ts);
     }
 
-    std::stable_sort(m_newEvents.begin(), m_newEvents.end(), [](const auto &a, const auto &b) {
-        return a.atMs < b.atMs;
-    });
-    s->events = std::move(m_newEvents);
-    m_newEvents = {};
-    for (int job : std::as_const(m_tracedJobs)) {
-        if (const Sched::DecisionTrace *t = sched.lastTrace(JobId(job)))
-            s->traces.append(*t);
-    }
-    m_tracedJobs.clear();
-
-    SnapshotPtr out = s;
-    {
-        QMutexLocker lock(&m_latestLock);
-        m_latest = out;
-    }
     m_lastPublishNs = m_wall.isValid() ? m_wall.nsecsElapsed() : 0;
-    Q_EMIT snapshotReady(out);
-    return out;
+    return publishSnapshot(std::move(s), sched);
 }
 
 bool SimulationSession::validJob(int job) const
@@ -475,15 +429,15 @@ void SimulationSession::applyLayout(quint64 request,
     });
     collectEvents();
     m_pendingLayouts.append(pending);
-    tryPendingLayouts(false);
+    tryPendingLayouts();
     publish();
 }
 
-void SimulationSession::tryPendingLayouts(bool force)
+void SimulationSession::tryPendingLayouts()
 {
     for (qsizetype i = 0; i < m_pendingLayouts.size();) {
         const PendingLayout p = m_pendingLayouts[i];
-        const bool due = force || m_engine->nowMs() >= p.deadlineMs;
+        const bool due = m_engine->nowMs() >= p.deadlineMs;
         if (!due && !plan(p.card.value(), p.target).affectedJobs.isEmpty()) {
             ++i;
             continue;

@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "session.h"
+#include "recordingsession.h"
 
 #include "core/sim/scenario.h"
 
 #include <QElapsedTimer>
-#include <QMutex>
-#include <QTemporaryDir>
 
 #include <memory>
 
@@ -16,10 +14,6 @@ class QTimer;
 namespace Zhaoxi::Sim {
 class Engine;
 }
-namespace Zhaoxi::Storage {
-class Recorder;
-class Store;
-} // namespace Zhaoxi::Storage
 
 namespace Zhaoxi::Session {
 
@@ -36,7 +30,7 @@ struct SimulationOptions
 // faster than real time, with the operator's commands applied at the virtual now. Events go to a
 // Store (Storage::Recorder) and to the snapshots; card metrics are sampled into the store once
 // a simulated minute.
-class SimulationSession final : public ApplianceSession
+class SimulationSession final : public RecordingSession
 {
     Q_OBJECT
 
@@ -48,20 +42,11 @@ public:
                       QObject *parent = nullptr);
     ~SimulationSession() override;
 
-    SnapshotPtr latest() const override;
-    // The store the events go to (the event log exports from it); empty when none could be
-    // opened (`storeError()` says why; the session runs without one).
-    QString storePath() const { return m_storePath; }
-    QString storeError() const { return m_storeError; }
-    const Sim::Scenario &scenario() const { return m_scenario; }
-
     // Synchronously, on the calling thread (tests, --screenshot --at): runs the day up to
     // `sinceStartMs` and publishes a snapshot.
     void runTo(qint64 sinceStartMs);
     // Publishes a snapshot now and returns it.
     SnapshotPtr publish();
-    double speed() const { return m_speed; }
-    bool isPaused() const { return m_paused; }
 
 public Q_SLOTS:
     void start() override;
@@ -93,7 +78,7 @@ private:
     void advance(qint64 untilAbsMs);
     void collectEvents();
     void sampleMetrics();
-    void tryPendingLayouts(bool force);
+    void tryPendingLayouts();
     bool applyNow(const PendingLayout &p, bool evictRest, QString *why);
     LayoutPreview plan(int card, const QList<Domain::MigPlacement> &target) const;
     bool validJob(int job) const;
@@ -104,11 +89,6 @@ private:
     quint64 m_seed;
     SimulationOptions m_options;
     std::unique_ptr<Sim::Engine> m_engine;
-    std::unique_ptr<QTemporaryDir> m_tempDir;
-    std::unique_ptr<Storage::Store> m_store;
-    std::unique_ptr<Storage::Recorder> m_recorder;
-    QString m_storePath;
-    QString m_storeError;
     QTimer *m_timer = nullptr;
     QElapsedTimer m_wall;
     qint64 m_lastFrameNs = 0;
@@ -118,12 +98,7 @@ private:
     bool m_started = false;
     qsizetype m_applianceSeen = 0;
     qint64 m_nextMetricMs = 0;
-    QList<Storage::Event> m_newEvents;
-    QSet<int> m_tracedJobs; // jobs decided since the last snapshot
     QList<PendingLayout> m_pendingLayouts;
-    quint64 m_serial = 0;
-    mutable QMutex m_latestLock;
-    SnapshotPtr m_latest;
 };
 
 } // namespace Zhaoxi::Session

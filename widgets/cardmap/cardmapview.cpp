@@ -5,6 +5,7 @@
 
 #include "core/models/jobtablemodel.h"
 #include "core/models/sessionclient.h"
+#include "widgets/appliedcommand.h"
 
 #include <QAction>
 #include <QDragEnterEvent>
@@ -79,13 +80,14 @@ QString dropIcon(CardMapView::DropState s)
 
 // A placement made by a drop: undo takes the job back to the queue, redo places it again on
 // the same card (preempting again when the original drop did: the operator agreed to that).
-// The drop has already placed it when the command is pushed, so the first redo does nothing.
-class PlacementCommand : public QUndoCommand
+// The drop has already placed it when the command is pushed, so the first redo does nothing
+// (AppliedCommand).
+class PlacementCommand : public AppliedCommand
 {
 public:
     PlacementCommand(
             CardMapView *view, JobId job, CardId card, bool allowPreemption, const QString &text)
-        : QUndoCommand(text)
+        : AppliedCommand(text)
         , m_view(view)
         , m_job(job)
         , m_card(card)
@@ -98,12 +100,9 @@ public:
             m_view->issue({CardMapView::PendingCommand::Kind::UndoRequeue, m_job, m_card, false});
     }
 
-    void redo() override
+protected:
+    void replay() override
     {
-        if (m_first) {
-            m_first = false;
-            return;
-        }
         if (m_view) {
             m_view->issue({CardMapView::PendingCommand::Kind::RedoPlace,
                            m_job,
@@ -117,7 +116,6 @@ private:
     JobId m_job;
     CardId m_card;
     bool m_allowPreemption = false;
-    bool m_first = true;
 };
 
 CardMapView::CardMapView(Models::SessionClient *client, QWidget *parent)

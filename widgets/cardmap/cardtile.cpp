@@ -248,20 +248,52 @@ QString modeShortText(PartitionMode mode)
     return QString();
 }
 
-QString cardStateText(const Data &d)
+namespace {
+
+// What the footer's state word says about a card, the most serious first.
+enum class CardCondition { Normal, HostDown, Lost, Failed, Reconfiguring, Throttled };
+
+CardCondition cardCondition(const Data &d)
 {
     if (!d.hostUp)
-        return TileText::tr("host down");
+        return CardCondition::HostDown;
     if (d.lost)
-        return TileText::tr("lost");
+        return CardCondition::Lost;
     if (d.health == CardHealth::Failed)
-        return TileText::tr("failed");
+        return CardCondition::Failed;
     for (const Unit &u : d.units) {
         if (u.condition == UnitCondition::Reconfiguring)
-            return TileText::tr("reconf");
+            return CardCondition::Reconfiguring;
     }
     if (d.throttled || d.health == CardHealth::Throttled)
+        return CardCondition::Throttled;
+    return CardCondition::Normal;
+}
+
+// A host down, a lost card and a failed one are shown the same way: veiled, in red.
+bool isBad(CardCondition c)
+{
+    return c == CardCondition::HostDown || c == CardCondition::Lost || c == CardCondition::Failed;
+}
+
+} // namespace
+
+QString cardStateText(const Data &d)
+{
+    switch (cardCondition(d)) {
+    case CardCondition::Normal:
+        return QString();
+    case CardCondition::HostDown:
+        return TileText::tr("host down");
+    case CardCondition::Lost:
+        return TileText::tr("lost");
+    case CardCondition::Failed:
+        return TileText::tr("failed");
+    case CardCondition::Reconfiguring:
+        return TileText::tr("reconf");
+    case CardCondition::Throttled:
         return TileText::tr("throttled");
+    }
     return QString();
 }
 
@@ -316,9 +348,7 @@ Data makeData(const Session::Snapshot &snapshot, const Sched::CardState &card)
     const Domain::CardModel &model = st.model(card);
     Data d;
     d.card = card.id;
-    d.host = card.host;
     d.indexOnHost = card.indexOnHost;
-    d.linkDomain = card.linkDomain;
     d.model = model.name;
     d.mode = card.mode;
     d.memorySlices = std::max(1, model.migMemorySlices);
@@ -362,11 +392,11 @@ Data makeData(const Session::Snapshot &snapshot, const Sched::CardState &card)
             if (u.profile >= 0 && u.profile < model.migProfiles.size()) {
                 const Domain::MigProfile &mp = model.migProfiles[u.profile];
                 t.profile = mp.name;
+                const int span = mp.span > 0 ? mp.span : mp.memorySlices;
                 t.start = u.start;
-                t.span = mp.span > 0 ? mp.span : mp.memorySlices;
                 t.computeSlices = mp.computeSlices;
                 t.x0 = double(u.start) / d.memorySlices;
-                t.x1 = double(u.start + t.span) / d.memorySlices;
+                t.x1 = double(u.start + span) / d.memorySlices;
             }
             break;
         case PartitionMode::TimeSlicing:
@@ -612,6 +642,7 @@ void paint(QPainter &p,
     }
 
     // Footer: measured utilisation (a bar and its number), memory, and the card's state.
+    const CardCondition condition = cardCondition(d);
     const QString state = cardStateText(d);
     const QString util = d.utilisationPermille < 0
                                  ? TileText::tr("util n/a")
@@ -629,12 +660,12 @@ void paint(QPainter &p,
                    style.text);
     }
     QRectF footerText = g.footer.adjusted(barW + 4, 0, 0, 0);
-    const bool bad = !d.hostUp || d.lost || d.health == CardHealth::Failed;
+    const bool bad = isBad(condition);
     if (!state.isEmpty()) {
-        const bool reconf = !bad && state == TileText::tr("reconf");
-        p.setPen(bad      ? failedColor()
-                 : reconf ? reconfiguringColor().darker(130)
-                          : levelColor(Level::Amber).darker(130));
+        p.setPen(bad ? failedColor()
+                 : condition == CardCondition::Reconfiguring
+                         ? reconfiguringColor().darker(130)
+                         : levelColor(Level::Amber).darker(130));
         const qreal sw = drawText(p, style, style.boldFont, footerText, Qt::AlignRight, state);
         footerText.setRight(footerText.right() - sw - 4);
     }

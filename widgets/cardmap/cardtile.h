@@ -43,7 +43,6 @@ struct Unit
     int uid = -1;
     QString profile; // MIG profile name; empty for whole cards and shares
     int start = -1;  // MIG start slot
-    int span = 0;    // MIG memory slots
     int computeSlices = 0;
     double x0 = 0;
     double x1 = 1;
@@ -63,9 +62,7 @@ struct Unit
 struct Data
 {
     Domain::CardId card;
-    Domain::HostId host;
     int indexOnHost = 0;
-    int linkDomain = 0;
     QString model;
     Domain::PartitionMode mode = Domain::PartitionMode::Whole;
     int memorySlices = 8;  // MIG: the model's memory slots

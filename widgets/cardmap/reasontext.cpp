@@ -17,9 +17,7 @@ class ReasonText
     Q_DECLARE_TR_FUNCTIONS(Zhaoxi::Widgets::ReasonText)
 };
 
-namespace {
-
-QString number(double value, int decimals)
+QString trimmedNumberText(double value, int decimals)
 {
     // Drops a trailing ".0" so whole numbers read as whole numbers.
     QString text = QString::number(value, 'f', decimals);
@@ -32,21 +30,23 @@ QString number(double value, int decimals)
     return text;
 }
 
+namespace {
+
 QString coresText(qint64 milli)
 {
-    return ReasonText::tr("%1 CPU cores").arg(number(double(milli) / 1000.0, 1));
+    return ReasonText::tr("%1 CPU cores").arg(trimmedNumberText(double(milli) / 1000.0, 1));
 }
 
 QString shareText(qint64 milli)
 {
-    return ReasonText::tr("%1% of the card").arg(number(double(milli) / 10.0, 1));
+    return ReasonText::tr("%1% of the card").arg(trimmedNumberText(double(milli) / 10.0, 1));
 }
 
 QString cardsText(qint64 milliCards)
 {
     if (milliCards == 1000)
         return ReasonText::tr("one card");
-    return ReasonText::tr("%1 cards").arg(number(double(milliCards) / 1000.0, 2));
+    return ReasonText::tr("%1 cards").arg(trimmedNumberText(double(milliCards) / 1000.0, 2));
 }
 
 } // namespace
@@ -55,7 +55,7 @@ QString memoryAmountText(qint64 memoryMiB)
 {
     if (memoryMiB < 1024)
         return ReasonText::tr("%1 MiB").arg(memoryMiB);
-    return ReasonText::tr("%1 GiB").arg(number(double(memoryMiB) / 1024.0, 1));
+    return ReasonText::tr("%1 GiB").arg(trimmedNumberText(double(memoryMiB) / 1024.0, 1));
 }
 
 QString hoursMinutesText(qint64 ms)

@@ -21,6 +21,10 @@ QString reasonText(const Sched::Status &status);
 // Memory as people read it: "512 MiB", "16 GiB", "35.5 GiB". Context as above.
 QString memoryAmountText(qint64 memoryMiB);
 
+// A number with at most `decimals` decimals, trailing zeros dropped so whole numbers read as whole
+// numbers: (40.0, 1) -> "40", (35.50, 2) -> "35.5". Not translated; thread-safe.
+QString trimmedNumberText(double value, int decimals);
+
 // A length of work as hours and minutes, "h:mm" (e.g. 5400000 ms -> "1:30"); negative as 0.
 QString hoursMinutesText(qint64 ms);
 

@@ -7,6 +7,7 @@
 #include "qcp.h"
 
 #include <cmath>
+#include <limits>
 
 namespace Zhaoxi::Widgets {
 
@@ -256,6 +257,31 @@ void ChartStyle::setTimeAxis(QCPAxis *axis, int utcOffsetSeconds, double spanSec
             = spanSeconds <= 20 * 60 ? QStringLiteral("HH:mm:ss") : QStringLiteral("HH:mm");
     if (ticker->dateTimeFormat() != format)
         ticker->setDateTimeFormat(format);
+}
+
+quint64 appendNewPoints(QCPGraph *graph,
+                        const Models::TimeSeries &series,
+                        quint64 next,
+                        bool gapAtZero,
+                        bool collapseRuns)
+{
+    QSharedPointer<QCPGraphDataContainer> points = graph->data();
+    const quint64 first = series.firstSequence();
+    const qsizetype n = series.size();
+    for (qsizetype i = next > first ? qsizetype(next - first) : 0; i < n; ++i) {
+        const Models::SeriesPoint &p = series.at(i);
+        const double value
+                = gapAtZero && !(p.value > 0) ? std::numeric_limits<double>::quiet_NaN() : p.value;
+        if (collapseRuns && points->size() >= 2) {
+            const auto last = points->end() - 1;
+            if (last->value == value && (last - 1)->value == value) {
+                last->key = p.t;
+                continue;
+            }
+        }
+        points->add(QCPGraphData(p.t, value));
+    }
+    return series.nextSequence();
 }
 
 } // namespace Zhaoxi::Widgets

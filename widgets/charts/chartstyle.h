@@ -9,6 +9,7 @@
 
 class QCustomPlot;
 class QCPAxis;
+class QCPGraph;
 
 namespace Zhaoxi::Widgets {
 
@@ -46,5 +47,16 @@ public:
     // for a range of `spanSeconds`.
     static void setTimeAxis(QCPAxis *axis, int utcOffsetSeconds, double spanSeconds);
 };
+
+// Adds to `graph` the points of `series` from the sequence number `next` on (those the store has
+// trimmed since are skipped) and returns the sequence number to go on from next time.
+// `gapAtZero`: a value not above zero is drawn as a gap (a log axis has no place for it).
+// `collapseRuns`: a run of one value keeps its first and last point only, the last moved along:
+// the line looks the same, and a flat series (an idle card, an SLO) costs two points.
+quint64 appendNewPoints(QCPGraph *graph,
+                        const Models::TimeSeries &series,
+                        quint64 next,
+                        bool gapAtZero,
+                        bool collapseRuns);
 
 } // namespace Zhaoxi::Widgets

@@ -526,27 +526,15 @@ void LiveCharts::syncData(Entry &entry) const
     const TimeSeries *s = m_store->series(entry.key);
     if (!s)
         return;
+    // A log axis has no place for zero (no requests in the window): a gap. Runs of one value
+    // keep their first and last point only.
+    entry.next = appendNewPoints(entry.graph,
+                                 *s,
+                                 entry.next,
+                                 /*gapAtZero=*/onLogAxis(entry.info.metric),
+                                 /*collapseRuns=*/true);
     QSharedPointer<QCPGraphDataContainer> points = entry.graph->data();
-    const quint64 first = s->firstSequence();
     const qsizetype n = s->size();
-    const bool log = onLogAxis(entry.info.metric);
-    for (qsizetype i = entry.next > first ? qsizetype(entry.next - first) : 0; i < n; ++i) {
-        const Models::SeriesPoint &p = s->at(i);
-        // A log axis has no place for zero (no requests in the window): a gap.
-        const double value = log && !(p.value > 0) ? kNaN : p.value;
-        // Runs of one value keep their first and last point only, the last moved along: the line
-        // looks the same, and a flat series (an idle card, an SLO) costs two points.
-        const int size = points->size();
-        if (size >= 2) {
-            const auto last = points->end() - 1;
-            if (last->value == value && (last - 1)->value == value) {
-                last->key = p.t;
-                continue;
-            }
-        }
-        points->add(QCPGraphData(p.t, value));
-    }
-    entry.next = s->nextSequence();
 
     // Trimmed in the store: trim here, but keep a run that started before the cut starting at it.
     if (n > 0 && !points->isEmpty() && points->constBegin()->key < s->first().t) {

@@ -116,13 +116,9 @@ void SparkChart::updateChart(bool immediate)
         QCPGraph *g = graph(i);
         if (!s)
             continue;
-        QSharedPointer<QCPGraphDataContainer> points = g->data();
-        const quint64 first = s->firstSequence();
-        for (qsizetype k = m_next[i] > first ? qsizetype(m_next[i] - first) : 0; k < s->size(); ++k)
-            points->add(QCPGraphData(s->at(k).t, s->at(k).value));
-        m_next[i] = s->nextSequence();
+        m_next[i] = appendNewPoints(g, *s, m_next[i], /*gapAtZero=*/false, /*collapseRuns=*/false);
         // A spark chart shows minutes: keep a little more than its span, not the store's day.
-        points->removeBefore(now - 2 * m_span);
+        g->data()->removeBefore(now - 2 * m_span);
 
         const SeriesStats st = Models::SeriesStore::stats(*s, now - m_span, now);
         QCPAxis *axis = g->valueAxis();

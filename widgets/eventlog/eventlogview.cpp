@@ -37,6 +37,7 @@
 
 #include <climits>
 #include <functional>
+#include <tuple>
 
 namespace Zhaoxi::Widgets {
 
@@ -491,8 +492,7 @@ void EventLogView::onNamesChanged()
 {
     const std::shared_ptr<const Models::EventNames> names = m_model->names();
     // The card list: rebuilt when the appliance's cards change (or the language).
-    if (m_card->count() - 1 != names->cards.size()
-        || m_card->property("zx-lang").toString() != tr("All cards")) {
+    if (m_card->count() - 1 != names->cards.size() || m_cardListLanguage != tr("All cards")) {
         const int current = m_card->currentData().toInt();
         const bool was = m_applying;
         m_applying = true;
@@ -501,7 +501,7 @@ void EventLogView::onNamesChanged()
         for (int c = 0; c < names->cards.size(); ++c)
             m_card->addItem(m_model->cardText(c), c);
         m_card->setCurrentIndex(std::max(0, m_card->findData(current)));
-        m_card->setProperty("zx-lang", tr("All cards"));
+        m_cardListLanguage = tr("All cards");
         m_applying = was;
     }
     if (m_jobNames->rowCount() != names->jobs.size())
@@ -542,6 +542,12 @@ QDateTime EventLogView::utcToLocal(qint64 ms) const
 
 void EventLogView::applyTimePreset()
 {
+    const auto [from, to] = timePresetRange();
+    m_filter->setTimeRange(from, to);
+}
+
+std::pair<std::optional<qint64>, std::optional<qint64>> EventLogView::timePresetRange()
+{
     const qint64 now = m_model->latestNowMs();
     m_presetNowMs = now;
     std::optional<qint64> from, to;
@@ -569,7 +575,7 @@ void EventLogView::applyTimePreset()
         to = localToUtc(m_to->dateTime());
         break;
     }
-    m_filter->setTimeRange(from, to);
+    return {from, to};
 }
 
 void EventLogView::applyFilter()
@@ -594,8 +600,9 @@ void EventLogView::applyFilter()
     }
     c.code = code;
     c.text = m_text->text().trimmed();
+    // The time range too, so that the rows are filtered once.
+    std::tie(c.fromMs, c.toMs) = timePresetRange();
     m_filter->setCriteria(c);
-    applyTimePreset();
     updateStatus();
 }
 

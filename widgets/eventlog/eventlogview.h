@@ -7,6 +7,9 @@
 #include <QVariantMap>
 #include <QWidget>
 
+#include <optional>
+#include <utility>
+
 class QCheckBox;
 class QComboBox;
 class QCompleter;
@@ -98,6 +101,9 @@ private:
     void onNamesChanged();
     void applyFilter();
     void applyTimePreset();
+    // The time range of the preset chosen (from inclusive, to exclusive; UTC epoch ms), as of
+    // the appliance's latest time, which it notes in m_presetNowMs.
+    std::pair<std::optional<qint64>, std::optional<qint64>> timePresetRange();
     void updateStatus();
     void onExportFinished(const Models::EventExportResult &result);
     int resolveJob(const QString &text) const;
@@ -138,6 +144,8 @@ private:
     bool m_follow = true;
     bool m_applying = false;   // setFilterState() fills the fields: one applyFilter() at the end
     qint64 m_presetNowMs = -1; // the time the relative preset was computed at
+    // tr("All cards") when the card list was last built: rebuilt when the language changes.
+    QString m_cardListLanguage;
 };
 
 } // namespace Zhaoxi::Widgets

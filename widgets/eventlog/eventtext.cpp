@@ -2,6 +2,7 @@
 #include "eventtext.h"
 
 #include "core/storage/exporter.h"
+#include "widgets/cardmap/reasontext.h"
 
 #include <QCoreApplication>
 
@@ -20,19 +21,6 @@ class EventText
 };
 
 namespace {
-
-QString number(double value, int decimals)
-{
-    // Drops a trailing ".0" so whole numbers read as whole numbers.
-    QString text = QString::number(value, 'f', decimals);
-    if (text.contains(QLatin1Char('.'))) {
-        while (text.endsWith(QLatin1Char('0')))
-            text.chop(1);
-        if (text.endsWith(QLatin1Char('.')))
-            text.chop(1);
-    }
-    return text;
-}
 
 QString param(const Event &e, const char *key)
 {
@@ -294,7 +282,7 @@ QString deviceMessage(const Event &e, const EventNames &n, bool *known)
     }
     if (c == "throttle-started")
         return EventText::tr("%1 is throttling at %2 °C")
-                .arg(card, number(double(value) / 1000.0, 0));
+                .arg(card, trimmedNumberText(double(value) / 1000.0, 0));
     if (c == "throttle-ended")
         return EventText::tr("%1 is no longer throttling").arg(card);
     *known = false;
@@ -325,12 +313,13 @@ QString policyMessage(const Event &e, const EventNames &n, bool *known)
         if (inference >= 0 && training >= 0 && inference + training > 0) {
             const double sum = double(inference + training);
             text = EventText::tr("Class budgets set: inference %1 %, training %2 %")
-                           .arg(number(100.0 * double(inference) / sum, 0),
-                                number(100.0 * double(training) / sum, 0));
+                           .arg(trimmedNumberText(100.0 * double(inference) / sum, 0),
+                                trimmedNumberText(100.0 * double(training) / sum, 0));
         } else {
             auto cards = [](qint64 milli) {
                 return milli < 0 ? EventText::tr("unlimited")
-                                 : EventText::tr("%1 cards").arg(number(double(milli) / 1000.0, 2));
+                                 : EventText::tr("%1 cards")
+                                           .arg(trimmedNumberText(double(milli) / 1000.0, 2));
             };
             text = EventText::tr("Class budgets set: inference %1, training %2")
                            .arg(cards(inference), cards(training));
@@ -358,16 +347,17 @@ QString policyMessage(const Event &e, const EventNames &n, bool *known)
                                   .arg(jobLabel(n, e.job)),
                           e);
     if (c == "guard-pressure")
-        return withReason(EventText::tr("Service %1 under pressure: p99 %2 ms, %3 requests queued")
-                                  .arg(serviceLabel(n, a), number(double(value) / 1000.0, 1))
-                                  .arg(intParam(e, "b", 0)),
-                          e);
+        return withReason(
+                EventText::tr("Service %1 under pressure: p99 %2 ms, %3 requests queued")
+                        .arg(serviceLabel(n, a), trimmedNumberText(double(value) / 1000.0, 1))
+                        .arg(intParam(e, "b", 0)),
+                e);
     if (c == "guard-release")
         return EventText::tr("Service %1: load fell, capacity returns to training")
                 .arg(serviceLabel(n, a));
     if (c == "forecast-ramp")
         return EventText::tr("Service %1: forecast rises to %2 requests/s")
-                .arg(serviceLabel(n, a), number(double(value) / 1000.0, 1));
+                .arg(serviceLabel(n, a), trimmedNumberText(double(value) / 1000.0, 1));
     if (c == "power-cap-set") {
         if (value < 0)
             return EventText::tr("Power cap for %1 removed").arg(classText(a));
@@ -377,7 +367,7 @@ QString policyMessage(const Event &e, const EventNames &n, bool *known)
         if (value < 0 || value >= 1000)
             return EventText::tr("Host bandwidth for %1 no longer limited").arg(classText(a));
         return EventText::tr("Host bandwidth for %1 limited to %2 %")
-                .arg(classText(a), number(double(value) / 10.0, 1));
+                .arg(classText(a), trimmedNumberText(double(value) / 10.0, 1));
     }
     if (c == "training-checkpoint")
         return EventText::tr("Job %1 saved a checkpoint (%2 of work)")
@@ -475,10 +465,12 @@ QString eventDurationText(qint64 ms)
 {
     ms = std::max<qint64>(0, ms);
     if (ms < 60'000)
-        return EventText::tr("%1 s").arg(number(double(ms) / 1000.0, ms < 10'000 ? 1 : 0));
+        return EventText::tr("%1 s").arg(
+                trimmedNumberText(double(ms) / 1000.0, ms < 10'000 ? 1 : 0));
     if (ms < 3'600'000)
-        return EventText::tr("%1 min").arg(number(double(ms) / 60'000.0, ms < 600'000 ? 1 : 0));
-    return EventText::tr("%1 h").arg(number(double(ms) / 3'600'000.0, 1));
+        return EventText::tr("%1 min").arg(
+                trimmedNumberText(double(ms) / 60'000.0, ms < 600'000 ? 1 : 0));
+    return EventText::tr("%1 h").arg(trimmedNumberText(double(ms) / 3'600'000.0, 1));
 }
 
 QString eventClockText(qint64 epochMs, int utcOffsetSeconds)

@@ -25,18 +25,6 @@ QString esc(const QString &s)
     return s.toHtmlEscaped();
 }
 
-QString number(double value, int decimals)
-{
-    QString text = QString::number(value, 'f', decimals);
-    if (text.contains(QLatin1Char('.'))) {
-        while (text.endsWith(QLatin1Char('0')))
-            text.chop(1);
-        if (text.endsWith(QLatin1Char('.')))
-            text.chop(1);
-    }
-    return text;
-}
-
 bool validJob(const Snapshot &s, int job)
 {
     return job >= 0 && job < s.state.jobs().size();
@@ -157,11 +145,13 @@ void WhyView::render()
         m_text->setHtml(
                 esc(tr("Select a job to see why it waits, why it runs where it does, or why "
                        "it was preempted.")));
+        m_html.clear(); // what is shown is no explanation: the next one draws
         return;
     }
     if (!s || !validJob(*s, m_job.value())) {
         m_title->setText(tr("Why? Job #%1").arg(m_job.value()));
         m_text->setHtml(esc(tr("The appliance does not know this job yet.")));
+        m_html.clear();
         return;
     }
     const Sched::Job &j = s->state.job(m_job);
@@ -189,8 +179,8 @@ void WhyView::render()
     m_title->setText(tr("Why? Job %1 is %2").arg(j.spec.name, state));
     const QString html = explanation(*s);
     // Redraw only on a change: the view follows every snapshot, and a reset scrolls to the top.
-    if (m_text->property("zx-html").toString() != html) {
-        m_text->setProperty("zx-html", html);
+    if (m_html != html) {
+        m_html = html;
         m_text->setHtml(html);
     }
 }
@@ -218,7 +208,7 @@ QString WhyView::explanation(const Snapshot &s) const
         break;
     case Domain::ComputeDemand::Kind::Fraction:
         demand = tr("%n share(s) of %1% of a card", nullptr, d.cards)
-                         .arg(number(d.compute.milli / 10.0, 1));
+                         .arg(trimmedNumberText(d.compute.milli / 10.0, 1));
         break;
     }
     if (d.cards == 0)
@@ -278,14 +268,14 @@ QString WhyView::waitingText(const Snapshot &s, const DecisionTrace &t) const
             kind = tr("batch");
             break;
         }
+        const QString needs = trimmedNumberText(t.result.a / 1000.0, 2);
+        const QString more = trimmedNumberText(std::max<qint64>(0, t.result.b) / 1000.0, 2);
         html += QStringLiteral("<p>%1</p>")
                         .arg(esc(
                                 tr("The %1 class budget is the limit: it needs %2 cards, the class "
                                    "may use %3 more now. The budget follows the time windows "
                                    "and the load of the services.")
-                                        .arg(kind,
-                                             number(t.result.a / 1000.0, 2),
-                                             number(std::max<qint64>(0, t.result.b) / 1000.0, 2))));
+                                        .arg(kind, needs, more)));
     }
     if (t.hostsConsidered > 0)
         html += QStringLiteral("<p>%1</p>")
@@ -339,7 +329,7 @@ QString WhyView::placedText(const Snapshot &s, const DecisionTrace *t) const
             else if (c.mode == Domain::PartitionMode::Whole)
                 unit = tr("the whole card");
             else if (u)
-                unit = tr("a %1% share").arg(number(u->milli / 10.0, 1));
+                unit = tr("a %1% share").arg(trimmedNumberText(u->milli / 10.0, 1));
             html += QStringLiteral("<li>%1</li>")
                             .arg(esc(tr("%1 card %2 (%3): %4")
                                              .arg(hostName(s, c.host))
@@ -367,8 +357,9 @@ QString WhyView::placedText(const Snapshot &s, const DecisionTrace *t) const
         for (const Sched::CandidateTrace &c : t->best) {
             QStringList parts;
             for (int i = 0; i < c.scores.size() && i < t->scorePlugins.size(); ++i)
-                parts << tr("%1 %2").arg(t->scorePlugins[i], number(c.scores[i], 1));
-            QString line = tr("%1: score %2").arg(hostName(s, c.host), number(c.total, 1));
+                parts << tr("%1 %2").arg(t->scorePlugins[i], trimmedNumberText(c.scores[i], 1));
+            QString line
+                    = tr("%1: score %2").arg(hostName(s, c.host), trimmedNumberText(c.total, 1));
             if (!parts.isEmpty())
                 line += QStringLiteral(" (") + parts.join(QStringLiteral(", ")) + QLatin1Char(')');
             if (t->placement && c.host == t->placement->host)

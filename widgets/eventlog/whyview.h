@@ -70,6 +70,7 @@ private:
     QHash<int, Preemption> m_preempted; // by victim, the latest
     QLabel *m_title;
     QTextBrowser *m_text;
+    QString m_html; // the last explanation set on m_text (not the placeholders)
 };
 
 } // namespace Zhaoxi::Widgets

@@ -197,10 +197,9 @@ EditResult split(const CardModel &model, const Layout &layout, int index)
     std::sort(
             smaller.begin(), smaller.end(), [&](int a, int b) { return largerFirst(model, a, b); });
 
-    Layout rest = layout;
-    rest.removeAt(index);
+    Layout work = layout;
+    work.removeAt(index);
     Layout pieces;
-    Layout work = rest;
     for (int profile : smaller) {
         QList<int> starts = model.migProfiles[profile].starts;
         std::sort(starts.begin(), starts.end());
@@ -298,8 +297,9 @@ EditResult addAtFirstFreeStart(const CardModel &model, const Layout &layout, int
         r.verdictLayout.append(candidate);
         return r;
     }
+    r.added = MigPlacement{profile, start};
     r.layout = layout;
-    r.layout.append(MigPlacement{profile, start});
+    r.layout.append(r.added);
     r.layout = sorted(r.layout);
     return r;
 }

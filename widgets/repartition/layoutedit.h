@@ -95,6 +95,7 @@ struct EditResult
 {
     EditProblem problem = EditProblem::None;
     Layout layout;                    // the new pending layout (sorted) when problem is None
+    MigPlacement added;               // addAtFirstFreeStart: the placement it added
     Catalogue::LayoutVerdict verdict; // EditProblem::LayoutRule / NoFreeStart
     Layout verdictLayout;             // the layout the verdict indexes into
     bool isOk() const { return problem == EditProblem::None; }
@@ -112,7 +113,7 @@ EditResult split(const CardModel &model, const Layout &layout, int index);
 // then the one with more compute; media extensions only when one of the two had them.
 EditResult merge(const CardModel &model, const Layout &layout, int a, int b);
 
-// Adds `profile` at its lowest free start.
+// Adds `profile` at its lowest free start (`added` says where).
 EditResult addAtFirstFreeStart(const CardModel &model, const Layout &layout, int profile);
 
 // The profiles presets are made of: without media extensions, and for each compute size the one

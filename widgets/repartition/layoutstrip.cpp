@@ -619,14 +619,11 @@ void LayoutStrip::paintEvent(QPaintEvent *)
 
     // Now.
     paintRowLabel(p, Row::Current, tr("Now"));
-    quint32 occupied = 0;
     for (int u = 0; u < m_current.size(); ++u) {
         const CurrentUnit &cu = m_current[u];
         if (cu.placement.profile < 0 || cu.placement.profile >= m_model->migProfiles.size())
             continue;
         const int sp = span(cu.placement.profile);
-        for (int s = cu.placement.start; s < cu.placement.start + sp && s < 32; ++s)
-            occupied |= quint32(1) << s;
         const bool destroyed = u < m_diff.unitKept.size() && !m_diff.unitKept[u];
         QStringList lines{m_model->migProfiles[cu.placement.profile].name,
                           cu.jobName.isEmpty() ? tr("idle")
@@ -652,18 +649,16 @@ void LayoutStrip::paintEvent(QPaintEvent *)
                       false,
                       false);
     }
-    paintFreeSlots(p, Row::Current, occupied);
+    paintFreeSlots(
+            p, Row::Current, Catalogue::occupancyMask(*m_model, LayoutEdit::layoutOf(m_current)));
 
     // Planned.
     paintRowLabel(p, Row::Planned, tr("Planned"));
-    occupied = 0;
     for (int i = 0; i < m_planned.size(); ++i) {
         const MigPlacement pl = m_planned[i];
         if (pl.profile < 0 || pl.profile >= m_model->migProfiles.size())
             continue;
         const int sp = span(pl.profile);
-        for (int s = pl.start; s < pl.start + sp && s < 32; ++s)
-            occupied |= quint32(1) << s;
         const bool created = i < m_diff.placementCreated.size() && m_diff.placementCreated[i];
         const int unit = i < m_diff.unitOf.size() ? m_diff.unitOf[i] : -1;
         QString second;
@@ -679,7 +674,7 @@ void LayoutStrip::paintEvent(QPaintEvent *)
                       created,
                       m_selection.contains(i));
     }
-    paintFreeSlots(p, Row::Planned, occupied);
+    paintFreeSlots(p, Row::Planned, Catalogue::occupancyMask(*m_model, m_planned));
     paintDragOverlay(p);
 
     // The hint line: the drag's verdict, or the legend.

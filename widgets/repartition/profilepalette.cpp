@@ -91,15 +91,6 @@ void ProfilePalette::setEditable(bool editable)
     refreshWhere();
 }
 
-QTreeWidgetItem *ProfilePalette::itemForProfile(int profile) const
-{
-    for (int i = 0; i < topLevelItemCount(); ++i) {
-        if (topLevelItem(i)->data(ProfileColumn, ProfileRole).toInt() == profile)
-            return topLevelItem(i);
-    }
-    return nullptr;
-}
-
 void ProfilePalette::rebuild()
 {
     clear();

@@ -37,8 +37,6 @@ public:
     void setPendingLayout(const QList<Domain::MigPlacement> &layout);
     // Whether profiles can be dragged out and activated.
     void setEditable(bool editable);
-    // The row of a profile (nullptr when absent).
-    QTreeWidgetItem *itemForProfile(int profile) const;
 
     QSize sizeHint() const override;
 

@@ -297,6 +297,13 @@ Layout RepartitionEditor::currentLayout() const
     return LayoutEdit::sorted(LayoutEdit::layoutOf(m_units));
 }
 
+bool RepartitionEditor::unitsChanging() const
+{
+    return std::any_of(m_units.cbegin(), m_units.cend(), [](const LayoutEdit::CurrentUnit &u) {
+        return u.state != Sched::UnitState::Ready;
+    });
+}
+
 QString RepartitionEditor::cardBlockedReason() const
 {
     if (!m_card.isValid())
@@ -322,7 +329,7 @@ QString RepartitionEditor::cardBlockedReason() const
 
 bool RepartitionEditor::isEditable() const
 {
-    return m_hasModel && !m_applyPending && cardBlockedReason().isEmpty();
+    return hasModel() && !m_applyPending && cardBlockedReason().isEmpty();
 }
 
 bool RepartitionEditor::canApply() const
@@ -357,7 +364,6 @@ QString RepartitionEditor::statusText() const
 void RepartitionEditor::setStatus(const QString &text, bool problem)
 {
     m_status = text;
-    m_statusProblem = problem;
     // A refusal is marked by a sign and bold type, not by colour alone.
     m_statusLabel->setText(text.isEmpty() ? QString()
                                           : (problem ? QStringLiteral("\u26A0 ") + text : text));
@@ -388,9 +394,8 @@ void RepartitionEditor::setCard(Domain::CardId card)
     m_strip->setSelection({});
 
     const Sched::CardState *state = cardState();
-    m_hasModel = state && m_snapshot->state.model(*state).supportsMig()
-                 && state->mode == Domain::PartitionMode::Mig;
-    if (m_hasModel) {
+    if (state && m_snapshot->state.model(*state).supportsMig()
+        && state->mode == Domain::PartitionMode::Mig) {
         m_model = m_snapshot->state.model(*state);
         m_modelIndex = state->model;
         m_units = LayoutEdit::currentUnits(m_snapshot->state, m_card);
@@ -401,8 +406,8 @@ void RepartitionEditor::setCard(Domain::CardId card)
     }
     m_pending = currentLayout();
     m_followed = m_pending;
-    m_palette->setCardModel(m_hasModel ? &m_model : nullptr, m_modelIndex);
-    m_strip->setCardModel(m_hasModel ? &m_model : nullptr, m_modelIndex);
+    m_palette->setCardModel(hasModel() ? &m_model : nullptr, m_modelIndex);
+    m_strip->setCardModel(hasModel() ? &m_model : nullptr, m_modelIndex);
     rebuildPresets();
     if (m_shownOnce)
         fitPalette();
@@ -423,21 +428,18 @@ void RepartitionEditor::onSnapshot()
     const Sched::CardState *state = cardState();
     const bool migNow = state && m_snapshot->state.model(*state).supportsMig()
                         && state->mode == Domain::PartitionMode::Mig;
-    if (migNow != m_hasModel) {
+    if (migNow != hasModel()) {
         // The card changed mode under us: start over from what it is.
         setCard(m_card);
         return;
     }
     const QList<LayoutEdit::CurrentUnit> units
-            = m_hasModel ? LayoutEdit::currentUnits(m_snapshot->state, m_card)
+            = hasModel() ? LayoutEdit::currentUnits(m_snapshot->state, m_card)
                          : QList<LayoutEdit::CurrentUnit>();
     if (units != m_units) {
         m_units = units;
         const Layout current = currentLayout();
-        bool changing = false;
-        for (const LayoutEdit::CurrentUnit &u : m_units)
-            changing = changing || u.state != Sched::UnitState::Ready;
-        if (m_watching && !changing) {
+        if (m_watching && !unitsChanging()) {
             // The change has run its course.
             m_watching = false;
             if (LayoutEdit::sameLayout(current, m_applyTarget))
@@ -470,7 +472,7 @@ void RepartitionEditor::onSnapshot()
 void RepartitionEditor::requestPreview()
 {
     m_previewValid = false;
-    if (!m_client || !m_hasModel || !cardBlockedReason().isEmpty()) {
+    if (!m_client || !hasModel() || !cardBlockedReason().isEmpty()) {
         refreshPlan();
         return;
     }
@@ -562,10 +564,7 @@ bool RepartitionEditor::addProfile(int profile)
     const LayoutEdit::EditResult r = LayoutEdit::addAtFirstFreeStart(m_model, m_pending, profile);
     if (!r.isOk())
         return refuse(RepartitionText::editProblem(m_model, {}, r));
-    const int start = Catalogue::firstFreeStart(m_model, m_pending, profile);
-    return pushEdit(
-            r.layout,
-            tr("add %1").arg(Catalogue::formatPlacement(m_model, MigPlacement{profile, start})));
+    return pushEdit(r.layout, tr("add %1").arg(Catalogue::formatPlacement(m_model, r.added)));
 }
 
 bool RepartitionEditor::removePlacement(int index)
@@ -646,7 +645,7 @@ bool RepartitionEditor::mergeSelected()
 
 void RepartitionEditor::rebuildPresets()
 {
-    m_presets = m_hasModel ? LayoutEdit::maximalPresets(m_model) : QList<LayoutEdit::Preset>();
+    m_presets = hasModel() ? LayoutEdit::maximalPresets(m_model) : QList<LayoutEdit::Preset>();
     m_presetCombo->clear();
     m_presetCombo->addItem(tr("Choose a layout\u2026"));
     const QStringList names = presetNames();
@@ -792,10 +791,7 @@ void RepartitionEditor::handleApplyResult(const Session::CommandResult &result)
     refreshAll();
     Q_EMIT layoutApplied(m_card);
     // Already there (nothing to wait for)?
-    bool changing = false;
-    for (const LayoutEdit::CurrentUnit &u : m_units)
-        changing = changing || u.state != Sched::UnitState::Ready;
-    if (!changing && LayoutEdit::sameLayout(currentLayout(), m_applyTarget)) {
+    if (!unitsChanging() && LayoutEdit::sameLayout(currentLayout(), m_applyTarget)) {
         m_watching = false;
         m_followed = m_pending;
         setStatus(tr("Done: the card has the planned layout now."), false);
@@ -807,8 +803,10 @@ void RepartitionEditor::handleApplyResult(const Session::CommandResult &result)
 QStringList RepartitionEditor::planSteps() const
 {
     QStringList steps;
-    for (int i = 0; i < m_stepList->count(); ++i)
-        steps << m_stepList->item(i)->text();
+    if (!hasModel())
+        return steps;
+    for (const LayoutEdit::Step &s : LayoutEdit::planSteps(m_model, m_units, m_pending))
+        steps << RepartitionText::step(m_model, s);
     return steps;
 }
 
@@ -844,7 +842,7 @@ void RepartitionEditor::refreshAll()
 void RepartitionEditor::refreshPlan()
 {
     m_stepList->clear();
-    if (!m_hasModel) {
+    if (!hasModel()) {
         m_planSummary->setText(tr("No plan: there is no MIG card to repartition."));
         m_affectedLabel->clear();
         m_timeLabel->clear();
@@ -890,7 +888,7 @@ void RepartitionEditor::refreshControls()
     const bool editable = isEditable();
     m_banner->setText(blocked.isEmpty() ? QString() : QStringLiteral("\u26A0 ") + blocked);
     m_banner->setVisible(!blocked.isEmpty() && m_card.isValid());
-    if (!m_hasModel)
+    if (!hasModel())
         m_strip->setPlaceholder(blocked);
     m_palette->setEditable(editable);
     m_strip->setEditable(editable);

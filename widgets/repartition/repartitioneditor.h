@@ -146,6 +146,10 @@ private:
     void setStatus(const QString &text, bool problem);
     // The chosen card's state in the latest snapshot (nullptr: none).
     const Sched::CardState *cardState() const;
+    // Whether the chosen card is a MIG card in MIG mode (m_model is its model).
+    bool hasModel() const { return m_model.supportsMig(); }
+    // Whether any of the card's instances is being created or destroyed.
+    bool unitsChanging() const;
     QString cardBlockedReason() const;
     void requestPreview();
     void rebuildPresets();
@@ -165,9 +169,9 @@ private:
     LayoutEdit::Layout m_followed; // the current layout the planned one last followed
     // A copy of the card's model: the palette and the strip keep pointers to it, and snapshots
     // come and go.
+    // Empty (no MIG profiles) unless the card is a MIG card in MIG mode: see hasModel().
     Domain::CardModel m_model;
     int m_modelIndex = -1;
-    bool m_hasModel = false;
     QList<LayoutEdit::Preset> m_presets;
 
     Session::LayoutPreview m_preview; // the latest one for m_pending (ok false: none yet)
@@ -182,7 +186,6 @@ private:
     bool m_watching = false; // following the card until it has m_applyTarget
 
     QString m_status;
-    bool m_statusProblem = false;
 
     QUndoStack *m_undoStack = nullptr;
     QAction *m_undoAction = nullptr;

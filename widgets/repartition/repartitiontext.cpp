@@ -33,17 +33,6 @@ QString placementAt(const Domain::CardModel &model, const LayoutEdit::Layout &la
     return Catalogue::formatPlacement(model, layout[index]);
 }
 
-quint32 maskOf(const Domain::CardModel &model, MigPlacement p)
-{
-    if (p.profile < 0 || p.profile >= model.migProfiles.size() || p.start < 0)
-        return 0;
-    const int span = model.migProfiles[p.profile].span;
-    quint32 mask = 0;
-    for (int s = p.start; s < p.start + span && s < 32; ++s)
-        mask |= quint32(1) << s;
-    return mask;
-}
-
 } // namespace
 
 QString RepartitionText::slotList(const QList<int> &slots)
@@ -81,7 +70,8 @@ QString RepartitionText::problem(const Domain::CardModel &model,
     case LayoutProblem::Overlap: {
         QList<int> shared;
         if (v.index >= 0 && v.index < layout.size() && v.other >= 0 && v.other < layout.size()) {
-            const quint32 m = maskOf(model, layout[v.index]) & maskOf(model, layout[v.other]);
+            const quint32 m = Catalogue::occupancyMask(model, {layout[v.index]})
+                              & Catalogue::occupancyMask(model, {layout[v.other]});
             for (int b = 0; b < 32; ++b) {
                 if (m & (quint32(1) << b))
                     shared << b;

@@ -4,6 +4,7 @@
 #include "scheduletimeline.h"
 
 #include "core/models/sessionclient.h"
+#include "widgets/appliedcommand.h"
 
 #include <QAction>
 #include <QCheckBox>
@@ -21,7 +22,6 @@
 #include <QSpinBox>
 #include <QTimeEdit>
 #include <QToolButton>
-#include <QUndoCommand>
 #include <QUndoStack>
 #include <QVBoxLayout>
 
@@ -42,8 +42,8 @@ constexpr int kBandwidthDefault = -5; // the bandwidth spin box's "policy defaul
 constexpr int kPowerDefault = -100;   // the power cap spin box's "policy default"
 
 // Undo commands. The edit is applied (and checked) before the command is pushed, so the first
-// redo() does nothing; later ones replay a state that was valid when it was left.
-class WindowCommand : public QUndoCommand
+// redo() does nothing (AppliedCommand); later ones replay a state that was valid when it was left.
+class WindowCommand : public AppliedCommand
 {
 public:
     WindowCommand(ScheduleModel *model,
@@ -52,7 +52,7 @@ public:
                   ScheduleWindow after,
                   const QString &text,
                   int mergeField)
-        : QUndoCommand(text)
+        : AppliedCommand(text)
         , m_model(model)
         , m_row(row)
         , m_before(std::move(before))
@@ -60,14 +60,6 @@ public:
         , m_mergeField(mergeField)
     {}
     void undo() override { m_model->setWindow(m_row, m_before); }
-    void redo() override
-    {
-        if (m_applied) {
-            m_applied = false;
-            return;
-        }
-        m_model->setWindow(m_row, m_after);
-    }
     // Consecutive changes of one numeric field of one window (a slider being dragged) are one
     // step of undo.
     int id() const override { return m_mergeField >= 0 ? 1000 + m_mergeField : -1; }
@@ -81,91 +73,69 @@ public:
         return true;
     }
 
+protected:
+    void replay() override { m_model->setWindow(m_row, m_after); }
+
 private:
     ScheduleModel *m_model;
     int m_row;
     ScheduleWindow m_before;
     ScheduleWindow m_after;
     int m_mergeField;
-    bool m_applied = true;
 };
 
-class InsertCommand : public QUndoCommand
+// A window added (Insert) or taken away (Remove) at `row`; undo does the other.
+class WindowRowCommand : public AppliedCommand
 {
 public:
-    InsertCommand(ScheduleModel *model, int row, ScheduleWindow window, const QString &text)
-        : QUndoCommand(text)
+    enum Kind { Insert, Remove };
+
+    WindowRowCommand(
+            Kind kind, ScheduleModel *model, int row, ScheduleWindow window, const QString &text)
+        : AppliedCommand(text)
+        , m_kind(kind)
         , m_model(model)
         , m_row(row)
         , m_window(std::move(window))
     {}
-    void undo() override { m_model->removeWindow(m_row); }
-    void redo() override
-    {
-        if (m_applied) {
-            m_applied = false;
-            return;
-        }
-        m_model->insertWindow(m_row, m_window);
-    }
+    void undo() override { edit(m_kind == Remove); }
+
+protected:
+    void replay() override { edit(m_kind == Insert); }
 
 private:
+    void edit(bool insert)
+    {
+        if (insert)
+            m_model->insertWindow(m_row, m_window);
+        else
+            m_model->removeWindow(m_row);
+    }
+
+    Kind m_kind;
     ScheduleModel *m_model;
     int m_row;
     ScheduleWindow m_window;
-    bool m_applied = true;
 };
 
-class RemoveCommand : public QUndoCommand
-{
-public:
-    RemoveCommand(ScheduleModel *model, int row, ScheduleWindow window, const QString &text)
-        : QUndoCommand(text)
-        , m_model(model)
-        , m_row(row)
-        , m_window(std::move(window))
-    {}
-    void undo() override { m_model->insertWindow(m_row, m_window); }
-    void redo() override
-    {
-        if (m_applied) {
-            m_applied = false;
-            return;
-        }
-        m_model->removeWindow(m_row);
-    }
-
-private:
-    ScheduleModel *m_model;
-    int m_row;
-    ScheduleWindow m_window;
-    bool m_applied = true;
-};
-
-class ModeCommand : public QUndoCommand
+class ModeCommand : public AppliedCommand
 {
 public:
     ModeCommand(ScheduleModel *model, QString before, QString after, const QString &text)
-        : QUndoCommand(text)
+        : AppliedCommand(text)
         , m_model(model)
         , m_before(std::move(before))
         , m_after(std::move(after))
     {}
     void undo() override { m_model->setMode(m_before); }
-    void redo() override
-    {
-        if (m_applied) {
-            m_applied = false;
-            return;
-        }
-        m_model->setMode(m_after);
-    }
+
+protected:
+    void replay() override { m_model->setMode(m_after); }
 
 private:
     ScheduleModel *m_model;
     QString m_before;
     QString m_after;
-    bool m_applied = true;
 };
 
 int minuteOf(const QTime &t)
@@ -390,12 +360,6 @@ void ScheduleEditor::buildUi()
     lower->addWidget(m_windowBox, 3);
     lower->addLayout(right, 2);
 
-    m_applyAction = new QAction(this);
-    m_applyAction->setObjectName(QStringLiteral("applyScheduleAction"));
-    connect(m_applyAction, &QAction::triggered, this, &ScheduleEditor::apply);
-    m_revertAction = new QAction(this);
-    m_revertAction->setObjectName(QStringLiteral("revertScheduleAction"));
-    connect(m_revertAction, &QAction::triggered, this, &ScheduleEditor::revert);
     m_applyButton = new QPushButton(this);
     m_applyButton->setObjectName(QStringLiteral("applySchedule"));
     m_applyButton->setDefault(true);
@@ -447,23 +411,12 @@ void ScheduleEditor::retranslateUi()
     m_mode->setItemText(0, tr("drain (training leaves at its checkpoints)"));
     m_mode->setItemText(1, tr("immediate (training leaves at the edge)"));
     m_switchesBox->setTitle(tr("Next switches"));
-    m_applyAction->setText(tr("&Apply schedule"));
     m_applyButton->setText(tr("&Apply"));
     m_applyButton->setToolTip(tr("Make this schedule the policy in force"));
-    m_revertAction->setText(tr("&Revert schedule"));
     m_revertButton->setText(tr("&Revert"));
     m_revertButton->setToolTip(tr("Back to the schedule last loaded or applied"));
     m_model->retranslate();
-    if (m_haveClock)
-        m_timeZone->setText(tr("Time zone: %1").arg(utcOffsetText(m_utcOffsetSeconds)));
-    else
-        m_timeZone->setText(tr("Time zone: not known yet"));
-    if (m_client && m_client->snapshot()) {
-        const Session::Snapshot &s = *m_client->snapshot();
-        m_inForce->setText(s.window.isEmpty()
-                                   ? tr("Policy in force: %1").arg(s.policy)
-                                   : tr("Policy in force: %1 (‘%2’)").arg(s.policy, s.window));
-    }
+    refreshHeader(m_client ? m_client->snapshot().get() : nullptr, true);
     refreshSwitches();
 }
 
@@ -618,12 +571,6 @@ bool ScheduleEditor::resizeWindow(int row, int fromMinute, int toMinute)
     return pushWindowEdit(row, w, tr("resize ‘%1’").arg(w.name), -1, tr("Not resized: %1"));
 }
 
-bool ScheduleEditor::editWindow(int row, const ScheduleWindow &window)
-{
-    return pushWindowEdit(
-            row, window, tr("edit ‘%1’").arg(m_model->window(row).name), -1, tr("Not changed: %1"));
-}
-
 bool ScheduleEditor::addWindow()
 {
     // The week's first free quarter hour, and up to two hours of free time from there.
@@ -666,7 +613,8 @@ bool ScheduleEditor::addWindow()
         setStatus(tr("Not added: %1").arg(why));
         return false;
     }
-    m_undo->push(new InsertCommand(m_model, row, w, tr("add ‘%1’").arg(w.name)));
+    m_undo->push(new WindowRowCommand(
+            WindowRowCommand::Insert, m_model, row, w, tr("add ‘%1’").arg(w.name)));
     setCurrentRow(row);
     setStatus(windowSummary(w));
     return true;
@@ -682,7 +630,8 @@ bool ScheduleEditor::removeWindow(int row)
         setStatus(tr("Not removed: %1").arg(why));
         return false;
     }
-    m_undo->push(new RemoveCommand(m_model, row, w, tr("remove ‘%1’").arg(w.name)));
+    m_undo->push(new WindowRowCommand(
+            WindowRowCommand::Remove, m_model, row, w, tr("remove ‘%1’").arg(w.name)));
     setStatus(tr("Removed ‘%1’.").arg(w.name));
     return true;
 }
@@ -805,6 +754,22 @@ QString ScheduleEditor::utcOffsetText(int utcOffsetSeconds)
             .arg(minutes % 60, 2, 10, QLatin1Char('0'));
 }
 
+void ScheduleEditor::refreshHeader(const Session::Snapshot *snapshot, bool timeZone)
+{
+    if (timeZone) {
+        if (m_haveClock)
+            m_timeZone->setText(tr("Time zone: %1").arg(utcOffsetText(m_utcOffsetSeconds)));
+        else
+            m_timeZone->setText(tr("Time zone: not known yet"));
+    }
+    if (snapshot) {
+        m_inForce->setText(
+                snapshot->window.isEmpty()
+                        ? tr("Policy in force: %1").arg(snapshot->policy)
+                        : tr("Policy in force: %1 (‘%2’)").arg(snapshot->policy, snapshot->window));
+    }
+}
+
 void ScheduleEditor::refreshForm()
 {
     m_refreshing = true;
@@ -872,12 +837,10 @@ void ScheduleEditor::refreshActions()
 {
     const bool readOnly = m_client && m_client->snapshot() && m_client->snapshot()->readOnly;
     const bool canApply = m_client && !readOnly && !m_applying && m_model->rowCount() > 0;
-    m_applyAction->setEnabled(canApply);
     m_applyButton->setEnabled(canApply);
     if (readOnly)
         m_applyButton->setToolTip(m_client->snapshot()->readOnlyReason);
     const bool canRevert = !m_revertPoint.isEmpty() && !m_applying;
-    m_revertAction->setEnabled(canRevert);
     m_revertButton->setEnabled(canRevert);
     m_remove->setEnabled(m_row >= 0 && m_model->rowCount() > 1);
     m_add->setEnabled(m_model->rowCount() > 0);
@@ -893,12 +856,7 @@ void ScheduleEditor::onSnapshot(const Session::SnapshotPtr &snapshot)
     m_haveClock = true;
     m_nowUtcMs = snapshot->nowMs;
     m_utcOffsetSeconds = snapshot->utcOffsetSeconds;
-    if (zoneChanged)
-        m_timeZone->setText(tr("Time zone: %1").arg(utcOffsetText(m_utcOffsetSeconds)));
-    m_inForce->setText(
-            snapshot->window.isEmpty()
-                    ? tr("Policy in force: %1").arg(snapshot->policy)
-                    : tr("Policy in force: %1 (‘%2’)").arg(snapshot->policy, snapshot->window));
+    refreshHeader(snapshot.get(), zoneChanged);
     const int minute = ScheduleModel::minuteOfWeek(m_nowUtcMs, m_utcOffsetSeconds);
     m_timeline->setNowMinute(minute);
 

@@ -71,8 +71,6 @@ public:
     Models::ScheduleModel *model() const { return m_model; }
     QUndoStack *undoStack() const { return m_undo; }
     ScheduleTimeline *timeline() const { return m_timeline; }
-    QAction *applyAction() const { return m_applyAction; }
-    QAction *revertAction() const { return m_revertAction; }
     QAction *undoAction() const { return m_undoAction; }
     QAction *redoAction() const { return m_redoAction; }
 
@@ -88,7 +86,6 @@ public:
     // when refused.
     bool moveWindow(int row, int occurrenceDay, int newFromMinuteOfWeek);
     bool resizeWindow(int row, int fromMinute, int toMinute);
-    bool editWindow(int row, const Models::ScheduleWindow &window);
     bool addWindow(); // a new window in the week's first free time
     bool removeWindow(int row);
     bool setMode(const QString &mode);
@@ -113,6 +110,8 @@ private:
     void buildUi();
     void retranslateUi();
     void setStatus(const QString &text);
+    // The time zone line (when `timeZone`) and, given a snapshot, the policy in force.
+    void refreshHeader(const Session::Snapshot *snapshot, bool timeZone);
     void refreshForm();
     void refreshSwitches();
     void refreshLoad();
@@ -174,8 +173,6 @@ private:
     QPushButton *m_remove = nullptr;
     QPushButton *m_applyButton = nullptr;
     QPushButton *m_revertButton = nullptr;
-    QAction *m_applyAction = nullptr;
-    QAction *m_revertAction = nullptr;
     QAction *m_undoAction = nullptr;
     QAction *m_redoAction = nullptr;
 };

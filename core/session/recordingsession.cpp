@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "recordingsession.h"
+
+#include "core/sched/scheduler.h"
+#include "core/storage/recorder.h"
+#include "core/storage/store.h"
+
+#include <QMutexLocker>
+
+#include <algorithm>
+
+namespace Zhaoxi::Session {
+
+RecordingSession::RecordingSession(QObject *parent)
+    : ApplianceSession(parent)
+{}
+
+RecordingSession::~RecordingSession()
+{
+    closeStore();
+}
+
+SnapshotPtr RecordingSession::latest() const
+{
+    QMutexLocker lock(&m_latestLock);
+    return m_latest;
+}
+
+void RecordingSession::openStore(const QString &storePath, const QString &tempFileName)
+{
+    m_storePath = storePath;
+    if (m_storePath.isEmpty()) {
+        m_tempDir = std::make_unique<QTemporaryDir>();
+        if (m_tempDir->isValid())
+            m_storePath = m_tempDir->filePath(tempFileName);
+    }
+    if (!m_storePath.isEmpty())
+        m_store = Storage::Store::open(m_storePath, &m_storeError);
+    if (m_store) {
+        m_recorder = std::make_unique<Storage::Recorder>(*m_store);
+        m_recorder->setEventObserver([this](const Storage::Event &e) { noteEvent(e); });
+    } else {
+        if (m_storeError.isEmpty())
+            m_storeError = QStringLiteral("no temporary directory for the event store");
+        m_storePath.clear();
+    }
+}
+
+void RecordingSession::closeStore()
+{
+    m_recorder.reset();
+    m_store.reset();
+}
+
+void RecordingSession::flushStore()
+{
+    if (m_store)
+        m_store->flush();
+}
+
+void RecordingSession::noteEvent(const Storage::Event &e)
+{
+    m_newEvents.append(e);
+    if (e.job >= 0 && e.source == Storage::Source::Scheduler)
+        m_tracedJobs.insert(e.job);
+}
+
+SnapshotPtr RecordingSession::publishSnapshot(std::shared_ptr<Snapshot> s,
+                                              const Sched::Scheduler &sched)
+{
+    s->serial = ++m_serial;
+    std::stable_sort(m_newEvents.begin(), m_newEvents.end(), [](const auto &a, const auto &b) {
+        return a.atMs < b.atMs;
+    });
+    s->events = std::move(m_newEvents);
+    m_newEvents = {};
+    for (int job : std::as_const(m_tracedJobs)) {
+        if (const Sched::DecisionTrace *t = sched.lastTrace(Domain::JobId(job)))
+            s->traces.append(*t);
+    }
+    m_tracedJobs.clear();
+
+    SnapshotPtr out = std::move(s);
+    {
+        QMutexLocker lock(&m_latestLock);
+        m_latest = out;
+    }
+    Q_EMIT snapshotReady(out);
+    return out;
+}
+
+} // namespace Zhaoxi::Session

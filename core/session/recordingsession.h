@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "session.h"
+
+#include <QMutex>
+#include <QSet>
+#include <QTemporaryDir>
+
+#include <memory>
+
+namespace Zhaoxi::Sched {
+class Scheduler;
+}
+namespace Zhaoxi::Storage {
+class Recorder;
+class Store;
+} // namespace Zhaoxi::Storage
+
+namespace Zhaoxi::Session {
+
+// What the simulated and the real appliance share: the event store their events go to (through a
+// Storage::Recorder), the events and decision traces gathered for the next snapshot, and the
+// latest snapshot published.
+//
+// Threads: like its subclasses; latest() is thread-safe, the rest runs on the session's thread.
+class RecordingSession : public ApplianceSession
+{
+    Q_OBJECT
+
+public:
+    ~RecordingSession() override;
+
+    SnapshotPtr latest() const override;
+    // The store the events go to (the event log exports from it); empty when none could be
+    // opened (`storeError()` says why; the session runs without one).
+    QString storePath() const { return m_storePath; }
+    QString storeError() const { return m_storeError; }
+
+protected:
+    explicit RecordingSession(QObject *parent = nullptr);
+
+    // Opens the event store at `storePath`, or (empty) at `tempFileName` in a temporary directory,
+    // and a recorder on it whose events go to the next snapshot. Without a store, `storeError()`
+    // says why and recorder() is nullptr.
+    void openStore(const QString &storePath, const QString &tempFileName);
+    // The recorder on the store; nullptr when there is none. A scheduler that adds it as a sink
+    // must go before closeStore().
+    Storage::Recorder *recorder() const { return m_recorder.get(); }
+    // Closes the recorder and the store (the destructor does it too).
+    void closeStore();
+    void flushStore();
+    // Hands an event to the next snapshot (the recorder's observer; or an event not stored).
+    void noteEvent(const Storage::Event &e);
+    // Completes `s` (its serial, the events since the last snapshot in time order and the latest
+    // decision traces of the jobs they name, from `sched`), makes it the latest and emits it.
+    SnapshotPtr publishSnapshot(std::shared_ptr<Snapshot> s, const Sched::Scheduler &sched);
+
+private:
+    std::unique_ptr<QTemporaryDir> m_tempDir;
+    std::unique_ptr<Storage::Store> m_store;
+    std::unique_ptr<Storage::Recorder> m_recorder;
+    QString m_storePath;
+    QString m_storeError;
+    QList<Storage::Event> m_newEvents;
+    QSet<int> m_tracedJobs; // jobs decided since the last snapshot
+    quint64 m_serial = 0;
+    mutable QMutex m_latestLock;
+    SnapshotPtr m_latest;
+};
+
+} // namespace Zhaoxi::Session
