@@ -360,6 +360,7 @@ void MainWindow::createViews()
     dl->setContentsMargins(0, 0, 0, 0);
     m_sideTabs->removeTab(m_sideTabs->indexOf(m_details));
     dl->addWidget(m_details, 1);
+    m_details->show(); // the tab widget hid it as a page that was not current
     m_sparkUtil = new SparkChart(m_series, details);
     m_sparkUtil->setObjectName(QStringLiteral("sparkUtil"));
     m_sparkPower = new SparkChart(m_series, details);

@@ -156,6 +156,10 @@ void TestMainWindow::consoleFollowsTheSession()
     QTest::mouseClick(w.cardMap()->viewport(), Qt::LeftButton, {}, card2.topLeft() + QPoint(4, 4));
     QCOMPARE(w.repartitionEditor()->card(), Domain::CardId(2));
     QCOMPARE(w.charts()->card(), Domain::CardId(2));
+    // The details page shows the chosen card above its mini-charts.
+    auto *details = w.findChild<QWidget *>(QStringLiteral("cardDetails"));
+    QVERIFY(details && details->isVisibleTo(&w));
+    QVERIFY(details->height() > w.findChild<QWidget *>(QStringLiteral("sparkUtil"))->height());
     // The day goes on: a later snapshot moves the clock.
     session.runTo(10 * 3600'000 + 15 * 60'000);
     QVERIFY2(w.clockText().startsWith(QStringLiteral("Mon 10:15")), qPrintable(w.clockText()));

@@ -21,7 +21,9 @@ SparkChart::SparkChart(Models::SeriesStore *store, QWidget *parent)
     setObjectName(QStringLiteral("sparkChart"));
     setAutoAddPlottableToLegend(false);
     setPlottingHint(QCP::phFastPolylines, true);
-    setBackground(Qt::transparent);
+    // Opaque: a QCustomPlot paints its whole rect from its buffer, so a transparent background
+    // comes out black.
+    setBackground(palette().brush(QPalette::Base));
     QCPAxisRect *rect = axisRect();
     rect->setAutoMargins(QCP::msNone);
     rect->setMargins(QMargins(1, 2, 1, 2));
@@ -91,6 +93,10 @@ void SparkChart::scheduleReplot()
 
 void SparkChart::changeEvent(QEvent *event)
 {
+    if (event->type() == QEvent::PaletteChange) {
+        setBackground(palette().brush(QPalette::Base));
+        scheduleReplot();
+    }
     if (event->type() == QEvent::LanguageChange)
         scheduleReplot();
     QCustomPlot::changeEvent(event);
