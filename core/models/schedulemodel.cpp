@@ -251,13 +251,18 @@ ScheduleProblem ScheduleModel::checkWindow(int row, const ScheduleWindow &candid
     } else if (row >= 0 && row < windows.size()) {
         windows[row] = candidate;
     } else {
-        ScheduleProblem p;
-        p.code = ScheduleProblem::Code::NoSuchWindow;
-        p.row = row;
-        p.text = tr("There is no window %1.").arg(row + 1);
-        return p;
+        return noSuchWindow(row);
     }
     return check(windows, m_params, row);
+}
+
+ScheduleProblem ScheduleModel::noSuchWindow(int row) const
+{
+    ScheduleProblem p;
+    p.code = ScheduleProblem::Code::NoSuchWindow;
+    p.row = row;
+    p.text = tr("There is no window %1.").arg(row + 1);
+    return p;
 }
 
 ScheduleProblem ScheduleModel::check(const QList<ScheduleWindow> &windows,
@@ -409,7 +414,7 @@ bool ScheduleModel::accept(QString *error)
 bool ScheduleModel::setWindow(int row, const ScheduleWindow &window, QString *error)
 {
     if (row < 0 || row >= m_windows.size())
-        return refuse(checkWindow(row, window), error);
+        return refuse(noSuchWindow(row), error);
     if (m_windows[row] == window) {
         m_lastProblem = {};
         if (error)
@@ -430,13 +435,8 @@ bool ScheduleModel::setWindow(int row, const ScheduleWindow &window, QString *er
 
 bool ScheduleModel::insertWindow(int row, const ScheduleWindow &window, QString *error)
 {
-    if (row < 0 || row > m_windows.size()) {
-        ScheduleProblem p;
-        p.code = ScheduleProblem::Code::NoSuchWindow;
-        p.row = row;
-        p.text = tr("There is no window %1.").arg(row + 1);
-        return refuse(p, error);
-    }
+    if (row < 0 || row > m_windows.size())
+        return refuse(noSuchWindow(row), error);
     QList<ScheduleWindow> windows = m_windows;
     windows.insert(row, window);
     std::shared_ptr<const Policy::TimeWindows> policy;
@@ -453,7 +453,7 @@ bool ScheduleModel::insertWindow(int row, const ScheduleWindow &window, QString 
 bool ScheduleModel::removeWindow(int row, QString *error)
 {
     if (row < 0 || row >= m_windows.size())
-        return refuse(checkWindow(row, {}), error);
+        return refuse(noSuchWindow(row), error);
     QList<ScheduleWindow> windows = m_windows;
     windows.removeAt(row);
     std::shared_ptr<const Policy::TimeWindows> policy;
@@ -494,14 +494,14 @@ ScheduleWindow ScheduleModel::moved(const ScheduleWindow &window,
 bool ScheduleModel::moveWindow(int row, int newFromMinuteOfWeek, QString *error, int occurrenceDay)
 {
     if (row < 0 || row >= m_windows.size())
-        return refuse(checkWindow(row, {}), error);
+        return refuse(noSuchWindow(row), error);
     return setWindow(row, moved(m_windows[row], newFromMinuteOfWeek, occurrenceDay), error);
 }
 
 bool ScheduleModel::resizeWindow(int row, int fromMinute, int toMinute, QString *error)
 {
     if (row < 0 || row >= m_windows.size())
-        return refuse(checkWindow(row, {}), error);
+        return refuse(noSuchWindow(row), error);
     ScheduleWindow w = m_windows[row];
     w.fromMinute = fromMinute;
     w.toMinute = toMinute;

@@ -137,6 +137,7 @@ public:
     ScheduleProblem validate() const;
     // Would the schedule be fine with `candidate` as row `row` (row == rowCount(): added)?
     ScheduleProblem checkWindow(int row, const ScheduleWindow &candidate) const;
+    ScheduleProblem noSuchWindow(int row) const;
 
     const QList<ScheduleWindow> &windows() const { return m_windows; }
     ScheduleWindow window(int row) const { return m_windows.value(row); }

@@ -391,6 +391,18 @@ void TestScheduleModel::keepsAtLeastOneWindow()
     QCOMPARE(m.rowCount(), 1);
     QVERIFY(!m.setWindow(5, m.window(0), &error));
     QCOMPARE(m.lastProblem().code, ScheduleProblem::Code::NoSuchWindow);
+    // Just past the last row too: an edit is no append, whatever it names.
+    const int past = m.rowCount();
+    QVERIFY(!m.setWindow(past, m.window(0), &error));
+    QCOMPARE(m.lastProblem().code, ScheduleProblem::Code::NoSuchWindow);
+    QCOMPARE(error, QStringLiteral("There is no window 2."));
+    QVERIFY(!m.removeWindow(past));
+    QCOMPARE(m.lastProblem().code, ScheduleProblem::Code::NoSuchWindow);
+    QVERIFY(!m.moveWindow(past, 600));
+    QCOMPARE(m.lastProblem().code, ScheduleProblem::Code::NoSuchWindow);
+    QVERIFY(!m.resizeWindow(past, 600, 700));
+    QCOMPARE(m.lastProblem().code, ScheduleProblem::Code::NoSuchWindow);
+    QCOMPARE(m.rowCount(), 1);
 }
 
 void TestScheduleModel::agreesWithThePolicyOnEveryMinute()
