@@ -122,7 +122,9 @@ qint64 TimeWindows::nextEdgeIn(qint64 localWeekMs, int *nextWindow) const
     QList<qint64> deltas;
     const qint64 dayStart = t - t % kDayMs;
     for (const Window &w : m_windows) {
-        for (qint64 edge : {w.fromMs, w.toMs}) {
+        // A window's own times, and midnight: where its days begin and end (a whole-day window,
+        // from == to, changes only there).
+        for (qint64 edge : {w.fromMs, w.toMs, qint64(0)}) {
             for (int d = 0; d <= 7; ++d) {
                 const qint64 delta = dayStart + d * kDayMs + edge - t;
                 if (delta > 0)

@@ -41,15 +41,15 @@ public:
 
     // The window in force at a local week time (-1: none).
     int windowAt(qint64 localWeekMs) const;
+    // The next time after `localWeekMs` at which the window in force changes, as a delta (ms),
+    // and the window then (`nextWindow`, -1: none); -1 when it never changes.
+    qint64 nextEdgeIn(qint64 localWeekMs, int *nextWindow) const;
     const QList<Window> &windows() const { return m_windows; }
     // The words of `days`, by bit: "mon" (bit 0) .. "sun" (bit 6).
     static const QStringList &dayKeys();
 
 private:
     double shareOf(int window) const;
-    // The next time after `localWeekMs` at which the window in force changes, as a delta (ms);
-    // -1 when it never does.
-    qint64 nextEdgeIn(qint64 localWeekMs, int *nextWindow) const;
 
     CommonParams m_common;
     QList<Window> m_windows;

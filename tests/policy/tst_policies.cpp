@@ -398,6 +398,25 @@ private Q_SLOTS:
         QCOMPARE(w->windowAt(24 * h + 23 * h), -1); // Tuesday night: only Monday's is listed
     }
 
+    void aWholeDayWindowChangesAtMidnight()
+    {
+        // "from" == "to" is the whole calendar day: Tuesday opens at 00:00, not at 09:00.
+        Policy::PolicyError err;
+        const auto p = Policy::makePolicy(QStringLiteral("windows"),
+                                          QJsonDocument::fromJson(R"({"windows": [
+                                              {"name": "tuesday", "from": "09:00", "to": "09:00", "days": ["tue"], "inferenceShare": 0.9}]})")
+                                                  .object(),
+                                          &err);
+        QVERIFY2(p, qPrintable(err.field + QStringLiteral(": ") + err.message));
+        const auto *w = static_cast<const Policy::TimeWindows *>(p.get());
+        constexpr qint64 h = 3600'000;
+        int next = -2;
+        QCOMPARE(w->nextEdgeIn(12 * h, &next), 12 * h); // Monday noon: at Tuesday 00:00
+        QCOMPARE(next, 0);
+        QCOMPARE(w->nextEdgeIn(24 * h + 5 * h, &next), 19 * h); // Tuesday 05:00: Wednesday 00:00
+        QCOMPARE(next, -1);
+    }
+
     void badParametersNameTheField_data()
     {
         QTest::addColumn<QString>("policy");
