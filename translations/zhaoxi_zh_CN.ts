@@ -1973,22 +1973,6 @@
             <translation>新布局已应用到卡 %1。</translation>
         </message>
         <message>
-            <source>Read-only: applying changes to the hardware is off in Settings.</source>
-            <translation>只读：设置中已关闭“对硬件应用更改”。</translation>
-        </message>
-        <message>
-            <source>Read-only: the console has no permission to change MIG (run it as root or grant CAP_SYS_ADMIN).</source>
-            <translation>只读：控制台没有更改 MIG 的权限（请以 root 运行或授予 CAP_SYS_ADMIN）。</translation>
-        </message>
-        <message>
-            <source>Read-only: MIG is not enabled on any card.</source>
-            <translation>只读：没有任何卡启用 MIG。</translation>
-        </message>
-        <message>
-            <source>Read-only: %1</source>
-            <translation>只读：%1</translation>
-        </message>
-        <message>
             <source>window %1</source>
             <translation>时间窗 %1</translation>
         </message>
@@ -2246,6 +2230,22 @@
         <message>
             <source>Refused (%1).</source>
             <translation>已拒绝（%1）。</translation>
+        </message>
+        <message>
+            <source>Read-only: applying changes to the hardware is off in Settings.</source>
+            <translation>只读：设置中已关闭“对硬件应用更改”。</translation>
+        </message>
+        <message>
+            <source>Read-only: the console has no permission to change MIG (run it as root or grant CAP_SYS_ADMIN).</source>
+            <translation>只读：控制台没有更改 MIG 的权限（请以 root 运行或授予 CAP_SYS_ADMIN）。</translation>
+        </message>
+        <message>
+            <source>Read-only: MIG is not enabled on any card.</source>
+            <translation>只读：没有任何卡启用 MIG。</translation>
+        </message>
+        <message>
+            <source>Read-only: %1</source>
+            <translation>只读：%1</translation>
         </message>
     </context>
     <context>

@@ -7,6 +7,7 @@
 
 #include "cardmap/cardmapview.h"
 #include "cardmap/jobsview.h"
+#include "cardmap/reasontext.h"
 #include "charts/livecharts.h"
 #include "charts/sparkchart.h"
 #include "eventlog/eventlogview.h"
@@ -497,23 +498,6 @@ void MainWindow::onSnapshot(const Session::SnapshotPtr &snapshot)
         retranslateUi();
     updateRunBar();
 }
-
-namespace {
-
-// Stable English phrases from the sessions, in the console's words.
-QString readOnlyText(const QString &reason)
-{
-    if (reason == QLatin1String("changes disabled in settings"))
-        return MainWindow::tr("Read-only: applying changes to the hardware is off in Settings.");
-    if (reason.startsWith(QLatin1String("no permission")))
-        return MainWindow::tr("Read-only: the console has no permission to change MIG (run it as "
-                              "root or grant CAP_SYS_ADMIN).");
-    if (reason == QLatin1String("MIG not enabled on any card"))
-        return MainWindow::tr("Read-only: MIG is not enabled on any card.");
-    return MainWindow::tr("Read-only: %1").arg(reason);
-}
-
-} // namespace
 
 QString MainWindow::clockText() const
 {

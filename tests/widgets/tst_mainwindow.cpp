@@ -13,11 +13,13 @@
 #include "widgets/languagecontroller.h"
 #include "widgets/mainwindow.h"
 #include "widgets/repartition/repartitioneditor.h"
+#include "widgets/schedule/scheduleeditor.h"
 
 #include <QAction>
 #include <QHeaderView>
 #include <QLabel>
 #include <QMenuBar>
+#include <QPushButton>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTabWidget>
@@ -184,9 +186,14 @@ void TestMainWindow::readOnlyBannerSaysWhy()
                                       "CAP_SYS_ADMIN)");
     session.publish(s);
     QVERIFY2(w.bannerText().contains(QStringLiteral("no permission")), qPrintable(w.bannerText()));
+    // The schedule editor's Apply says it in the same words, and its own once writable again.
+    auto *apply = w.scheduleEditor()->findChild<QPushButton *>(QStringLiteral("applySchedule"));
+    QVERIFY(apply);
+    QCOMPARE(apply->toolTip(), w.bannerText());
     s.readOnly = false;
     session.publish(s);
     QVERIFY(w.bannerText().isEmpty());
+    QCOMPARE(apply->toolTip(), QStringLiteral("Make this schedule the policy in force"));
 }
 
 void TestMainWindow::settingsAreRemembered()

@@ -143,4 +143,16 @@ QString reasonText(const Status &status)
             .arg(QString::fromLatin1(Sched::reasonCode(status.reason)));
 }
 
+QString readOnlyText(const QString &reason)
+{
+    if (reason == QLatin1String("changes disabled in settings"))
+        return ReasonText::tr("Read-only: applying changes to the hardware is off in Settings.");
+    if (reason.startsWith(QLatin1String("no permission")))
+        return ReasonText::tr("Read-only: the console has no permission to change MIG (run it as "
+                              "root or grant CAP_SYS_ADMIN).");
+    if (reason == QLatin1String("MIG not enabled on any card"))
+        return ReasonText::tr("Read-only: MIG is not enabled on any card.");
+    return ReasonText::tr("Read-only: %1").arg(reason);
+}
+
 } // namespace Zhaoxi::Widgets

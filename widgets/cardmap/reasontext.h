@@ -28,4 +28,8 @@ QString trimmedNumberText(double value, int decimals);
 // A length of work as hours and minutes, "h:mm" (e.g. 5400000 ms -> "1:30"); negative as 0.
 QString hoursMinutesText(qint64 ms);
 
+// Why the appliance is read-only, in the console's words: the sessions' stable English phrases
+// (Snapshot::readOnlyReason) as one sentence.
+QString readOnlyText(const QString &reason);
+
 } // namespace Zhaoxi::Widgets

@@ -5,6 +5,7 @@
 
 #include "core/models/sessionclient.h"
 #include "widgets/appliedcommand.h"
+#include "widgets/cardmap/reasontext.h"
 
 #include <QAction>
 #include <QCheckBox>
@@ -838,8 +839,8 @@ void ScheduleEditor::refreshActions()
     const bool readOnly = m_client && m_client->snapshot() && m_client->snapshot()->readOnly;
     const bool canApply = m_client && !readOnly && !m_applying && m_model->rowCount() > 0;
     m_applyButton->setEnabled(canApply);
-    if (readOnly)
-        m_applyButton->setToolTip(m_client->snapshot()->readOnlyReason);
+    m_applyButton->setToolTip(readOnly ? readOnlyText(m_client->snapshot()->readOnlyReason)
+                                       : tr("Make this schedule the policy in force"));
     const bool canRevert = !m_revertPoint.isEmpty() && !m_applying;
     m_revertButton->setEnabled(canRevert);
     m_remove->setEnabled(m_row >= 0 && m_model->rowCount() > 1);
