@@ -345,6 +345,29 @@ quint32 occupancyMask(const CardModel &model, const QList<MigPlacement> &layout)
     return usageOf(model, layout).mask;
 }
 
+LayoutSteps layoutSteps(const CardModel &model,
+                        const QList<MigPlacement> &current,
+                        const QList<MigPlacement> &target)
+{
+    LayoutSteps steps;
+    steps.create = target;
+    for (qsizetype i = 0; i < current.size(); ++i) {
+        if (!steps.create.removeOne(current[i]))
+            steps.destroy.append(int(i));
+    }
+    auto span = [&](const MigPlacement &p) {
+        return validProfile(model, p.profile) ? model.migProfiles[p.profile].span : 0;
+    };
+    std::sort(steps.create.begin(),
+              steps.create.end(),
+              [&](const MigPlacement &a, const MigPlacement &b) {
+                  if (span(a) != span(b))
+                      return span(a) > span(b);
+                  return a.start < b.start;
+              });
+    return steps;
+}
+
 int firstFreeStart(const CardModel &model, const QList<MigPlacement> &layout, int profile)
 {
     if (!validProfile(model, profile))

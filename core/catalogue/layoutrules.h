@@ -72,6 +72,19 @@ quint32 occupancyMask(const CardModel &model, const QList<MigPlacement> &layout)
 // profile index the model lacks). Does not allocate.
 int firstFreeStart(const CardModel &model, const QList<MigPlacement> &layout, int profile);
 
+// The steps from the `current` layout to `target`: the current placements the target lacks
+// (`destroy`, indexes into `current`, in its order) and the target's placements to create, larger
+// spans first (the order the driver accepts for fixed placements), then by start. Placements in
+// both stay.
+struct LayoutSteps
+{
+    QList<int> destroy;
+    QList<MigPlacement> create;
+};
+LayoutSteps layoutSteps(const CardModel &model,
+                        const QList<MigPlacement> &current,
+                        const QList<MigPlacement> &target);
+
 // Every maximal valid layout (no further placement of an allowed profile fits), each sorted by
 // (start, profile), the list sorted lexicographically. `allowedProfiles` empty = all profiles;
 // indexes the model lacks are ignored. Empty for a model without MIG.

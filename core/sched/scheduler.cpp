@@ -328,37 +328,24 @@ bool Scheduler::applyLayout(CardId cardId,
             *why = v.describe(model, target);
         return false;
     }
+    const Catalogue::LayoutSteps steps = Catalogue::layoutSteps(model, card.migLayout(), target);
     QList<int> destroy;
-    QList<Domain::MigPlacement> create = target;
-    for (const Unit &u : card.units) {
-        const Domain::MigPlacement p{u.profile, u.start};
-        if (create.contains(p)) {
-            create.removeOne(p);
-        } else {
-            if (u.job.isValid()) {
-                if (why)
-                    *why = QStringLiteral("instance %1@%2 serves job %3")
-                                   .arg(model.migProfiles[u.profile].name)
-                                   .arg(u.start)
-                                   .arg(m_state.job(u.job).spec.name);
-                return false;
-            }
-            destroy.append(u.uid);
+    for (int i : steps.destroy) {
+        const Unit &u = card.units[i];
+        if (u.job.isValid()) {
+            if (why)
+                *why = QStringLiteral("instance %1@%2 serves job %3")
+                               .arg(model.migProfiles[u.profile].name)
+                               .arg(u.start)
+                               .arg(m_state.job(u.job).spec.name);
+            return false;
         }
+        destroy.append(u.uid);
     }
-    // Larger instances first: the order the driver accepts for fixed placements.
-    std::sort(create.begin(),
-              create.end(),
-              [&](const Domain::MigPlacement &a, const Domain::MigPlacement &b) {
-                  const auto &x = model.migProfiles[a.profile], &y = model.migProfiles[b.profile];
-                  if (x.span != y.span)
-                      return x.span > y.span;
-                  return a.start < b.start;
-              });
     Statement st(m_state);
     for (int uid : destroy)
         st.destroyPartition(cardId, uid);
-    for (const Domain::MigPlacement &p : create)
+    for (const Domain::MigPlacement &p : steps.create)
         st.createPartition(cardId, p.profile, p.start);
     st.commit();
     publishSteps(st.steps(), nowMs);

@@ -33,18 +33,14 @@ LayoutPreview previewLayoutChange(const Sched::ClusterState &st,
         p.error = v.describe(model, target);
         return p;
     }
-    QList<Domain::MigPlacement> create = target;
-    for (const Sched::Unit &u : c.units) {
-        const Domain::MigPlacement mp{u.profile, u.start};
-        if (create.contains(mp)) {
-            create.removeOne(mp);
-            continue;
-        }
-        ++p.destroys;
+    const Catalogue::LayoutSteps steps = Catalogue::layoutSteps(model, c.migLayout(), target);
+    for (int i : steps.destroy) {
+        const Sched::Unit &u = c.units[i];
         if (u.job.isValid() && !p.affectedJobs.contains(u.job))
             p.affectedJobs.append(u.job);
     }
-    p.creates = int(create.size());
+    p.destroys = int(steps.destroy.size());
+    p.creates = int(steps.create.size());
     p.ok = true;
     return p;
 }

@@ -159,6 +159,7 @@ private Q_SLOTS:
     void occupancyMasks_data();
     void occupancyMasks();
     void modelWithoutMig();
+    void stepsKeepWhatStaysAndCreateLargerFirst();
 };
 
 void TestLayoutRules::placementTable_data()
@@ -558,6 +559,21 @@ void TestLayoutRules::modelWithoutMig()
     const CardModel &h100 = model("H100-SXM5-80GB");
     QCOMPARE(firstFreeStart(h100, {}, 7), -1); // no such profile
     QCOMPARE(firstFreeStart(h100, {}, -1), -1);
+}
+
+void TestLayoutRules::stepsKeepWhatStaysAndCreateLargerFirst()
+{
+    const CardModel &m = model("H100-SXM5-80GB");
+    // A 3g and a 1g; the target keeps the 3g, moves the 1g and adds a 2g.
+    const Layout current = parse(m, "3g.40gb@4 1g.10gb@0");
+    const Layout target = parse(m, "1g.10gb@1 3g.40gb@4 2g.20gb@2");
+    QVERIFY(validateLayout(m, target).isValid());
+    const LayoutSteps steps = layoutSteps(m, current, target);
+    QCOMPARE(steps.destroy, (QList<int>{1}));                // 1g@0 goes, the 3g stays
+    QCOMPARE(steps.create, parse(m, "2g.20gb@2 1g.10gb@1")); // the larger span first
+    // The same layout in another order: nothing to do.
+    const LayoutSteps none = layoutSteps(m, current, parse(m, "1g.10gb@0 3g.40gb@4"));
+    QVERIFY(none.destroy.isEmpty() && none.create.isEmpty());
 }
 
 QTEST_GUILESS_MAIN(TestLayoutRules)

@@ -108,25 +108,14 @@ QList<Step> planSteps(const CardModel &model,
                       const QList<CurrentUnit> &units,
                       const Layout &pending)
 {
-    const Diff d = diff(units, pending);
+    Layout current;
+    for (const CurrentUnit &u : units)
+        current.append(u.placement);
+    const Catalogue::LayoutSteps plan = Catalogue::layoutSteps(model, current, pending);
     QList<Step> steps;
-    for (qsizetype u = 0; u < units.size(); ++u) {
-        if (!d.unitKept[u])
-            steps.append(Step{Step::Kind::Destroy, units[u].placement, units[u].jobName});
-    }
-    Layout create;
-    for (qsizetype p = 0; p < pending.size(); ++p) {
-        if (d.placementCreated[p])
-            create.append(pending[p]);
-    }
-    std::sort(create.begin(), create.end(), [&](MigPlacement a, MigPlacement b) {
-        const int sa = validProfile(model, a.profile) ? model.migProfiles[a.profile].span : 0;
-        const int sb = validProfile(model, b.profile) ? model.migProfiles[b.profile].span : 0;
-        if (sa != sb)
-            return sa > sb;
-        return a.start < b.start;
-    });
-    for (MigPlacement p : create)
+    for (int u : plan.destroy)
+        steps.append(Step{Step::Kind::Destroy, units[u].placement, units[u].jobName});
+    for (MigPlacement p : plan.create)
         steps.append(Step{Step::Kind::Create, p, QString()});
     return steps;
 }
