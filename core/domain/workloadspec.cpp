@@ -59,6 +59,34 @@ QString toString(IsolationRequirement requirement)
     return {};
 }
 
+QString toString(MetricsPreset preset)
+{
+    switch (preset) {
+    case MetricsPreset::Vllm:
+        return QStringLiteral("vllm");
+    case MetricsPreset::Triton:
+        return QStringLiteral("triton");
+    case MetricsPreset::Tgi:
+        return QStringLiteral("tgi");
+    case MetricsPreset::Custom:
+        return QStringLiteral("custom");
+    }
+    return {};
+}
+
+QString toString(LatencyUnit unit)
+{
+    switch (unit) {
+    case LatencyUnit::Seconds:
+        return QStringLiteral("s");
+    case LatencyUnit::Milliseconds:
+        return QStringLiteral("ms");
+    case LatencyUnit::Microseconds:
+        return QStringLiteral("us");
+    }
+    return {};
+}
+
 namespace {
 
 template<typename Enum>
@@ -81,6 +109,10 @@ constexpr std::initializer_list<PreemptionTolerance> allTolerances
            PreemptionTolerance::Restart};
 constexpr std::initializer_list<IsolationRequirement> allRequirements
         = {IsolationRequirement::HardOnly, IsolationRequirement::SoftAllowed};
+constexpr std::initializer_list<MetricsPreset> allPresets
+        = {MetricsPreset::Vllm, MetricsPreset::Triton, MetricsPreset::Tgi, MetricsPreset::Custom};
+constexpr std::initializer_list<LatencyUnit> allLatencyUnits
+        = {LatencyUnit::Seconds, LatencyUnit::Milliseconds, LatencyUnit::Microseconds};
 
 template<typename Enum>
 bool isKnown(Enum value, std::initializer_list<Enum> values)
@@ -107,6 +139,88 @@ bool preemptionToleranceFromString(const QString &text, PreemptionTolerance *tol
 bool isolationRequirementFromString(const QString &text, IsolationRequirement *requirement)
 {
     return enumFromString(text, allRequirements, requirement);
+}
+
+bool metricsPresetFromString(const QString &text, MetricsPreset *preset)
+{
+    return enumFromString(text, allPresets, preset);
+}
+
+bool latencyUnitFromString(const QString &text, LatencyUnit *unit)
+{
+    return enumFromString(text, allLatencyUnits, unit);
+}
+
+double secondsPer(LatencyUnit unit)
+{
+    switch (unit) {
+    case LatencyUnit::Seconds:
+        return 1.0;
+    case LatencyUnit::Milliseconds:
+        return 1e-3;
+    case LatencyUnit::Microseconds:
+        return 1e-6;
+    }
+    return 1.0;
+}
+
+MetricNames metricNamesFor(const RunSpec &run)
+{
+    MetricNames names;
+    switch (run.metricsPreset) {
+    case MetricsPreset::Vllm:
+        names.latency = QStringLiteral("vllm:e2e_request_latency_seconds");
+        names.queue = QStringLiteral("vllm:num_requests_waiting");
+        break;
+    case MetricsPreset::Triton:
+        // Triton exports no latency histogram by default, only the time spent and the requests
+        // served, both cumulative.
+        names.latency = QStringLiteral("nv_inference_request_duration_us");
+        names.latencyKind = MetricNames::LatencyKind::CounterPair;
+        names.latencyCount = QStringLiteral("nv_inference_request_success");
+        names.latencyUnit = LatencyUnit::Microseconds;
+        names.queue = QStringLiteral("nv_inference_pending_request_count");
+        break;
+    case MetricsPreset::Tgi:
+        names.latency = QStringLiteral("tgi_request_duration");
+        names.queue = QStringLiteral("tgi_queue_size");
+        break;
+    case MetricsPreset::Custom:
+        break;
+    }
+    if (!run.latencyMetric.isEmpty())
+        names.latency = run.latencyMetric;
+    if (!run.queueMetric.isEmpty())
+        names.queue = run.queueMetric;
+    if (run.latencyUnit)
+        names.latencyUnit = *run.latencyUnit;
+    return names;
+}
+
+QStringList checkpointSignalNames()
+{
+    return {QStringLiteral("SIGTERM"),
+            QStringLiteral("SIGINT"),
+            QStringLiteral("SIGHUP"),
+            QStringLiteral("SIGQUIT"),
+            QStringLiteral("SIGUSR1"),
+            QStringLiteral("SIGUSR2")};
+}
+
+QStringList stopSignalNames()
+{
+    return checkpointSignalNames() << QStringLiteral("SIGKILL");
+}
+
+bool isApplianceEnvironmentName(const QString &name)
+{
+    static const QSet<QString> names{QStringLiteral("CUDA_VISIBLE_DEVICES"),
+                                     QStringLiteral("NVIDIA_VISIBLE_DEVICES"),
+                                     QStringLiteral("CUDA_MPS_PIPE_DIRECTORY"),
+                                     QStringLiteral("CUDA_MPS_LOG_DIRECTORY"),
+                                     QStringLiteral("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE"),
+                                     QStringLiteral("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT")};
+    return name.startsWith(QLatin1String("ZHAOXI_")) || names.contains(name);
 }
 
 // ---- durations --------------------------------------------------------------------------------
@@ -265,6 +379,129 @@ public:
         return true;
     }
 
+    // A duration already read within checkDuration's bounds, against a narrower range.
+    bool checkDurationRange(const QString &field, qint64 ms, qint64 lo, qint64 hi)
+    {
+        if (!checkDuration(field, ms))
+            return false;
+        if (ms < lo || ms > hi) {
+            return fail(
+                    field,
+                    QStringLiteral("must be %1..%2, got %3")
+                            .arg(durationToString(lo), durationToString(hi), durationToString(ms)));
+        }
+        return true;
+    }
+
+    bool checkNoNul(const QString &field, const QString &text)
+    {
+        // execve() takes C strings: a NUL would silently cut the value short.
+        if (text.contains(QChar(0)))
+            return fail(field, QStringLiteral("must not contain a NUL character"));
+        return true;
+    }
+
+    bool checkAbsolutePath(const QString &field, const QString &path)
+    {
+        if (!path.startsWith(u'/')) {
+            return fail(field,
+                        QStringLiteral("must be an absolute path (starting with \"/\"), got %1")
+                                .arg(quoted(path)));
+        }
+        return checkNoNul(field, path);
+    }
+
+    bool checkHttpPath(const QString &field, const QString &path)
+    {
+        if (!path.startsWith(u'/')) {
+            return fail(field,
+                        QStringLiteral("must be an HTTP path starting with \"/\", got %1")
+                                .arg(quoted(path)));
+        }
+        // It goes into a request line as it is.
+        for (QChar c : path) {
+            if (c.isSpace() || c.category() == QChar::Other_Control)
+                return fail(field, QStringLiteral("must not contain spaces or control characters"));
+        }
+        return true;
+    }
+
+    bool checkMetricName(const QString &field, const QString &name)
+    {
+        static const QRegularExpression re(QStringLiteral("^[a-zA-Z_:][a-zA-Z0-9_:]*$"));
+        if (!re.match(name).hasMatch()) {
+            return fail(
+                    field,
+                    QStringLiteral("must be a Prometheus metric name ([a-zA-Z_:][a-zA-Z0-9_:]*), "
+                                   "got %1")
+                            .arg(quoted(name)));
+        }
+        return true;
+    }
+
+    bool checkUserName(const QString &field, const QString &name)
+    {
+        // shadow-utils' rule (useradd without --badname), with "." as POSIX allows it; the
+        // length is what utmp and useradd keep.
+        static const QRegularExpression re(QStringLiteral("^[a-z_][a-z0-9_.-]*\\$?$"));
+        if (name.isEmpty()) {
+            return fail(field,
+                        QStringLiteral("must not be empty; leave the key out to run as the "
+                                       "appliance's default account"));
+        }
+        if (name.size() > Limits::maxUserNameLength) {
+            return fail(field,
+                        QStringLiteral("must be at most %1 characters, got %2")
+                                .arg(QString::number(Limits::maxUserNameLength),
+                                     QString::number(name.size())));
+        }
+        if (!re.match(name).hasMatch()) {
+            return fail(field,
+                        QStringLiteral("must be a POSIX user name (lower-case letters, digits, "
+                                       "\"_\", \".\" and \"-\", not starting with a digit, \".\" "
+                                       "or \"-\", optionally ending in \"$\"), got %1")
+                                .arg(quoted(name)));
+        }
+        return true;
+    }
+
+    bool checkSignal(const QString &field, const QString &name, const QStringList &accepted)
+    {
+        if (accepted.contains(name))
+            return true;
+        QString message = QStringLiteral("must be one of %1, got %2")
+                                  .arg(accepted.join(QStringLiteral(", ")), quoted(name));
+        const QString upper = name.toUpper();
+        const QString spelt
+                = upper.startsWith(QLatin1String("SIG")) ? upper : QStringLiteral("SIG") + upper;
+        if (accepted.contains(spelt))
+            message += QStringLiteral(" (did you mean %1?)").arg(quoted(spelt));
+        else if (spelt == QLatin1String("SIGKILL"))
+            message += QStringLiteral(" (SIGKILL cannot be caught, so it cannot ask for anything)");
+        return fail(field, message);
+    }
+
+    bool checkLogLimit(const QString &field, qint64 bytes)
+    {
+        if (bytes < Limits::minLogLimitBytes || bytes > Limits::maxLogLimitBytes)
+            return fail(field, logLimitRange(QString::number(bytes)));
+        return true;
+    }
+
+    static QString logLimitRange(const QString &got)
+    {
+        return QStringLiteral("must be 64KiB..64GiB (%1..%2 bytes), got %3")
+                .arg(QString::number(Limits::minLogLimitBytes),
+                     QString::number(Limits::maxLogLimitBytes),
+                     got);
+    }
+
+    static QString portRange(const QString &got)
+    {
+        return QStringLiteral("must be \"auto\" or 1..%1, got %2")
+                .arg(QString::number(Limits::maxPort), got);
+    }
+
     bool checkProfile(const QString &field, const QString &profile)
     {
         // The catalogue decides whether a profile exists on some model; here only its shape is
@@ -351,6 +588,10 @@ private:
     bool readTime(const Scope &in, TimeBudget *time);
     bool readAffinity(const Scope &in, Affinity *affinity);
     bool readInference(const Scope &in, InferenceSpec *inference);
+    bool readStrings(const Scope &in, const char *key, QStringList *out);
+    bool readPort(const Scope &in, std::optional<int> *port);
+    bool readLogLimit(const Scope &in, qint64 *bytes);
+    bool readRun(const Scope &in, WorkloadKind kind, RunSpec *run);
 };
 
 // Unknown keys are looked at before anything else, so a typo is reported as a typo and not as
@@ -702,23 +943,9 @@ bool Reader::readTime(const Scope &in, TimeBudget *time)
 
 bool Reader::readAffinity(const Scope &in, Affinity *affinity)
 {
-    if (!checkKeys(in, {"cardModels", "sameLinkDomain", "host"}))
+    if (!checkKeys(in, {"cardModels", "sameLinkDomain", "host"})
+        || !readStrings(in, "cardModels", &affinity->cardModels)) {
         return false;
-    if (in.has("cardModels")) {
-        const QJsonValue value = in.at("cardModels");
-        if (!value.isArray()) {
-            return fail(in.field("cardModels"),
-                        QStringLiteral("expected an array, got %1").arg(typeName(value)));
-        }
-        const QJsonArray models = value.toArray();
-        for (qsizetype i = 0; i < models.size(); ++i) {
-            if (!models.at(i).isString()) {
-                return fail(
-                        in.field("cardModels") + QStringLiteral("[%1]").arg(i),
-                        QStringLiteral("expected a string, got %1").arg(typeName(models.at(i))));
-            }
-            affinity->cardModels.append(models.at(i).toString());
-        }
     }
     if (!readBool(in, "sameLinkDomain", &affinity->sameLinkDomain)
         || !readString(in, "host", &affinity->host)) {
@@ -747,6 +974,184 @@ bool Reader::readInference(const Scope &in, InferenceSpec *inference)
     return readInt(replicas, "max", 1, Limits::maxReplicas, &inference->maxReplicas);
 }
 
+bool Reader::readStrings(const Scope &in, const char *key, QStringList *out)
+{
+    const QJsonValue value = in.at(key);
+    if (value.isUndefined())
+        return true;
+    if (!value.isArray())
+        return fail(in.field(key),
+                    QStringLiteral("expected an array, got %1").arg(typeName(value)));
+    const QJsonArray array = value.toArray();
+    QStringList strings;
+    for (qsizetype i = 0; i < array.size(); ++i) {
+        if (!array.at(i).isString()) {
+            return fail(in.field(key) + QStringLiteral("[%1]").arg(i),
+                        QStringLiteral("expected a string, got %1").arg(typeName(array.at(i))));
+        }
+        strings.append(array.at(i).toString());
+    }
+    *out = strings;
+    return true;
+}
+
+bool Reader::readPort(const Scope &in, std::optional<int> *port)
+{
+    const QJsonValue value = in.at("port");
+    const QString field = in.field("port");
+    if (value.isUndefined())
+        return true;
+    if (value.isString()) {
+        if (value.toString() != QLatin1String("auto"))
+            return fail(field, portRange(quoted(value.toString())));
+        port->reset();
+        return true;
+    }
+    if (!value.isDouble()) {
+        return fail(field,
+                    QStringLiteral("expected \"auto\" or an integer, got %1").arg(typeName(value)));
+    }
+    const double d = value.toDouble();
+    if (std::trunc(d) != d || d < 1 || d > Limits::maxPort)
+        return fail(field, portRange(numberText(d)));
+    *port = int(d);
+    return true;
+}
+
+bool Reader::readLogLimit(const Scope &in, qint64 *bytes)
+{
+    const QJsonValue value = in.at("logLimit");
+    const QString field = in.field("logLimit");
+    if (value.isUndefined())
+        return true;
+    if (value.isDouble()) {
+        const double d = value.toDouble();
+        if (std::trunc(d) != d)
+            return fail(field,
+                        QStringLiteral("expected an integer number of bytes, got %1")
+                                .arg(numberText(d)));
+        if (d < double(Limits::minLogLimitBytes) || d > double(Limits::maxLogLimitBytes))
+            return fail(field, logLimitRange(numberText(d)));
+        *bytes = value.toInteger();
+        return true;
+    }
+    if (!value.isString()) {
+        return fail(field,
+                    QStringLiteral("expected a number of bytes or a size such as \"64MiB\", got %1")
+                            .arg(typeName(value)));
+    }
+    // Binary units only, and whole numbers: "64MB" and "1.5GiB" are more likely a guess at the
+    // syntax than a size someone means to the byte.
+    static const QRegularExpression re(QStringLiteral("^([0-9]+)(KiB|MiB|GiB)$"));
+    const QString text = value.toString();
+    const QRegularExpressionMatch match = re.match(text);
+    if (!match.hasMatch()) {
+        return fail(field,
+                    QStringLiteral("expected a number of bytes or a size such as \"512KiB\", "
+                                   "\"64MiB\" or \"2GiB\" (a whole number and KiB, MiB or GiB), "
+                                   "got %1")
+                            .arg(quoted(text)));
+    }
+    const QString unit = match.captured(2);
+    const int shift = unit == QLatin1String("KiB") ? 10 : unit == QLatin1String("MiB") ? 20 : 30;
+    bool ok = false;
+    const qint64 n = match.captured(1).toLongLong(&ok);
+    if (!ok || n > (Limits::maxLogLimitBytes >> shift) || (n << shift) < Limits::minLogLimitBytes)
+        return fail(field, logLimitRange(quoted(text)));
+    *bytes = n << shift;
+    return true;
+}
+
+// Types and syntax only; ranges and cross-field rules are validateRun's, which the reader runs
+// after it. Keys that do not apply to the kind are refused before their values are looked at.
+bool Reader::readRun(const Scope &in, WorkloadKind kind, RunSpec *run)
+{
+    static constexpr Keys inferenceOnly = {"port",
+                                           "ready",
+                                           "readyTimeout",
+                                           "metrics",
+                                           "metricsPreset",
+                                           "latencyMetric",
+                                           "queueMetric",
+                                           "latencyUnit"};
+    if (!checkKeys(in,
+                   {"command",
+                    "workdir",
+                    "env",
+                    "user",
+                    "stopSignal",
+                    "checkpointSignal",
+                    "stopGrace",
+                    "logLimit",
+                    "progressTimeout",
+                    "port",
+                    "ready",
+                    "readyTimeout",
+                    "metrics",
+                    "metricsPreset",
+                    "latencyMetric",
+                    "queueMetric",
+                    "latencyUnit"})) {
+        return false;
+    }
+    if (kind != WorkloadKind::Inference) {
+        for (const char *key : inferenceOnly) {
+            if (in.has(key)) {
+                return fail(in.field(key),
+                            QStringLiteral("only allowed when kind is \"inference\", but it is %1")
+                                    .arg(quoted(toString(kind))));
+            }
+        }
+    } else if (in.has("progressTimeout")) {
+        return fail(in.field("progressTimeout"),
+                    QStringLiteral("only allowed when kind is \"training\" or \"batch\", but it "
+                                   "is \"inference\""));
+    }
+    if (!require(in, {"command"}) || !readStrings(in, "command", &run->command)
+        || !readString(in, "workdir", &run->workdir)
+        || (in.has("workdir") && !checkAbsolutePath(in.field("workdir"), run->workdir))) {
+        return false;
+    }
+
+    Scope env;
+    if (!readObject(in, "env", &env))
+        return false;
+    for (auto it = env.object.begin(); it != env.object.end(); ++it) {
+        if (!it.value().isString()) {
+            return fail(join(env.path, it.key()),
+                        QStringLiteral("expected a string, got %1").arg(typeName(it.value())));
+        }
+        run->env.insert(it.key(), it.value().toString());
+    }
+
+    if (!readString(in, "user", &run->user)
+        || (in.has("user") && !checkUserName(in.field("user"), run->user))
+        || !readString(in, "stopSignal", &run->stopSignal)
+        || !readString(in, "checkpointSignal", &run->checkpointSignal)
+        || !readDuration(in, "stopGrace", &run->stopGraceMs)
+        || !readLogLimit(in, &run->logLimitBytes)
+        || !readDuration(in, "progressTimeout", &run->progressTimeoutMs)
+        || !readPort(in, &run->port) || !readString(in, "ready", &run->ready)
+        || (in.has("ready") && !checkHttpPath(in.field("ready"), run->ready))
+        || !readDuration(in, "readyTimeout", &run->readyTimeoutMs)
+        || !readString(in, "metrics", &run->metrics)
+        || !readEnum(in, "metricsPreset", allPresets, &run->metricsPreset)
+        || !readString(in, "latencyMetric", &run->latencyMetric)
+        || (in.has("latencyMetric")
+            && !checkMetricName(in.field("latencyMetric"), run->latencyMetric))
+        || !readString(in, "queueMetric", &run->queueMetric)
+        || (in.has("queueMetric") && !checkMetricName(in.field("queueMetric"), run->queueMetric))) {
+        return false;
+    }
+    if (in.has("latencyUnit")) {
+        LatencyUnit unit = LatencyUnit::Seconds;
+        if (!readEnum(in, "latencyUnit", allLatencyUnits, &unit))
+            return false;
+        run->latencyUnit = unit;
+    }
+    return true;
+}
+
 std::optional<WorkloadSpec> Reader::read(const QJsonObject &json)
 {
     const Scope in{json, {}};
@@ -766,7 +1171,8 @@ std::optional<WorkloadSpec> Reader::read(const QJsonObject &json)
                          "checkpointInterval",
                          "affinity",
                          "isolation",
-                         "inference"})
+                         "inference",
+                         "run"})
               && require(in, {"name", "kind", "demand"}) && readString(in, "name", &spec.name)
               && checkText(in.field("name"), spec.name, Limits::maxNameLength)
               && readEnum(in, "kind", allKinds, &spec.kind) && readObject(in, "demand", &demand)
@@ -784,6 +1190,13 @@ std::optional<WorkloadSpec> Reader::read(const QJsonObject &json)
         if (!readObject(in, "inference", &inference) || !readInference(inference, &block))
             return std::nullopt;
         spec.inference = block;
+    }
+    if (in.has("run")) {
+        Scope run;
+        RunSpec block;
+        if (!readObject(in, "run", &run) || !readRun(run, spec.kind, &block))
+            return std::nullopt;
+        spec.run = block;
     }
     return spec;
 }
@@ -919,6 +1332,170 @@ bool validateInference(const InferenceSpec &i, Reporter &r)
             QStringLiteral("inference.replicas.max"), i.maxReplicas, 1, Limits::maxReplicas);
 }
 
+bool validateEnvironment(const QMap<QString, QString> &env, Reporter &r)
+{
+    static const QRegularExpression re(QStringLiteral("^[A-Za-z_][A-Za-z0-9_]*$"));
+    for (auto it = env.begin(); it != env.end(); ++it) {
+        const QString field = QStringLiteral("run.env.") + it.key();
+        if (!re.match(it.key()).hasMatch()) {
+            return r.fail(field,
+                          QStringLiteral("not a valid environment variable name (letters, digits "
+                                         "and \"_\", not starting with a digit)"));
+        }
+        if (it.key().startsWith(QLatin1String("ZHAOXI_"))) {
+            return r.fail(field,
+                          QStringLiteral("names starting with ZHAOXI_ are set by the appliance; "
+                                         "leave it out"));
+        }
+        if (isApplianceEnvironmentName(it.key())) {
+            return r.fail(field,
+                          QStringLiteral("set by the appliance, from the card, partition or share "
+                                         "it gives each unit; leave it out"));
+        }
+        if (!r.checkNoNul(field, it.value()))
+            return false;
+    }
+    return true;
+}
+
+// The inference-only keys of a run for another kind: the writer leaves them out, so a value
+// other than the default would not survive a round trip and is refused as if it had been given.
+bool validateRunKeysForKind(const WorkloadSpec &spec, Reporter &r)
+{
+    const RunSpec &run = *spec.run;
+    const RunSpec defaults;
+    if (spec.kind == WorkloadKind::Inference) {
+        if (run.progressTimeoutMs != defaults.progressTimeoutMs) {
+            return r.fail(QStringLiteral("run.progressTimeout"),
+                          QStringLiteral("only allowed when kind is \"training\" or \"batch\", "
+                                         "but it is \"inference\""));
+        }
+        return true;
+    }
+    const std::pair<const char *, bool> given[] = {
+            {"port", run.port.has_value()},
+            {"ready", !run.ready.isEmpty()},
+            {"readyTimeout", run.readyTimeoutMs != defaults.readyTimeoutMs},
+            {"metrics", run.metrics != defaults.metrics},
+            {"metricsPreset", run.metricsPreset != defaults.metricsPreset},
+            {"latencyMetric", !run.latencyMetric.isEmpty()},
+            {"queueMetric", !run.queueMetric.isEmpty()},
+            {"latencyUnit", run.latencyUnit.has_value()},
+    };
+    for (const auto &[key, isGiven] : given) {
+        if (isGiven) {
+            return r.fail(QStringLiteral("run.") + QLatin1String(key),
+                          QStringLiteral("only allowed when kind is \"inference\", but it is %1")
+                                  .arg(quoted(toString(spec.kind))));
+        }
+    }
+    return true;
+}
+
+bool validateServing(const WorkloadSpec &spec, Reporter &r)
+{
+    const RunSpec &run = *spec.run;
+    if (run.port && (*run.port < 1 || *run.port > Limits::maxPort))
+        return r.fail(QStringLiteral("run.port"), Reporter::portRange(QString::number(*run.port)));
+    if (!run.ready.isEmpty() && !r.checkHttpPath(QStringLiteral("run.ready"), run.ready))
+        return false;
+    if (!r.checkDurationRange(QStringLiteral("run.readyTimeout"),
+                              run.readyTimeoutMs,
+                              Limits::minReadyTimeoutMs,
+                              Limits::maxReadyTimeoutMs)
+        || !r.checkHttpPath(QStringLiteral("run.metrics"), run.metrics)) {
+        return false;
+    }
+    if (!isKnown(run.metricsPreset, allPresets))
+        return r.fail(QStringLiteral("run.metricsPreset"), QStringLiteral("unknown preset"));
+    if (!run.latencyMetric.isEmpty()
+        && !r.checkMetricName(QStringLiteral("run.latencyMetric"), run.latencyMetric)) {
+        return false;
+    }
+    if (!run.queueMetric.isEmpty()
+        && !r.checkMetricName(QStringLiteral("run.queueMetric"), run.queueMetric)) {
+        return false;
+    }
+    if (run.metricsPreset == MetricsPreset::Custom) {
+        const QString why = QStringLiteral("required when metricsPreset is \"custom\" (there are "
+                                           "no preset names to fall back on)");
+        if (run.latencyMetric.isEmpty())
+            return r.fail(QStringLiteral("run.latencyMetric"), why);
+        if (run.queueMetric.isEmpty())
+            return r.fail(QStringLiteral("run.queueMetric"), why);
+    }
+    if (run.latencyUnit) {
+        if (!isKnown(*run.latencyUnit, allLatencyUnits))
+            return r.fail(QStringLiteral("run.latencyUnit"), QStringLiteral("unknown unit"));
+        if (run.latencyMetric.isEmpty()) {
+            RunSpec preset = run;
+            preset.latencyUnit.reset();
+            return r.fail(QStringLiteral("run.latencyUnit"),
+                          QStringLiteral("only allowed with run.latencyMetric; the preset %1 "
+                                         "fixes the unit of its own metric (%2)")
+                                  .arg(quoted(toString(run.metricsPreset)),
+                                       toString(metricNamesFor(preset).latencyUnit)));
+        }
+    }
+    // Checked here rather than in validateInference: it is the port that limits the replicas.
+    if (run.port && spec.inference && spec.inference->maxReplicas != 1) {
+        return r.fail(QStringLiteral("inference.replicas.max"),
+                      QStringLiteral("must be 1 when run.port is fixed (%1): two replicas on one "
+                                     "host cannot listen on the same port; use \"port\": "
+                                     "\"auto\" to scale, got %2")
+                              .arg(QString::number(*run.port),
+                                   QString::number(spec.inference->maxReplicas)));
+    }
+    return true;
+}
+
+bool validateRun(const WorkloadSpec &spec, Reporter &r)
+{
+    const RunSpec &run = *spec.run;
+    if (run.command.isEmpty()) {
+        return r.fail(QStringLiteral("run.command"),
+                      QStringLiteral("must not be empty; give the program and its arguments"));
+    }
+    for (qsizetype i = 0; i < run.command.size(); ++i) {
+        if (!r.checkNoNul(QStringLiteral("run.command[%1]").arg(i), run.command[i]))
+            return false;
+    }
+    const QString program = run.command.constFirst();
+    if (program.isEmpty())
+        return r.fail(QStringLiteral("run.command[0]"),
+                      QStringLiteral("must not be empty; it is the program to run"));
+    // A relative path would be resolved against whatever directory the process starts in,
+    // which is the appliance's choice unless workdir is given: say where the program is.
+    if (program.contains(u'/') && !program.startsWith(u'/')) {
+        return r.fail(QStringLiteral("run.command[0]"),
+                      QStringLiteral("must be an absolute path or a program name looked up in "
+                                     "PATH, got %1")
+                              .arg(quoted(program)));
+    }
+    if (!run.workdir.isEmpty() && !r.checkAbsolutePath(QStringLiteral("run.workdir"), run.workdir))
+        return false;
+    if (!validateEnvironment(run.env, r))
+        return false;
+    if (!run.user.isEmpty() && !r.checkUserName(QStringLiteral("run.user"), run.user))
+        return false;
+    if (!r.checkSignal(QStringLiteral("run.stopSignal"), run.stopSignal, stopSignalNames())
+        || !r.checkSignal(QStringLiteral("run.checkpointSignal"),
+                          run.checkpointSignal,
+                          checkpointSignalNames())
+        || !r.checkDurationRange(
+                QStringLiteral("run.stopGrace"), run.stopGraceMs, 0, Limits::maxStopGraceMs)
+        || !r.checkLogLimit(QStringLiteral("run.logLimit"), run.logLimitBytes)
+        || !validateRunKeysForKind(spec, r)) {
+        return false;
+    }
+    if (spec.kind == WorkloadKind::Inference)
+        return validateServing(spec, r);
+    return r.checkDurationRange(QStringLiteral("run.progressTimeout"),
+                                run.progressTimeoutMs,
+                                0,
+                                Limits::maxProgressTimeoutMs);
+}
+
 bool validate(const WorkloadSpec &spec, Reporter &r)
 {
     if (!r.checkText(QStringLiteral("name"), spec.name, Limits::maxNameLength))
@@ -950,7 +1527,9 @@ bool validate(const WorkloadSpec &spec, Reporter &r)
                       QStringLiteral("only allowed when kind is \"inference\", but it is %1")
                               .arg(quoted(toString(spec.kind))));
     }
-    return !spec.inference || validateInference(*spec.inference, r);
+    if (spec.inference && !validateInference(*spec.inference, r))
+        return false;
+    return !spec.run || validateRun(spec, r);
 }
 
 // ---- byte-level checks ------------------------------------------------------------------------
@@ -1064,6 +1643,43 @@ QJsonValue durationValue(qint64 ms)
     return QJsonValue(double(ms) / 1000.0);
 }
 
+QJsonObject runToJson(WorkloadKind kind, const RunSpec &run)
+{
+    QJsonObject env;
+    for (auto it = run.env.begin(); it != run.env.end(); ++it)
+        env.insert(it.key(), it.value());
+    QJsonObject json{
+            {QLatin1String("command"), QJsonArray::fromStringList(run.command)},
+            {QLatin1String("env"), env},
+            {QLatin1String("stopSignal"), run.stopSignal},
+            {QLatin1String("checkpointSignal"), run.checkpointSignal},
+            {QLatin1String("stopGrace"), durationValue(run.stopGraceMs)},
+            {QLatin1String("logLimit"), run.logLimitBytes},
+    };
+    if (!run.workdir.isEmpty())
+        json.insert(QLatin1String("workdir"), run.workdir);
+    if (!run.user.isEmpty())
+        json.insert(QLatin1String("user"), run.user);
+    if (kind != WorkloadKind::Inference) {
+        json.insert(QLatin1String("progressTimeout"), durationValue(run.progressTimeoutMs));
+        return json;
+    }
+    json.insert(QLatin1String("port"),
+                run.port ? QJsonValue(*run.port) : QJsonValue(QLatin1String("auto")));
+    if (!run.ready.isEmpty())
+        json.insert(QLatin1String("ready"), run.ready);
+    json.insert(QLatin1String("readyTimeout"), durationValue(run.readyTimeoutMs));
+    json.insert(QLatin1String("metrics"), run.metrics);
+    json.insert(QLatin1String("metricsPreset"), toString(run.metricsPreset));
+    if (!run.latencyMetric.isEmpty())
+        json.insert(QLatin1String("latencyMetric"), run.latencyMetric);
+    if (!run.queueMetric.isEmpty())
+        json.insert(QLatin1String("queueMetric"), run.queueMetric);
+    if (run.latencyUnit)
+        json.insert(QLatin1String("latencyUnit"), toString(*run.latencyUnit));
+    return json;
+}
+
 } // namespace
 
 std::optional<WorkloadSpec> workloadSpecFromJson(const QJsonObject &json, SpecError *error)
@@ -1160,6 +1776,8 @@ QJsonObject workloadSpecToJson(const WorkloadSpec &spec)
                                          {QLatin1String("max"), i.maxReplicas}}},
                     });
     }
+    if (spec.run)
+        json.insert(QLatin1String("run"), runToJson(spec.kind, *spec.run));
     return json;
 }
 
@@ -1210,12 +1828,23 @@ bool operator==(const InferenceSpec &a, const InferenceSpec &b)
            && a.minReplicas == b.minReplicas && a.maxReplicas == b.maxReplicas;
 }
 
+bool operator==(const RunSpec &a, const RunSpec &b)
+{
+    return a.command == b.command && a.workdir == b.workdir && a.env == b.env && a.user == b.user
+           && a.stopSignal == b.stopSignal && a.checkpointSignal == b.checkpointSignal
+           && a.stopGraceMs == b.stopGraceMs && a.logLimitBytes == b.logLimitBytes
+           && a.progressTimeoutMs == b.progressTimeoutMs && a.port == b.port && a.ready == b.ready
+           && a.readyTimeoutMs == b.readyTimeoutMs && a.metrics == b.metrics
+           && a.metricsPreset == b.metricsPreset && a.latencyMetric == b.latencyMetric
+           && a.queueMetric == b.queueMetric && a.latencyUnit == b.latencyUnit;
+}
+
 bool operator==(const WorkloadSpec &a, const WorkloadSpec &b)
 {
     return a.name == b.name && a.kind == b.kind && a.demand == b.demand && a.time == b.time
            && a.priority == b.priority && a.preemption == b.preemption
            && a.checkpointIntervalMs == b.checkpointIntervalMs && a.affinity == b.affinity
-           && a.isolation == b.isolation && a.inference == b.inference;
+           && a.isolation == b.isolation && a.inference == b.inference && a.run == b.run;
 }
 
 } // namespace Zhaoxi::Domain

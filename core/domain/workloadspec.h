@@ -4,6 +4,7 @@
 #include <QByteArray>
 #include <QJsonObject>
 #include <QList>
+#include <QMap>
 #include <QString>
 #include <QStringList>
 
@@ -53,6 +54,15 @@ struct WorkloadSpecLimits
     static constexpr double maxSloP99Ms = 3600.0 * 1000; // one hour
     static constexpr double maxRequestRate = 1e6;        // per second
     static constexpr int maxReplicas = 1024;
+    // run
+    static constexpr qint64 maxStopGraceMs = qint64(3600) * 1000;               // one hour
+    static constexpr qint64 minLogLimitBytes = qint64(64) * 1024;               // 64 KiB
+    static constexpr qint64 maxLogLimitBytes = qint64(64) * 1024 * 1024 * 1024; // 64 GiB
+    static constexpr qint64 maxProgressTimeoutMs = qint64(24) * 3600 * 1000;    // one day
+    static constexpr qint64 minReadyTimeoutMs = 1000;                           // one second
+    static constexpr qint64 maxReadyTimeoutMs = qint64(24) * 3600 * 1000;       // one day
+    static constexpr int maxPort = 65535;
+    static constexpr int maxUserNameLength = 32; // what useradd and utmp accept
 };
 
 // What one unit of the workload needs from one card. A gang asks for `cards` such units.
@@ -102,6 +112,79 @@ struct InferenceSpec
     int maxReplicas = 1;
 };
 
+// Where an inference server publishes its latency and queue length (run.metricsPreset); JSON
+// spellings "vllm" | "triton" | "tgi" | "custom".
+enum class MetricsPreset { Vllm, Triton, Tgi, Custom };
+// The unit a latency metric counts in; JSON spellings "s" | "ms" | "us".
+enum class LatencyUnit { Seconds, Milliseconds, Microseconds };
+QString toString(MetricsPreset preset);
+QString toString(LatencyUnit unit);
+bool metricsPresetFromString(const QString &text, MetricsPreset *preset);
+bool latencyUnitFromString(const QString &text, LatencyUnit *unit);
+// Seconds per unit: 1, 0.001, 0.000001.
+double secondsPer(LatencyUnit unit);
+
+// What to run for one unit of a workload: the process the appliance starts, its environment, how
+// it is stopped, and for inference how it is reached and measured. The appliance starts
+// `command` directly (no shell), once per unit. Signals are kept by name (portable); mapping
+// them to numbers is the runtime's job.
+struct RunSpec
+{
+    QStringList command;        // program (absolute path or a name looked up in PATH) and arguments
+    QString workdir;            // absolute; empty = unset (the appliance's choice)
+    QMap<QString, QString> env; // on top of what the appliance sets; never one of its names
+    QString user;               // account to run as; empty = unset (the appliance's default)
+    QString stopSignal = QStringLiteral("SIGTERM");
+    QString checkpointSignal = QStringLiteral("SIGUSR1");
+    qint64 stopGraceMs = 30 * 1000;            // stopSignal to SIGKILL
+    qint64 logLimitBytes = qint64(64) << 20;   // output kept per unit
+    qint64 progressTimeoutMs = 10 * 60 * 1000; // training and batch only; 0 = never stuck
+
+    // Inference only; for other kinds these must keep their defaults.
+    std::optional<int> port; // nullopt = "auto": a free loopback port per replica (ZHAOXI_PORT)
+    QString ready;           // HTTP path answering 200 once serving; empty = port accepts
+    qint64 readyTimeoutMs = 5 * 60 * 1000;
+    QString metrics = QStringLiteral("/metrics"); // Prometheus text endpoint
+    MetricsPreset metricsPreset = MetricsPreset::Vllm;
+    QString latencyMetric;                  // empty = the preset's
+    QString queueMetric;                    // empty = the preset's
+    std::optional<LatencyUnit> latencyUnit; // only with latencyMetric; nullopt = the preset's
+};
+
+// The metric names a scraper reads for an inference run, with the preset's values filled in.
+struct MetricNames
+{
+    enum class LatencyKind {
+        // `latency` names a Prometheus histogram: <latency>_bucket{le=...}, _sum and _count
+        // (vLLM, TGI, custom): percentiles can be estimated.
+        Histogram,
+        // `latency` is a cumulative counter of time spent and `latencyCount` the counter of
+        // requests it covers (Triton): only their ratio, a mean latency, is known.
+        CounterPair,
+    };
+    QString latency;
+    LatencyKind latencyKind = LatencyKind::Histogram;
+    QString latencyCount; // CounterPair only
+    LatencyUnit latencyUnit = LatencyUnit::Seconds;
+    QString queue; // a gauge: requests waiting
+};
+
+// The effective names for `run`: its explicit latencyMetric / queueMetric / latencyUnit where
+// given, the preset's otherwise (vllm: vllm:e2e_request_latency_seconds histogram in s,
+// vllm:num_requests_waiting; triton: nv_inference_request_duration_us counter in us over
+// nv_inference_request_success, nv_inference_pending_request_count; tgi: tgi_request_duration
+// histogram in s, tgi_queue_size; custom: histogram in s). The latency kind follows the preset.
+// Meaningful for a valid run of an inference spec (for "custom" both names are then given).
+// Pure; any thread.
+MetricNames metricNamesFor(const RunSpec &run);
+
+// The signal names run.stopSignal (which also takes SIGKILL) and run.checkpointSignal accept.
+QStringList stopSignalNames();
+QStringList checkpointSignalNames();
+// True for the environment names the appliance sets itself (ZHAOXI_*, the CUDA/NVIDIA device
+// and MPS variables), which run.env may not set.
+bool isApplianceEnvironmentName(const QString &name);
+
 // One workload unit: the single spec for training, inference and batch work.
 struct WorkloadSpec
 {
@@ -115,6 +198,9 @@ struct WorkloadSpec
     Affinity affinity;
     IsolationRequirement isolation = IsolationRequirement::SoftAllowed;
     std::optional<InferenceSpec> inference; // required for Inference, absent otherwise
+    // What to run. Optional here: the digital twin models workloads without one; the real
+    // appliance refuses a spec without it when it is submitted.
+    std::optional<RunSpec> run;
 };
 
 // An error from reading a spec: which field (a JSON path such as "demand.cards") and why.
@@ -136,9 +222,11 @@ struct SpecError
 std::optional<WorkloadSpec> workloadSpecFromJson(const QJsonObject &json, SpecError *error);
 std::optional<WorkloadSpec> workloadSpecFromJson(const QByteArray &utf8, SpecError *error);
 // Writes a spec in canonical form: memoryMiB, hostCpuMilli, hostMemoryMiB, durations in seconds,
-// the deadline as ISO-8601 UTC; every key with its value, defaults included, except the optional
-// ones that are unset (time.deadline, affinity.host, a zero checkpointInterval, inference) and
-// demand.compute for a CPU-only job (cards 0).
+// the deadline as ISO-8601 UTC, run.logLimit in bytes, run.port as "auto" or a number; every key
+// with its value, defaults included, except the optional ones that are unset (time.deadline,
+// affinity.host, a zero checkpointInterval, inference, run, run.workdir, run.user, run.ready,
+// run.latencyMetric, run.queueMetric, run.latencyUnit), demand.compute for a CPU-only job (cards
+// 0), run's inference-only keys for other kinds and run.progressTimeout for inference.
 // workloadSpecFromJson(workloadSpecToJson(s)) == s for every valid s.
 QJsonObject workloadSpecToJson(const WorkloadSpec &spec);
 // Checks ranges and cross-field rules; the readers call it too. Fields in *error are the
@@ -153,6 +241,7 @@ bool operator==(const Demand &a, const Demand &b);
 bool operator==(const TimeBudget &a, const TimeBudget &b);
 bool operator==(const Affinity &a, const Affinity &b);
 bool operator==(const InferenceSpec &a, const InferenceSpec &b);
+bool operator==(const RunSpec &a, const RunSpec &b);
 bool operator==(const WorkloadSpec &a, const WorkloadSpec &b);
 
 } // namespace Zhaoxi::Domain

@@ -64,6 +64,66 @@ QByteArray inferenceWith(const QByteArray &inferenceBlock)
     return patch(R"({"kind": "inference", "inference": )" + inferenceBlock + "}");
 }
 
+// The minimal spec of this kind (an inference one with its block) with this run block.
+QByteArray withRun(const QByteArray &kind, const QByteArray &run)
+{
+    if (kind == "inference") {
+        return patch(R"({"kind": "inference", "inference": {"service": "s", "sloP99Ms": 100}, )"
+                     R"("run": )"
+                     + run + "}");
+    }
+    return patch(R"({"kind": ")" + kind + R"(", "run": )" + run + "}");
+}
+
+// A training run of `train` with these keys added to the run block.
+QByteArray trainRun(const QByteArray &keys = {})
+{
+    return withRun("training",
+                   R"({"command": ["train"])"
+                           + (keys.isEmpty() ? QByteArray() : QByteArray(", ") + keys) + "}");
+}
+
+// An inference run of `serve` with these keys added to the run block.
+QByteArray serveRun(const QByteArray &keys = {})
+{
+    return withRun("inference",
+                   R"({"command": ["serve"])"
+                           + (keys.isEmpty() ? QByteArray() : QByteArray(", ") + keys) + "}");
+}
+
+const char *const trainingRunExample = R"({
+  "name": "resnet-demo",
+  "kind": "training",
+  "demand": {"compute": {"slices": 1}},
+  "preemption": "checkpoint",
+  "checkpointInterval": "10m",
+  "run": {
+    "command": ["zhaoxi-demo-train", "--steps", "20000"],
+    "workdir": "/srv/jobs/resnet",
+    "env": {"OMP_NUM_THREADS": "4", "PYTHONUNBUFFERED": "1"},
+    "user": "trainer",
+    "stopSignal": "SIGINT",
+    "checkpointSignal": "SIGUSR2",
+    "stopGrace": "2m",
+    "logLimit": "512MiB",
+    "progressTimeout": "15m"
+  }
+})";
+
+const char *const vllmRunExample = R"({
+  "name": "llama-chat",
+  "kind": "inference",
+  "demand": {"compute": {"profile": "3g.40gb"}},
+  "preemption": "never",
+  "inference": {"service": "chat", "sloP99Ms": 2000, "replicas": {"min": 1, "max": 3}},
+  "run": {
+    "command": ["/bin/sh", "-c", "exec vllm serve model --port \"$ZHAOXI_PORT\""],
+    "env": {"HF_HUB_OFFLINE": "1"},
+    "ready": "/health",
+    "readyTimeout": "15m"
+  }
+})";
+
 const char *const trainingExample = R"({
   "name": "llama-ft-7b",
   "kind": "training",
@@ -125,6 +185,75 @@ qint64 randomBelow(QRandomGenerator &rng, qint64 max) // 0..max, often a round v
     default:
         return qint64(rng.bounded(quint64(max) + 1));
     }
+}
+
+QString randomArgument(QRandomGenerator &rng)
+{
+    // Arguments may be empty and hold anything but NUL, newlines and quotes included.
+    static const QString alphabet = QStringLiteral("abcXYZ019 -_=./$\"'\\\n\t训é");
+    const int length = rng.bounded(0, 12);
+    QString s;
+    for (int i = 0; i < length; ++i)
+        s += alphabet.at(rng.bounded(int(alphabet.size())));
+    return s;
+}
+
+QString randomMetricName(QRandomGenerator &rng)
+{
+    static const QString first = QStringLiteral("abz_:ABZ");
+    static const QString rest = QStringLiteral("abz_:ABZ0189");
+    QString s = first.at(rng.bounded(int(first.size())));
+    for (int i = rng.bounded(0, 20); i > 0; --i)
+        s += rest.at(rng.bounded(int(rest.size())));
+    return s;
+}
+
+RunSpec randomRun(QRandomGenerator &rng, WorkloadSpec &s)
+{
+    using L = WorkloadSpecLimits;
+    RunSpec r;
+    r.command = {rng.bounded(2) ? QStringLiteral("/opt/bin/job") : QStringLiteral("job.py")};
+    for (int i = rng.bounded(0, 5); i > 0; --i)
+        r.command.append(randomArgument(rng));
+    if (rng.bounded(2))
+        r.workdir = QStringLiteral("/srv/") + randomArgument(rng);
+    for (int i = rng.bounded(0, 4); i > 0; --i)
+        r.env.insert(QStringLiteral("V_%1").arg(rng.bounded(100)), randomArgument(rng));
+    if (rng.bounded(2))
+        r.user = std::array{QStringLiteral("alice"),
+                            QStringLiteral("_svc.ai-1"),
+                            QStringLiteral("machine$"),
+                            QString(32, u'u')}[rng.bounded(4)];
+    const QStringList stops = stopSignalNames();
+    const QStringList checkpoints = checkpointSignalNames();
+    r.stopSignal = stops.at(rng.bounded(int(stops.size())));
+    r.checkpointSignal = checkpoints.at(rng.bounded(int(checkpoints.size())));
+    r.stopGraceMs = randomBelow(rng, L::maxStopGraceMs);
+    r.logLimitBytes
+            = L::minLogLimitBytes + randomBelow(rng, L::maxLogLimitBytes - L::minLogLimitBytes);
+    if (s.kind != WorkloadKind::Inference) {
+        r.progressTimeoutMs = randomBelow(rng, L::maxProgressTimeoutMs);
+        return r;
+    }
+    if (rng.bounded(3) == 0) {
+        r.port = rng.bounded(1, L::maxPort + 1);
+        s.inference->minReplicas = s.inference->maxReplicas = 1;
+    }
+    if (rng.bounded(2))
+        r.ready = QStringLiteral("/ready/") + randomMetricName(rng);
+    r.readyTimeoutMs
+            = L::minReadyTimeoutMs + randomBelow(rng, L::maxReadyTimeoutMs - L::minReadyTimeoutMs);
+    if (rng.bounded(2))
+        r.metrics = QStringLiteral("/m?x=") + randomMetricName(rng);
+    r.metricsPreset = MetricsPreset(rng.bounded(4));
+    const bool custom = r.metricsPreset == MetricsPreset::Custom;
+    if (custom || rng.bounded(2))
+        r.latencyMetric = randomMetricName(rng);
+    if (custom || rng.bounded(2))
+        r.queueMetric = randomMetricName(rng);
+    if (!r.latencyMetric.isEmpty() && rng.bounded(2))
+        r.latencyUnit = LatencyUnit(rng.bounded(3));
+    return r;
 }
 
 WorkloadSpec randomSpec(QRandomGenerator &rng)
@@ -198,6 +327,8 @@ WorkloadSpec randomSpec(QRandomGenerator &rng)
         i.maxReplicas = rng.bounded(i.minReplicas, L::maxReplicas + 1);
         s.inference = i;
     }
+    if (rng.bounded(2))
+        s.run = randomRun(rng, s);
     return s;
 }
 
@@ -233,6 +364,19 @@ private Q_SLOTS:
     void validateStruct_data();
     void validateStruct();
     void nullErrorPointerIsAllowed();
+
+    void runExampleFields();
+    void runDefaults();
+    void runCanonicalForm();
+    void logLimitSizes_data();
+    void logLimitSizes();
+    void metricNames_data();
+    void metricNames();
+    void runErrors_data();
+    void runErrors();
+    void runValidateStruct_data();
+    void runValidateStruct();
+    void applianceEnvironmentNames();
 
     void cpuOnlyJob();
     void equalityIsByMeaning();
@@ -347,6 +491,36 @@ void tst_WorkloadSpec::examplesRoundTrip_data()
     QTest::newRow("unicode name") << patch(R"({"name": "训练任务 #1"})");
     QTest::newRow("no link domain")
             << patch(R"({"affinity": {"sameLinkDomain": false, "cardModels": []}})");
+
+    // run blocks
+    QTest::newRow("training with run") << QByteArray(trainingRunExample);
+    QTest::newRow("vLLM service") << QByteArray(vllmRunExample);
+    QTest::newRow("batch, minimal run") << withRun("batch", R"({"command": ["/usr/bin/true"]})");
+    QTest::newRow("batch, never stuck, no grace")
+            << withRun("batch",
+                       R"({"command": ["job", ""], "progressTimeout": 0, "stopGrace": 0,
+                           "stopSignal": "SIGKILL", "logLimit": 65536})");
+    QTest::newRow("training, limits at their top")
+            << trainRun(R"("progressTimeout": "1d", "stopGrace": "1h", "logLimit": "64GiB")");
+    QTest::newRow("inference, vllm preset") << serveRun(R"("metricsPreset": "vllm")");
+    QTest::newRow("inference, triton preset") << serveRun(
+            R"("metricsPreset": "triton", "metrics": "/metrics", "ready": "/v2/health/ready")");
+    QTest::newRow("inference, tgi preset")
+            << serveRun(R"("metricsPreset": "tgi", "ready": "/health")");
+    QTest::newRow("inference, custom metrics")
+            << serveRun(R"("metricsPreset": "custom", "latencyMetric": "app:latency_ms",
+                           "queueMetric": "app_queue_depth", "latencyUnit": "ms")");
+    QTest::newRow("inference, preset with an override")
+            << serveRun(R"("metricsPreset": "triton", "queueMetric": "my_queue")");
+    QTest::newRow("inference, fixed port") << patch(R"({"kind": "inference",
+                         "inference": {"service": "s", "sloP99Ms": 100, "replicas": {"min": 1, "max": 1}},
+                         "run": {"command": ["serve"], "port": 8000, "readyTimeout": "1s"}})");
+    QTest::newRow("inference, port auto") << serveRun(R"("port": "auto", "readyTimeout": "1d")");
+    QTest::newRow("env with odd values") << trainRun(
+            R"("env": {"_X": "", "A1": "a=b c\n\"d\"", "LD_LIBRARY_PATH": "/opt/lib"})");
+    QTest::newRow("user with dot, dash and dollar") << trainRun(R"("user": "svc.ai-1$")");
+    QTest::newRow("workdir root, sub-second grace")
+            << trainRun(R"("workdir": "/", "stopGrace": 0.5)");
 }
 
 void tst_WorkloadSpec::examplesRoundTrip()
@@ -896,6 +1070,16 @@ void tst_WorkloadSpec::duplicateKeys_data()
     QTest::newRow("escaped spelling")
             << QByteArray(R"({"name": "a", "n\u0061me": "b", "kind": "batch"})") << "name"
             << "repeated key";
+    QTest::newRow("run key") << QByteArray(R"({"name": "a", "kind": "batch",
+ "demand": {"compute": {"wholeCard": true}},
+ "run": {"command": ["a"], "logLimit": 65536, "logLimit": 65537}})")
+                             << "run.logLimit"
+                             << "repeated key (line 3, column 47)";
+    QTest::newRow("environment name") << QByteArray(R"({"name": "a", "kind": "batch",
+ "demand": {"compute": {"wholeCard": true}},
+ "run": {"command": ["a"], "env": {"PATH": "/bin", "HOME": "/", "PATH": "/usr/bin"}}})")
+                                      << "run.env.PATH"
+                                      << "repeated key (line 3, column 65)";
 }
 
 void tst_WorkloadSpec::duplicateKeys()
@@ -1018,6 +1202,711 @@ void tst_WorkloadSpec::nullErrorPointerIsAllowed()
     QVERIFY(!validateWorkloadSpec(WorkloadSpec{}, nullptr));
 }
 
+void tst_WorkloadSpec::runExampleFields()
+{
+    SpecError error;
+    const auto spec = workloadSpecFromJson(QByteArray(trainingRunExample), &error);
+    QVERIFY2(spec, qPrintable(error.toString()));
+    QVERIFY(spec->run);
+    const RunSpec &run = *spec->run;
+    QCOMPARE(run.command, (QStringList{"zhaoxi-demo-train", "--steps", "20000"}));
+    QCOMPARE(run.workdir, QStringLiteral("/srv/jobs/resnet"));
+    QCOMPARE(run.env,
+             (QMap<QString, QString>{{"OMP_NUM_THREADS", "4"}, {"PYTHONUNBUFFERED", "1"}}));
+    QCOMPARE(run.user, QStringLiteral("trainer"));
+    QCOMPARE(run.stopSignal, QStringLiteral("SIGINT"));
+    QCOMPARE(run.checkpointSignal, QStringLiteral("SIGUSR2"));
+    QCOMPARE(run.stopGraceMs, 120'000);
+    QCOMPARE(run.logLimitBytes, qint64(512) << 20);
+    QCOMPARE(run.progressTimeoutMs, 15 * 60'000);
+
+    const auto service = workloadSpecFromJson(QByteArray(vllmRunExample), &error);
+    QVERIFY2(service, qPrintable(error.toString()));
+    QVERIFY(service->run);
+    QCOMPARE(service->run->command.size(), 3);
+    QCOMPARE(service->run->command.at(2),
+             QStringLiteral("exec vllm serve model --port \"$ZHAOXI_PORT\""));
+    QVERIFY(!service->run->port); // auto
+    QCOMPARE(service->run->ready, QStringLiteral("/health"));
+    QCOMPARE(service->run->readyTimeoutMs, 15 * 60'000);
+    QCOMPARE(toString(service->run->metricsPreset), QStringLiteral("vllm"));
+}
+
+void tst_WorkloadSpec::runDefaults()
+{
+    SpecError error;
+    auto spec = workloadSpecFromJson(trainRun(), &error);
+    QVERIFY2(spec, qPrintable(error.toString()));
+    QVERIFY(spec->run);
+    RunSpec expected;
+    expected.command = {QStringLiteral("train")};
+    QVERIFY(*spec->run == expected);
+    QCOMPARE(spec->run->workdir, QString());
+    QVERIFY(spec->run->env.isEmpty());
+    QCOMPARE(spec->run->user, QString());
+    QCOMPARE(spec->run->stopSignal, QStringLiteral("SIGTERM"));
+    QCOMPARE(spec->run->checkpointSignal, QStringLiteral("SIGUSR1"));
+    QCOMPARE(spec->run->stopGraceMs, 30'000);
+    QCOMPARE(spec->run->logLimitBytes, 67'108'864);
+    QCOMPARE(spec->run->progressTimeoutMs, 600'000);
+
+    spec = workloadSpecFromJson(serveRun(), &error);
+    QVERIFY2(spec, qPrintable(error.toString()));
+    QVERIFY(spec->run);
+    expected.command = {QStringLiteral("serve")};
+    QVERIFY(*spec->run == expected);
+    QVERIFY(!spec->run->port);
+    QCOMPARE(spec->run->ready, QString());
+    QCOMPARE(spec->run->readyTimeoutMs, 300'000);
+    QCOMPARE(spec->run->metrics, QStringLiteral("/metrics"));
+    QCOMPARE(toString(spec->run->metricsPreset), QStringLiteral("vllm"));
+    QCOMPARE(spec->run->latencyMetric, QString());
+    QCOMPARE(spec->run->queueMetric, QString());
+    QVERIFY(!spec->run->latencyUnit);
+
+    // A spec without a run block stays valid and has none.
+    spec = workloadSpecFromJson(QByteArray(minimalSpec), &error);
+    QVERIFY2(spec, qPrintable(error.toString()));
+    QVERIFY(!spec->run);
+    QVERIFY(!workloadSpecToJson(*spec).contains(QLatin1String("run")));
+}
+
+void tst_WorkloadSpec::runCanonicalForm()
+{
+    SpecError error;
+    auto spec
+            = workloadSpecFromJson(trainRun(R"("logLimit": "1GiB", "stopGrace": "1m30s")"), &error);
+    QVERIFY2(spec, qPrintable(error.toString()));
+    QCOMPARE(workloadSpecToJson(*spec).value(QLatin1String("run")).toObject(),
+             parse(R"({"command": ["train"], "env": {}, "stopSignal": "SIGTERM",
+                       "checkpointSignal": "SIGUSR1", "stopGrace": 90, "logLimit": 1073741824,
+                       "progressTimeout": 600})"));
+
+    spec = workloadSpecFromJson(serveRun(), &error);
+    QVERIFY2(spec, qPrintable(error.toString()));
+    QCOMPARE(workloadSpecToJson(*spec).value(QLatin1String("run")).toObject(),
+             parse(R"({"command": ["serve"], "env": {}, "stopSignal": "SIGTERM",
+                       "checkpointSignal": "SIGUSR1", "stopGrace": 30, "logLimit": 67108864,
+                       "port": "auto", "readyTimeout": 300, "metrics": "/metrics",
+                       "metricsPreset": "vllm"})"));
+
+    // Optional keys come out when set; a fixed port as a number.
+    spec = workloadSpecFromJson(
+            patch(R"({"kind": "inference", "inference": {"service": "s", "sloP99Ms": 100},
+                      "run": {"command": ["serve", "-v"], "workdir": "/w", "user": "svc",
+                              "env": {"B": "2", "A": "1"}, "port": 9000, "ready": "/ok",
+                              "readyTimeout": 0.25e4, "metricsPreset": "tgi",
+                              "latencyMetric": "lat", "queueMetric": "q", "latencyUnit": "us"}})"),
+            &error);
+    QVERIFY2(spec, qPrintable(error.toString()));
+    QCOMPARE(workloadSpecToJson(*spec).value(QLatin1String("run")).toObject(),
+             parse(R"({"command": ["serve", "-v"], "workdir": "/w", "user": "svc",
+                       "env": {"A": "1", "B": "2"}, "stopSignal": "SIGTERM",
+                       "checkpointSignal": "SIGUSR1", "stopGrace": 30, "logLimit": 67108864,
+                       "port": 9000, "ready": "/ok", "readyTimeout": 2500, "metrics": "/metrics",
+                       "metricsPreset": "tgi", "latencyMetric": "lat", "queueMetric": "q",
+                       "latencyUnit": "us"})"));
+}
+
+void tst_WorkloadSpec::logLimitSizes_data()
+{
+    QTest::addColumn<QByteArray>("value");
+    QTest::addColumn<qint64>("bytes");
+    QTest::newRow("bytes") << QByteArray("1000000") << qint64(1'000'000);
+    QTest::newRow("bytes as a float") << QByteArray("1e6") << qint64(1'000'000);
+    QTest::newRow("smallest") << QByteArray("65536") << qint64(65536);
+    QTest::newRow("largest") << QByteArray("68719476736") << qint64(68'719'476'736);
+    QTest::newRow("KiB") << QByteArray(R"("512KiB")") << qint64(512 * 1024);
+    QTest::newRow("MiB") << QByteArray(R"("64MiB")") << qint64(64 << 20);
+    QTest::newRow("GiB") << QByteArray(R"("2GiB")") << (qint64(2) << 30);
+    QTest::newRow("leading zeros") << QByteArray(R"("0064KiB")") << qint64(64 * 1024);
+    QTest::newRow("64 GiB in KiB") << QByteArray(R"("67108864KiB")") << qint64(64) * (1 << 30);
+}
+
+void tst_WorkloadSpec::logLimitSizes()
+{
+    QFETCH(QByteArray, value);
+    QFETCH(qint64, bytes);
+    SpecError error;
+    const auto spec = workloadSpecFromJson(trainRun(R"("logLimit": )" + value), &error);
+    QVERIFY2(spec, qPrintable(error.toString()));
+    QCOMPARE(spec->run->logLimitBytes, bytes);
+}
+
+void tst_WorkloadSpec::metricNames_data()
+{
+    QTest::addColumn<QByteArray>("keys"); // added to an inference run block
+    QTest::addColumn<QString>("latency");
+    QTest::addColumn<bool>("histogram");
+    QTest::addColumn<QString>("count");
+    QTest::addColumn<QString>("unit");
+    QTest::addColumn<QString>("queue");
+
+    QTest::newRow("default is vllm")
+            << QByteArray() << "vllm:e2e_request_latency_seconds" << true << ""
+            << "s"
+            << "vllm:num_requests_waiting";
+    QTest::newRow("triton") << QByteArray(R"("metricsPreset": "triton")")
+                            << "nv_inference_request_duration_us" << false
+                            << "nv_inference_request_success"
+                            << "us"
+                            << "nv_inference_pending_request_count";
+    QTest::newRow("tgi") << QByteArray(R"("metricsPreset": "tgi")") << "tgi_request_duration"
+                         << true << ""
+                         << "s"
+                         << "tgi_queue_size";
+    QTest::newRow("custom") << QByteArray(R"("metricsPreset": "custom", "latencyMetric": "a:lat",
+                                              "queueMetric": "q_len")")
+                            << "a:lat" << true << ""
+                            << "s"
+                            << "q_len";
+    QTest::newRow("custom in ms") << QByteArray(
+            R"("metricsPreset": "custom", "latencyMetric": "lat_ms",
+                             "queueMetric": "q", "latencyUnit": "ms")")
+                                  << "lat_ms" << true << ""
+                                  << "ms"
+                                  << "q";
+    QTest::newRow("vllm, queue overridden")
+            << QByteArray(R"("queueMetric": "vllm:num_requests_running")")
+            << "vllm:e2e_request_latency_seconds" << true << ""
+            << "s"
+            << "vllm:num_requests_running";
+    QTest::newRow("triton, latency overridden, unit kept")
+            << QByteArray(R"("metricsPreset": "triton",
+                             "latencyMetric": "nv_inference_compute_infer_duration_us")")
+            << "nv_inference_compute_infer_duration_us" << false << "nv_inference_request_success"
+            << "us"
+            << "nv_inference_pending_request_count";
+    QTest::newRow("tgi, latency overridden in ms")
+            << QByteArray(R"("metricsPreset": "tgi", "latencyMetric": "tgi_x_ms",
+                             "latencyUnit": "ms")")
+            << "tgi_x_ms" << true << ""
+            << "ms"
+            << "tgi_queue_size";
+}
+
+void tst_WorkloadSpec::metricNames()
+{
+    QFETCH(QByteArray, keys);
+    QFETCH(QString, latency);
+    QFETCH(bool, histogram);
+    QFETCH(QString, count);
+    QFETCH(QString, unit);
+    QFETCH(QString, queue);
+    SpecError error;
+    const auto spec = workloadSpecFromJson(serveRun(keys), &error);
+    QVERIFY2(spec, qPrintable(error.toString()));
+    const MetricNames names = metricNamesFor(*spec->run);
+    QCOMPARE(names.latency, latency);
+    QCOMPARE(names.latencyKind == MetricNames::LatencyKind::Histogram, histogram);
+    QCOMPARE(names.latencyCount, count);
+    QCOMPARE(toString(names.latencyUnit), unit);
+    QCOMPARE(names.queue, queue);
+
+    QCOMPARE(secondsPer(LatencyUnit::Seconds), 1.0);
+    QCOMPARE(secondsPer(LatencyUnit::Milliseconds), 1e-3);
+    QCOMPARE(secondsPer(LatencyUnit::Microseconds), 1e-6);
+    for (MetricsPreset p :
+         {MetricsPreset::Vllm, MetricsPreset::Triton, MetricsPreset::Tgi, MetricsPreset::Custom}) {
+        MetricsPreset back = MetricsPreset::Custom;
+        QVERIFY(metricsPresetFromString(toString(p), &back));
+        QCOMPARE(toString(back), toString(p));
+    }
+    LatencyUnit u = LatencyUnit::Seconds;
+    QVERIFY(latencyUnitFromString(QStringLiteral("us"), &u));
+    QCOMPARE(toString(u), QStringLiteral("us"));
+    QVERIFY(!latencyUnitFromString(QStringLiteral("µs"), &u));
+    QCOMPARE(toString(u), QStringLiteral("us"));
+}
+
+void tst_WorkloadSpec::runErrors_data()
+{
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<QString>("error"); // the whole of SpecError::toString()
+
+    const QString signals = QStringLiteral("SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2");
+    const QString logRange = QStringLiteral("must be 64KiB..64GiB (65536..68719476736 bytes)");
+
+    // the block and its keys
+    QTest::newRow("run not an object")
+            << patch(R"({"run": ["train"]})") << "run: expected an object, got array";
+    QTest::newRow("run null") << patch(R"({"run": null})") << "run: expected an object, got null";
+    QTest::newRow("unknown key") << trainRun(R"("cwd": "/")") << "run.cwd: unknown key";
+    QTest::newRow("unknown key, suggestion")
+            << trainRun(R"("stopgrace": 5)")
+            << R"(run.stopgrace: unknown key (did you mean "stopGrace"?))";
+    QTest::newRow("unknown key, suggestion among inference keys")
+            << serveRun(R"("readyTimout": 5)")
+            << R"(run.readyTimout: unknown key (did you mean "readyTimeout"?))";
+    QTest::newRow("typo before missing command")
+            << withRun("batch", R"({"comand": ["x"]})")
+            << R"(run.comand: unknown key (did you mean "command"?))";
+
+    // command
+    QTest::newRow("command missing") << withRun("batch", "{}") << "run.command: required";
+    QTest::newRow("command a string") << withRun("batch", R"({"command": "train --fast"})")
+                                      << "run.command: expected an array, got string";
+    QTest::newRow("command empty") << withRun("batch", R"({"command": []})")
+                                   << "run.command: must not be empty; give the program and its "
+                                      "arguments";
+    QTest::newRow("command element a number")
+            << withRun("batch", R"({"command": ["train", "--steps", 20000]})")
+            << "run.command[2]: expected a string, got number";
+    QTest::newRow("command element null") << withRun("batch", R"({"command": ["train", null]})")
+                                          << "run.command[1]: expected a string, got null";
+    QTest::newRow("program empty") << withRun("batch", R"({"command": ["", "x"]})")
+                                   << "run.command[0]: must not be empty; it is the program to run";
+    QTest::newRow("program relative path")
+            << withRun("batch", R"({"command": ["bin/train"]})")
+            << R"(run.command[0]: must be an absolute path or a program name looked up in PATH, got "bin/train")";
+    QTest::newRow("program dot slash")
+            << withRun("batch", R"({"command": ["./train.sh"]})")
+            << R"(run.command[0]: must be an absolute path or a program name looked up in PATH, got "./train.sh")";
+    QTest::newRow("NUL in an argument")
+            << withRun("batch", R"({"command": ["train", "a", "b\u0000c"]})")
+            << "run.command[2]: must not contain a NUL character";
+    QTest::newRow("NUL in the program") << withRun("batch", R"({"command": ["tr\u0000ain"]})")
+                                        << "run.command[0]: must not contain a NUL character";
+
+    // workdir and user
+    QTest::newRow("workdir relative")
+            << trainRun(R"("workdir": "data")")
+            << R"(run.workdir: must be an absolute path (starting with "/"), got "data")";
+    QTest::newRow("workdir empty")
+            << trainRun(R"("workdir": "")")
+            << R"(run.workdir: must be an absolute path (starting with "/"), got "")";
+    QTest::newRow("workdir a number")
+            << trainRun(R"("workdir": 1)") << "run.workdir: expected a string, got number";
+    QTest::newRow("workdir with NUL") << trainRun(R"("workdir": "/a\u0000b")")
+                                      << "run.workdir: must not contain a NUL character";
+    const QString userRule = QStringLiteral(
+            R"(must be a POSIX user name (lower-case letters, digits, "_", "." and "-", not starting with a digit, "." or "-", optionally ending in "$"))");
+    QTest::newRow("user empty") << trainRun(R"("user": "")")
+                                << "run.user: must not be empty; leave the key out to run as the "
+                                   "appliance's default account";
+    QTest::newRow("user upper case")
+            << trainRun(R"("user": "Alice")") << "run.user: " + userRule + R"(, got "Alice")";
+    QTest::newRow("user starts with a digit")
+            << trainRun(R"("user": "1ab")") << "run.user: " + userRule + R"(, got "1ab")";
+    QTest::newRow("user starts with a dash")
+            << trainRun(R"("user": "-x")") << "run.user: " + userRule + R"(, got "-x")";
+    QTest::newRow("user with a space")
+            << trainRun(R"("user": "a b")") << "run.user: " + userRule + R"(, got "a b")";
+    QTest::newRow("user dollar inside")
+            << trainRun(R"("user": "a$b")") << "run.user: " + userRule + R"(, got "a$b")";
+    QTest::newRow("user too long") << trainRun(R"("user": ")" + QByteArray(33, 'u') + R"(")")
+                                   << "run.user: must be at most 32 characters, got 33";
+    QTest::newRow("user a number")
+            << trainRun(R"("user": 0)") << "run.user: expected a string, got number";
+
+    // env
+    QTest::newRow("env not an object")
+            << trainRun(R"("env": ["A=1"])") << "run.env: expected an object, got array";
+    QTest::newRow("env value a number") << trainRun(R"("env": {"THREADS": 4})")
+                                        << "run.env.THREADS: expected a string, got number";
+    QTest::newRow("env value null")
+            << trainRun(R"("env": {"X": null})") << "run.env.X: expected a string, got null";
+    const QString badName = QStringLiteral(
+            R"(not a valid environment variable name (letters, digits and "_", not starting with a digit))");
+    QTest::newRow("env name starts with a digit")
+            << trainRun(R"("env": {"2PATH": "x"})") << "run.env.2PATH: " + badName;
+    QTest::newRow("env name with a dash")
+            << trainRun(R"("env": {"MY-VAR": "x"})") << "run.env.MY-VAR: " + badName;
+    QTest::newRow("env name with =")
+            << trainRun(R"("env": {"A=B": "x"})") << "run.env.A=B: " + badName;
+    QTest::newRow("env name empty") << trainRun(R"("env": {"": "x"})") << "run.env.: " + badName;
+    QTest::newRow("env name non-ASCII")
+            << trainRun(R"("env": {"É": "x"})") << "run.env.É: " + badName;
+    QTest::newRow("env value with NUL") << trainRun(R"("env": {"PATH2x": "a\u0000"})")
+                                        << "run.env.PATH2x: must not contain a NUL character";
+    const QString zhaoxi
+            = QStringLiteral("names starting with ZHAOXI_ are set by the appliance; leave it out");
+    QTest::newRow("env ZHAOXI_PORT")
+            << serveRun(R"("env": {"ZHAOXI_PORT": "80"})") << "run.env.ZHAOXI_PORT: " + zhaoxi;
+    QTest::newRow("env ZHAOXI_ anything")
+            << trainRun(R"("env": {"ZHAOXI_FOO": ""})") << "run.env.ZHAOXI_FOO: " + zhaoxi;
+    const QString device = QStringLiteral(
+            "set by the appliance, from the card, partition or share it gives each unit; leave "
+            "it out");
+    for (const char *name : {"CUDA_VISIBLE_DEVICES",
+                             "NVIDIA_VISIBLE_DEVICES",
+                             "CUDA_MPS_PIPE_DIRECTORY",
+                             "CUDA_MPS_LOG_DIRECTORY",
+                             "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE",
+                             "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT"}) {
+        QTest::addRow("env %s", name) << trainRun(R"("env": {")" + QByteArray(name) + R"(": "0"})")
+                                      << "run.env." + QLatin1String(name) + ": " + device;
+    }
+
+    // signals
+    QTest::newRow("stopSignal unknown")
+            << trainRun(R"("stopSignal": "SIGSTOP")")
+            << R"(run.stopSignal: must be one of )" + signals + R"(, SIGKILL, got "SIGSTOP")";
+    QTest::newRow("stopSignal without SIG")
+            << trainRun(R"("stopSignal": "TERM")")
+            << R"(run.stopSignal: must be one of )" + signals
+                       + R"(, SIGKILL, got "TERM" (did you mean "SIGTERM"?))";
+    QTest::newRow("stopSignal lower case")
+            << trainRun(R"("stopSignal": "sigint")")
+            << R"(run.stopSignal: must be one of )" + signals
+                       + R"(, SIGKILL, got "sigint" (did you mean "SIGINT"?))";
+    QTest::newRow("stopSignal as a number")
+            << trainRun(R"("stopSignal": 15)") << "run.stopSignal: expected a string, got number";
+    QTest::newRow("checkpointSignal SIGKILL")
+            << trainRun(R"("checkpointSignal": "SIGKILL")")
+            << R"(run.checkpointSignal: must be one of )" + signals
+                       + R"(, got "SIGKILL" (SIGKILL cannot be caught, so it cannot ask for anything))";
+    QTest::newRow("checkpointSignal unknown")
+            << trainRun(R"("checkpointSignal": "SIGUSR3")")
+            << R"(run.checkpointSignal: must be one of )" + signals + R"(, got "SIGUSR3")";
+
+    // durations and sizes
+    QTest::newRow("stopGrace too long")
+            << trainRun(R"("stopGrace": "2h")") << "run.stopGrace: must be 0s..1h, got 2h";
+    QTest::newRow("stopGrace negative")
+            << trainRun(R"("stopGrace": -1)") << "run.stopGrace: must not be negative, got -1";
+    QTest::newRow("stopGrace malformed")
+            << trainRun(R"("stopGrace": "30 s")")
+            << R"(run.stopGrace: expected a duration such as "90m" or "1h30m" (units d, h, m, s, largest first), got "30 s")";
+    QTest::newRow("stopGrace boolean")
+            << trainRun(R"("stopGrace": true)")
+            << "run.stopGrace: expected a number of seconds or a duration string, got boolean";
+    QTest::newRow("progressTimeout too long") << trainRun(R"("progressTimeout": "1d1s")")
+                                              << "run.progressTimeout: must be 0s..1d, got 1d1s";
+    QTest::newRow("progressTimeout on inference")
+            << serveRun(R"("progressTimeout": "5m")")
+            << R"(run.progressTimeout: only allowed when kind is "training" or "batch", but it is "inference")";
+    QTest::newRow("logLimit too small")
+            << trainRun(R"("logLimit": 1000)") << "run.logLimit: " + logRange + ", got 1000";
+    QTest::newRow("logLimit too small as text") << trainRun(R"("logLimit": "63KiB")")
+                                                << "run.logLimit: " + logRange + R"(, got "63KiB")";
+    QTest::newRow("logLimit too large") << trainRun(R"("logLimit": "65GiB")")
+                                        << "run.logLimit: " + logRange + R"(, got "65GiB")";
+    QTest::newRow("logLimit overflowing")
+            << trainRun(R"("logLimit": "99999999999999999999GiB")")
+            << "run.logLimit: " + logRange + R"(, got "99999999999999999999GiB")";
+    QTest::newRow("logLimit huge number")
+            << trainRun(R"("logLimit": 1e30)") << "run.logLimit: " + logRange + ", got 1e+30";
+    QTest::newRow("logLimit negative")
+            << trainRun(R"("logLimit": -65536)") << "run.logLimit: " + logRange + ", got -65536";
+    QTest::newRow("logLimit fractional")
+            << trainRun(R"("logLimit": 65536.5)")
+            << "run.logLimit: expected an integer number of bytes, got 65536.5";
+    const QString sizeSyntax = QStringLiteral(
+            R"(run.logLimit: expected a number of bytes or a size such as "512KiB", "64MiB" or "2GiB" (a whole number and KiB, MiB or GiB), got )");
+    QTest::newRow("logLimit decimal unit")
+            << trainRun(R"("logLimit": "64MB")") << sizeSyntax + R"("64MB")";
+    QTest::newRow("logLimit fractional text")
+            << trainRun(R"("logLimit": "1.5GiB")") << sizeSyntax + R"("1.5GiB")";
+    QTest::newRow("logLimit with a space")
+            << trainRun(R"("logLimit": "64 MiB")") << sizeSyntax + R"("64 MiB")";
+    QTest::newRow("logLimit digits as text")
+            << trainRun(R"("logLimit": "65536")") << sizeSyntax + R"("65536")";
+    QTest::newRow("logLimit lower-case unit")
+            << trainRun(R"("logLimit": "64mib")") << sizeSyntax + R"("64mib")";
+    QTest::newRow("logLimit TiB") << trainRun(R"("logLimit": "1TiB")") << sizeSyntax + R"("1TiB")";
+    QTest::newRow("logLimit boolean")
+            << trainRun(R"("logLimit": false)")
+            << R"(run.logLimit: expected a number of bytes or a size such as "64MiB", got boolean)";
+
+    // inference-only keys on other kinds
+    for (const char *key : {"port",
+                            "ready",
+                            "readyTimeout",
+                            "metrics",
+                            "metricsPreset",
+                            "latencyMetric",
+                            "queueMetric",
+                            "latencyUnit"}) {
+        QTest::addRow("%s on training", key)
+                << trainRun(R"(")" + QByteArray(key) + R"(": "x")")
+                << "run." + QLatin1String(key)
+                           + R"(: only allowed when kind is "inference", but it is "training")";
+    }
+    QTest::newRow("port on batch")
+            << withRun("batch", R"({"command": ["x"], "port": 80})")
+            << R"(run.port: only allowed when kind is "inference", but it is "batch")";
+
+    // port
+    QTest::newRow("port too large")
+            << serveRun(R"("port": 70000)") << R"(run.port: must be "auto" or 1..65535, got 70000)";
+    QTest::newRow("port zero") << serveRun(R"("port": 0)")
+                               << R"(run.port: must be "auto" or 1..65535, got 0)";
+    QTest::newRow("port fractional")
+            << serveRun(R"("port": 80.5)") << R"(run.port: must be "auto" or 1..65535, got 80.5)";
+    QTest::newRow("port as text") << serveRun(R"("port": "8000")")
+                                  << R"(run.port: must be "auto" or 1..65535, got "8000")";
+    QTest::newRow("port Auto") << serveRun(R"("port": "Auto")")
+                               << R"(run.port: must be "auto" or 1..65535, got "Auto")";
+    QTest::newRow("port boolean") << serveRun(R"("port": true)")
+                                  << R"(run.port: expected "auto" or an integer, got boolean)";
+    QTest::newRow("fixed port with replicas")
+            << patch(R"({"kind": "inference",
+                         "inference": {"service": "s", "sloP99Ms": 100, "replicas": {"min": 1, "max": 4}},
+                         "run": {"command": ["serve"], "port": 8000}})")
+            << R"(inference.replicas.max: must be 1 when run.port is fixed (8000): two replicas on one host cannot listen on the same port; use "port": "auto" to scale, got 4)";
+    QTest::newRow("fixed port with a fixed count of two")
+            << patch(R"({"kind": "inference",
+                         "inference": {"service": "s", "sloP99Ms": 100, "replicas": {"min": 2}},
+                         "run": {"command": ["serve"], "port": 443}})")
+            << R"(inference.replicas.max: must be 1 when run.port is fixed (443): two replicas on one host cannot listen on the same port; use "port": "auto" to scale, got 2)";
+
+    // readiness and metrics
+    QTest::newRow("ready without slash")
+            << serveRun(R"("ready": "health")")
+            << R"(run.ready: must be an HTTP path starting with "/", got "health")";
+    QTest::newRow("ready empty") << serveRun(R"("ready": "")")
+                                 << R"(run.ready: must be an HTTP path starting with "/", got "")";
+    QTest::newRow("ready a URL")
+            << serveRun(R"("ready": "http://localhost/health")")
+            << R"(run.ready: must be an HTTP path starting with "/", got "http://localhost/health")";
+    QTest::newRow("ready with a space")
+            << serveRun(R"("ready": "/a b")")
+            << "run.ready: must not contain spaces or control characters";
+    QTest::newRow("ready boolean")
+            << serveRun(R"("ready": true)") << "run.ready: expected a string, got boolean";
+    QTest::newRow("readyTimeout zero")
+            << serveRun(R"("readyTimeout": 0)") << "run.readyTimeout: must be 1s..1d, got 0s";
+    QTest::newRow("readyTimeout too short") << serveRun(R"("readyTimeout": "0.5s")")
+                                            << "run.readyTimeout: must be 1s..1d, got 0.5s";
+    QTest::newRow("readyTimeout too long")
+            << serveRun(R"("readyTimeout": "2d")") << "run.readyTimeout: must be 1s..1d, got 2d";
+    QTest::newRow("metrics without slash")
+            << serveRun(R"("metrics": "metrics")")
+            << R"(run.metrics: must be an HTTP path starting with "/", got "metrics")";
+    QTest::newRow("metrics empty")
+            << serveRun(R"("metrics": "")")
+            << R"(run.metrics: must be an HTTP path starting with "/", got "")";
+    QTest::newRow("metrics with a newline")
+            << serveRun(R"("metrics": "/m\n")")
+            << "run.metrics: must not contain spaces or control characters";
+    QTest::newRow("metricsPreset unknown")
+            << serveRun(R"("metricsPreset": "sglang")")
+            << R"(run.metricsPreset: must be one of vllm, triton, tgi, custom, got "sglang")";
+    QTest::newRow("metricsPreset is case-sensitive")
+            << serveRun(R"("metricsPreset": "vLLM")")
+            << R"(run.metricsPreset: must be one of vllm, triton, tgi, custom, got "vLLM")";
+    const QString metricRule
+            = QStringLiteral("must be a Prometheus metric name ([a-zA-Z_:][a-zA-Z0-9_:]*), got ");
+    QTest::newRow("latencyMetric with a dash")
+            << serveRun(R"("latencyMetric": "req-latency")")
+            << "run.latencyMetric: " + metricRule + R"("req-latency")";
+    QTest::newRow("latencyMetric starts with a digit")
+            << serveRun(R"("latencyMetric": "9lat")")
+            << "run.latencyMetric: " + metricRule + R"("9lat")";
+    QTest::newRow("latencyMetric empty")
+            << serveRun(R"("latencyMetric": "")") << "run.latencyMetric: " + metricRule + R"("")";
+    QTest::newRow("latencyMetric with labels")
+            << serveRun(R"("latencyMetric": "lat{model=\"x\"}")")
+            << "run.latencyMetric: " + metricRule + R"("lat{model="x"}")";
+    QTest::newRow("queueMetric with a dot") << serveRun(R"("queueMetric": "queue.size")")
+                                            << "run.queueMetric: " + metricRule + R"("queue.size")";
+    QTest::newRow("queueMetric a number")
+            << serveRun(R"("queueMetric": 1)") << "run.queueMetric: expected a string, got number";
+    const QString customWhy = QStringLiteral(
+            R"(required when metricsPreset is "custom" (there are no preset names to fall back on))");
+    QTest::newRow("custom without metrics")
+            << serveRun(R"("metricsPreset": "custom")") << "run.latencyMetric: " + customWhy;
+    QTest::newRow("custom without queue")
+            << serveRun(R"("metricsPreset": "custom", "latencyMetric": "lat")")
+            << "run.queueMetric: " + customWhy;
+    QTest::newRow("custom without latency")
+            << serveRun(R"("metricsPreset": "custom", "queueMetric": "q")")
+            << "run.latencyMetric: " + customWhy;
+    QTest::newRow("latencyUnit without latencyMetric")
+            << serveRun(R"("latencyUnit": "ms")")
+            << R"(run.latencyUnit: only allowed with run.latencyMetric; the preset "vllm" fixes the unit of its own metric (s))";
+    QTest::newRow("latencyUnit with triton preset only")
+            << serveRun(R"("metricsPreset": "triton", "queueMetric": "q", "latencyUnit": "s")")
+            << R"(run.latencyUnit: only allowed with run.latencyMetric; the preset "triton" fixes the unit of its own metric (us))";
+    QTest::newRow("latencyUnit unknown")
+            << serveRun(R"("latencyMetric": "lat", "latencyUnit": "ns")")
+            << R"(run.latencyUnit: must be one of s, ms, us, got "ns")";
+    QTest::newRow("latencyUnit µs") << serveRun(R"("latencyMetric": "lat", "latencyUnit": "µs")")
+                                    << R"(run.latencyUnit: must be one of s, ms, us, got "µs")";
+}
+
+void tst_WorkloadSpec::runErrors()
+{
+    QFETCH(QByteArray, json);
+    QFETCH(QString, error);
+    SpecError e;
+    QVERIFY2(!workloadSpecFromJson(json, &e), json.constData());
+    QCOMPARE(e.toString(), error);
+    // The object overload says the same.
+    SpecError fromObject;
+    QVERIFY(!workloadSpecFromJson(parse(json), &fromObject));
+    QCOMPARE(fromObject.toString(), error);
+}
+
+void tst_WorkloadSpec::runValidateStruct_data()
+{
+    QTest::addColumn<int>("mutation");
+    QTest::addColumn<QString>("field");
+
+    QTest::newRow("no command") << 0 << "run.command";
+    QTest::newRow("empty program") << 1 << "run.command[0]";
+    QTest::newRow("NUL in an argument") << 2 << "run.command[1]";
+    QTest::newRow("relative workdir") << 3 << "run.workdir";
+    QTest::newRow("reserved environment name") << 4 << "run.env.CUDA_VISIBLE_DEVICES";
+    QTest::newRow("bad environment name") << 5 << "run.env.A B";
+    QTest::newRow("bad user") << 6 << "run.user";
+    QTest::newRow("stop signal by number") << 7 << "run.stopSignal";
+    QTest::newRow("checkpoint with SIGKILL") << 8 << "run.checkpointSignal";
+    QTest::newRow("negative grace") << 9 << "run.stopGrace";
+    QTest::newRow("log limit too small") << 10 << "run.logLimit";
+    QTest::newRow("progress timeout too long") << 11 << "run.progressTimeout";
+    QTest::newRow("port on training") << 12 << "run.port";
+    QTest::newRow("ready on training") << 13 << "run.ready";
+    QTest::newRow("preset on training") << 14 << "run.metricsPreset";
+    QTest::newRow("ready timeout on training") << 15 << "run.readyTimeout";
+    QTest::newRow("progress timeout on inference") << 16 << "run.progressTimeout";
+    QTest::newRow("port out of range") << 17 << "run.port";
+    QTest::newRow("fixed port, two replicas") << 18 << "inference.replicas.max";
+    QTest::newRow("custom without names") << 19 << "run.latencyMetric";
+    QTest::newRow("unit without metric") << 20 << "run.latencyUnit";
+    QTest::newRow("unknown preset value") << 21 << "run.metricsPreset";
+    QTest::newRow("bad metrics path") << 22 << "run.metrics";
+    QTest::newRow("ready timeout zero") << 23 << "run.readyTimeout";
+    QTest::newRow("bad queue metric") << 24 << "run.queueMetric";
+}
+
+void tst_WorkloadSpec::runValidateStruct()
+{
+    QFETCH(int, mutation);
+    QFETCH(QString, field);
+    WorkloadSpec s;
+    s.name = QStringLiteral("job");
+    s.kind = WorkloadKind::Training;
+    s.run = RunSpec{};
+    s.run->command = {QStringLiteral("train")};
+    SpecError error;
+    QVERIFY2(validateWorkloadSpec(s, &error), qPrintable(error.toString()));
+    WorkloadSpec service = s;
+    service.kind = WorkloadKind::Inference;
+    service.inference = InferenceSpec{QStringLiteral("s"), 100, 0, 1, 1};
+    QVERIFY2(validateWorkloadSpec(service, &error), qPrintable(error.toString()));
+
+    RunSpec &r = *s.run;
+    RunSpec &sr = *service.run;
+    bool serving = false;
+    switch (mutation) {
+    case 0:
+        r.command.clear();
+        break;
+    case 1:
+        r.command = {QString(), QStringLiteral("x")};
+        break;
+    case 2:
+        r.command.append(QStringLiteral("a") + QChar(0));
+        break;
+    case 3:
+        r.workdir = QStringLiteral("tmp");
+        break;
+    case 4:
+        r.env.insert(QStringLiteral("CUDA_VISIBLE_DEVICES"), QStringLiteral("0"));
+        break;
+    case 5:
+        r.env.insert(QStringLiteral("A B"), QStringLiteral("0"));
+        break;
+    case 6:
+        r.user = QStringLiteral("Root");
+        break;
+    case 7:
+        r.stopSignal = QStringLiteral("15");
+        break;
+    case 8:
+        r.checkpointSignal = QStringLiteral("SIGKILL");
+        break;
+    case 9:
+        r.stopGraceMs = -1;
+        break;
+    case 10:
+        r.logLimitBytes = 65535;
+        break;
+    case 11:
+        r.progressTimeoutMs = WorkloadSpecLimits::maxProgressTimeoutMs + 1;
+        break;
+    case 12:
+        r.port = 8000;
+        break;
+    case 13:
+        r.ready = QStringLiteral("/health");
+        break;
+    case 14:
+        r.metricsPreset = MetricsPreset::Tgi;
+        break;
+    case 15:
+        r.readyTimeoutMs = 1000;
+        break;
+    case 16:
+        serving = true;
+        sr.progressTimeoutMs = 0;
+        break;
+    case 17:
+        serving = true;
+        sr.port = 0;
+        break;
+    case 18:
+        serving = true;
+        sr.port = 8000;
+        service.inference->maxReplicas = 2;
+        break;
+    case 19:
+        serving = true;
+        sr.metricsPreset = MetricsPreset::Custom;
+        break;
+    case 20:
+        serving = true;
+        sr.latencyUnit = LatencyUnit::Milliseconds;
+        break;
+    case 21:
+        serving = true;
+        sr.metricsPreset = MetricsPreset(9);
+        break;
+    case 22:
+        serving = true;
+        sr.metrics.clear();
+        break;
+    case 23:
+        serving = true;
+        sr.readyTimeoutMs = 0;
+        break;
+    case 24:
+        serving = true;
+        sr.queueMetric = QStringLiteral("a-b");
+        break;
+    }
+    QVERIFY(!validateWorkloadSpec(serving ? service : s, &error));
+    QCOMPARE(error.field, field);
+}
+
+void tst_WorkloadSpec::applianceEnvironmentNames()
+{
+    for (const char *name : {"ZHAOXI_JOB",
+                             "ZHAOXI_",
+                             "ZHAOXI_ANYTHING",
+                             "CUDA_VISIBLE_DEVICES",
+                             "NVIDIA_VISIBLE_DEVICES",
+                             "CUDA_MPS_PIPE_DIRECTORY",
+                             "CUDA_MPS_LOG_DIRECTORY",
+                             "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE",
+                             "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT"}) {
+        QVERIFY2(isApplianceEnvironmentName(QLatin1String(name)), name);
+    }
+    for (const char *name : {"ZHAOXI",
+                             "zhaoxi_job",
+                             "CUDA_HOME",
+                             "CUDA_DEVICE_ORDER",
+                             "NVIDIA_DRIVER_CAPABILITIES",
+                             "PATH"}) {
+        QVERIFY2(!isApplianceEnvironmentName(QLatin1String(name)), name);
+    }
+    QCOMPARE(stopSignalNames().size(), checkpointSignalNames().size() + 1);
+    QVERIFY(stopSignalNames().contains(QStringLiteral("SIGKILL")));
+    QVERIFY(!checkpointSignalNames().contains(QStringLiteral("SIGKILL")));
+}
+
 void tst_WorkloadSpec::cpuOnlyJob()
 {
     SpecError error;
@@ -1073,6 +1962,35 @@ void tst_WorkloadSpec::equalityIsByMeaning()
     y = x;
     y.affinity.cardModels = {QStringLiteral("A100")};
     QVERIFY(!(x == y));
+
+    // run is compared, each of its fields.
+    y = x;
+    y.run = RunSpec{};
+    QVERIFY(!(x == y));
+    x.run = RunSpec{};
+    QVERIFY(x == y);
+    const auto differs = [&](auto change) {
+        WorkloadSpec z = x;
+        change(*z.run);
+        return !(z == x);
+    };
+    QVERIFY(differs([](RunSpec &r) { r.command = {QStringLiteral("a")}; }));
+    QVERIFY(differs([](RunSpec &r) { r.workdir = QStringLiteral("/"); }));
+    QVERIFY(differs([](RunSpec &r) { r.env.insert(QStringLiteral("A"), QString()); }));
+    QVERIFY(differs([](RunSpec &r) { r.user = QStringLiteral("u"); }));
+    QVERIFY(differs([](RunSpec &r) { r.stopSignal = QStringLiteral("SIGINT"); }));
+    QVERIFY(differs([](RunSpec &r) { r.checkpointSignal = QStringLiteral("SIGINT"); }));
+    QVERIFY(differs([](RunSpec &r) { r.stopGraceMs = 1; }));
+    QVERIFY(differs([](RunSpec &r) { r.logLimitBytes = 1 << 20; }));
+    QVERIFY(differs([](RunSpec &r) { r.progressTimeoutMs = 0; }));
+    QVERIFY(differs([](RunSpec &r) { r.port = 80; }));
+    QVERIFY(differs([](RunSpec &r) { r.ready = QStringLiteral("/"); }));
+    QVERIFY(differs([](RunSpec &r) { r.readyTimeoutMs = 1000; }));
+    QVERIFY(differs([](RunSpec &r) { r.metrics = QStringLiteral("/m"); }));
+    QVERIFY(differs([](RunSpec &r) { r.metricsPreset = MetricsPreset::Tgi; }));
+    QVERIFY(differs([](RunSpec &r) { r.latencyMetric = QStringLiteral("l"); }));
+    QVERIFY(differs([](RunSpec &r) { r.queueMetric = QStringLiteral("q"); }));
+    QVERIFY(differs([](RunSpec &r) { r.latencyUnit = LatencyUnit::Seconds; }));
 }
 
 void tst_WorkloadSpec::randomSpecsRoundTrip()
@@ -1132,9 +2050,26 @@ void tst_WorkloadSpec::docExamplesAreValid()
                  qPrintable(error.toString() + QStringLiteral(" in\n") + QString::fromUtf8(json)));
         specs.append(*spec);
     }
-    QCOMPARE(specs.size(), 5); // training, inference, CPU-only, batch, canonical
+    // training, inference, CPU-only, batch, vLLM service, demo training, canonical
+    QCOMPARE(specs.size(), 7);
     QVERIFY(specs.last() == specs.first());
     QCOMPARE(toString(specs.at(1).kind), QStringLiteral("inference"));
+
+    const WorkloadSpec &vllm = specs.at(4);
+    QCOMPARE(toString(vllm.kind), QStringLiteral("inference"));
+    QVERIFY(vllm.run);
+    QCOMPARE(vllm.run->command.first(), QStringLiteral("/bin/sh"));
+    QVERIFY(vllm.run->command.last().contains(QLatin1String("--port \"$ZHAOXI_PORT\"")));
+    QVERIFY(!vllm.run->port);
+    QCOMPARE(metricNamesFor(*vllm.run).latency, QStringLiteral("vllm:e2e_request_latency_seconds"));
+
+    const WorkloadSpec &train = specs.at(5);
+    QCOMPARE(toString(train.kind), QStringLiteral("training"));
+    QVERIFY(train.run);
+    QCOMPARE(train.run->command,
+             (QStringList{QStringLiteral("zhaoxi-demo-train"),
+                          QStringLiteral("--steps"),
+                          QStringLiteral("20000")}));
 }
 
 QTEST_GUILESS_MAIN(tst_WorkloadSpec)
