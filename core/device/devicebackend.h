@@ -68,14 +68,24 @@ struct CardInfo
     HostId host;
     int model = -1; // index into catalogue().models()
     int linkDomain = 0;
+    // The card's identity as the driver and CUDA know it, "GPU-<uuid>" (what a process bound to
+    // the whole card gets in CUDA_VISIBLE_DEVICES); empty when unknown. Fixed for the card's life.
+    QString uuid = {};
 };
 
+// One MIG instance, named by its placement (profile index, start slot).
 struct InstanceInfo
 {
     int profile = -1;
     int start = -1;
     bool ready = false; // false while being created or destroyed
     bool busy = false;  // serves work
+    // "MIG-<uuid>" of the instance (what a process bound to it gets in CUDA_VISIBLE_DEVICES);
+    // empty while it is being created, or when the backend cannot tell. An instance destroyed and
+    // created again at the same placement gets a new one, as with real MIG.
+    QString uuid = {};
+    // Every field, the uuid too: "the same instance". To ask "the same placement", compare
+    // (profile, start) as Domain::MigPlacement, which is what the layout code does.
     friend bool operator==(const InstanceInfo &, const InstanceInfo &) = default;
 };
 
@@ -118,7 +128,7 @@ struct DeviceFault
 
 // Everything the scheduler and the console need from hardware: the topology, the layouts, the
 // repartition plan applied step by step (asynchronously: results come back as the steps finish),
-// metrics and faults. The simulated backend implements it; an NVML backend will later.
+// metrics and faults. The simulated backend and the NVML backend implement it.
 //
 // Time is an argument (HOUSE_STYLE 1): a backend never reads the clock on its own behalf;
 // advance(now) brings it up to `now` and the caller collects what happened with takeResults() and

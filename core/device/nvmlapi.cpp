@@ -112,6 +112,11 @@ bool Library::load(const QString &path, QString *error)
     optional("nvmlGpuInstanceGetComputeInstances", m_fn.gpuInstanceGetComputeInstances);
     optional("nvmlComputeInstanceDestroy", m_fn.computeInstanceDestroy);
     optional("nvmlGpuInstanceDestroy", m_fn.gpuInstanceDestroy);
+    optional("nvmlDeviceGetMaxMigDeviceCount", m_fn.deviceGetMaxMigDeviceCount);
+    optional("nvmlDeviceGetMigDeviceHandleByIndex", m_fn.deviceGetMigDeviceHandleByIndex);
+    optional("nvmlDeviceGetGpuInstanceId", m_fn.deviceGetGpuInstanceId);
+    optional("nvmlDeviceGetComputeRunningProcesses_v2", m_fn.deviceGetComputeRunningProcesses);
+    optional("nvmlDeviceGetProcessUtilization", m_fn.deviceGetProcessUtilization);
     return true;
 }
 

@@ -114,6 +114,27 @@ typedef struct nvmlEventData_st
     unsigned int computeInstanceId;
 } nvmlEventData_t;
 
+// What nvmlDeviceGetComputeRunningProcesses_v2 fills (nvmlProcessInfo_v2_t). The _v3 entry point
+// is not used: R535 drivers wrote a longer entry through it (with usedGpuCcProtectedMemory)
+// without a version bump, later ones this one again, so its stride depends on the driver.
+typedef struct nvmlProcessInfo_v2_st
+{
+    unsigned int pid;
+    unsigned long long usedGpuMemory; // bytes; NVML_VALUE_NOT_AVAILABLE when unknown
+    unsigned int gpuInstanceId;       // MIG: the process's GPU instance; else 0xFFFFFFFF
+    unsigned int computeInstanceId;
+} nvmlProcessInfo_v2_t;
+
+typedef struct nvmlProcessUtilizationSample_st
+{
+    unsigned int pid;
+    unsigned long long timeStamp; // CPU time, microseconds
+    unsigned int smUtil;          // percent
+    unsigned int memUtil;
+    unsigned int encUtil;
+    unsigned int decUtil;
+} nvmlProcessUtilizationSample_t;
+
 } // extern "C"
 
 static_assert(sizeof(nvmlPciInfo_t) == 68);
@@ -139,6 +160,12 @@ static_assert(offsetof(nvmlGpuInstanceInfo_t, placement) == 16);
 static_assert(sizeof(nvmlComputeInstanceProfileInfo_t) == 36);
 static_assert(sizeof(nvmlEventData_t) == 32);
 static_assert(offsetof(nvmlEventData_t, eventData) == 16);
+static_assert(sizeof(nvmlProcessInfo_v2_t) == 24);
+static_assert(offsetof(nvmlProcessInfo_v2_t, usedGpuMemory) == 8);
+static_assert(offsetof(nvmlProcessInfo_v2_t, gpuInstanceId) == 16);
+static_assert(sizeof(nvmlProcessUtilizationSample_t) == 32);
+static_assert(offsetof(nvmlProcessUtilizationSample_t, timeStamp) == 8);
+static_assert(offsetof(nvmlProcessUtilizationSample_t, smUtil) == 16);
 
 namespace Zhaoxi::Device::Nvml {
 
@@ -173,11 +200,12 @@ constexpr unsigned int kComputeInstanceEngineProfileShared = 0;
 constexpr unsigned int kTemperatureGpu = 0;         // NVML_TEMPERATURE_GPU
 constexpr unsigned int kMemoryErrorUncorrected = 1; // NVML_MEMORY_ERROR_TYPE_UNCORRECTED
 constexpr unsigned int kMemoryErrorCorrected = 0;
-constexpr unsigned int kVolatileEcc = 0;              // NVML_VOLATILE_ECC
-constexpr unsigned long long kEventXidCritical = 0x8; // nvmlEventTypeXidCriticalError
-constexpr unsigned int kMigEnabled = 1;               // NVML_DEVICE_MIG_ENABLE
-constexpr unsigned int kNameBufferSize = 96;          // NVML_DEVICE_NAME_V2_BUFFER_SIZE
-constexpr unsigned int kUuidBufferSize = 96;          // NVML_DEVICE_UUID_V2_BUFFER_SIZE
+constexpr unsigned int kVolatileEcc = 0;                 // NVML_VOLATILE_ECC
+constexpr unsigned long long kEventXidCritical = 0x8;    // nvmlEventTypeXidCriticalError
+constexpr unsigned int kMigEnabled = 1;                  // NVML_DEVICE_MIG_ENABLE
+constexpr unsigned int kNameBufferSize = 96;             // NVML_DEVICE_NAME_V2_BUFFER_SIZE
+constexpr unsigned int kUuidBufferSize = 96;             // NVML_DEVICE_UUID_V2_BUFFER_SIZE
+constexpr unsigned long long kValueNotAvailable = ~0ull; // NVML_VALUE_NOT_AVAILABLE
 
 // The functions, resolved by versioned name. Required ones are non-null once load() succeeded;
 // optional ones may be null (older drivers, or a test double without them).
@@ -251,6 +279,21 @@ struct Functions
             = nullptr;
     nvmlReturn_t (*computeInstanceDestroy)(nvmlComputeInstance_t) = nullptr;
     nvmlReturn_t (*gpuInstanceDestroy)(nvmlGpuInstance_t) = nullptr;
+    // optional: MIG devices (the compute instances CUDA sees) and their UUIDs (R470+)
+    nvmlReturn_t (*deviceGetMaxMigDeviceCount)(nvmlDevice_t, unsigned int *) = nullptr;
+    nvmlReturn_t (*deviceGetMigDeviceHandleByIndex)(nvmlDevice_t, unsigned int, nvmlDevice_t *)
+            = nullptr;
+    nvmlReturn_t (*deviceGetGpuInstanceId)(nvmlDevice_t, unsigned int *) = nullptr; // MIG handle
+    // optional: processes
+    nvmlReturn_t (*deviceGetComputeRunningProcesses)(nvmlDevice_t,
+                                                     unsigned int *,
+                                                     nvmlProcessInfo_v2_t *)
+            = nullptr; // _v2
+    nvmlReturn_t (*deviceGetProcessUtilization)(nvmlDevice_t,
+                                                nvmlProcessUtilizationSample_t *,
+                                                unsigned int *,
+                                                unsigned long long)
+            = nullptr;
 
     bool canReadMig() const
     {
@@ -264,6 +307,11 @@ struct Functions
         return canReadMig() && deviceCreateGpuInstanceWithPlacement
                && gpuInstanceGetComputeInstanceProfileInfo && gpuInstanceCreateComputeInstance
                && gpuInstanceGetComputeInstances && computeInstanceDestroy && gpuInstanceDestroy;
+    }
+    bool canReadMigDevices() const
+    {
+        return deviceGetMaxMigDeviceCount && deviceGetMigDeviceHandleByIndex
+               && deviceGetGpuInstanceId;
     }
 };
 

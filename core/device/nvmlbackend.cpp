@@ -61,6 +61,9 @@ constexpr int kMaxInstancesPerProfile = 32; // more than any card offers (7)
 constexpr int kMaxComputeInstances = 8;
 constexpr int kRecentXids = 8;
 constexpr int kMaxEventsPerPoll = 64;
+constexpr unsigned int kMaxMigDevices = 64; // more than any card has (7 compute slices)
+constexpr unsigned int kProcessBuffer = 32; // first guess; grown when the driver asks for more
+constexpr int kListAttempts = 3;            // processes may start between the size and the read
 
 } // namespace
 
@@ -149,6 +152,7 @@ bool NvmlBackend::initialise(NvmlOpenResult *result, qint64 nowMs)
         rep.index = int(i);
         m_reports << rep;
         m_readings << NvmlReading{};
+        m_lastSampleUs.push_back(0);
     }
     if (fn.eventSetCreate && fn.deviceRegisterEvents && fn.eventSetWait
         && fn.eventSetCreate(&m_events) == Nvml::kSuccess) {
@@ -251,6 +255,7 @@ void NvmlBackend::readMig(int i)
     rep.layout.instances.clear();
     rep.layout.mode = PartitionMode::Whole;
     rep.readStatus = NvmlStatus::Ok;
+    rep.instanceUuidNote.clear();
     if (!dev) {
         rep.readStatus = NvmlStatus::GpuLost;
         rep.layout.lost = true;
@@ -353,6 +358,7 @@ void NvmlBackend::readMig(int i)
     std::sort(rep.driverInstances.begin(),
               rep.driverInstances.end(),
               [](const DriverInstance &a, const DriverInstance &b) { return a.start < b.start; });
+    readInstanceUuids(i);
     if (rep.model >= 0) {
         const Domain::CardModel &model = m_catalogue.models()[rep.model];
         rep.differences = compareProfiles(model, rep.driverProfiles);
@@ -362,6 +368,174 @@ void NvmlBackend::readMig(int i)
                                              "instance(s) cannot be shown as a layout")
                                       .arg(rep.driverInstances.size());
     }
+}
+
+void NvmlBackend::readInstanceUuids(int i)
+{
+    const Nvml::Functions &fn = m_lib.fn();
+    NvmlCardReport &rep = m_reports[i];
+    nvmlDevice_t dev = m_devices[size_t(i)];
+    if (!fn.canReadMigDevices()) {
+        QStringList lacking;
+        if (!fn.deviceGetMaxMigDeviceCount)
+            lacking << QStringLiteral("nvmlDeviceGetMaxMigDeviceCount");
+        if (!fn.deviceGetMigDeviceHandleByIndex)
+            lacking << QStringLiteral("nvmlDeviceGetMigDeviceHandleByIndex");
+        if (!fn.deviceGetGpuInstanceId)
+            lacking << QStringLiteral("nvmlDeviceGetGpuInstanceId");
+        rep.instanceUuidNote
+                = QStringLiteral(
+                          "the NVIDIA library lacks %1: the MIG instances' UUIDs are unknown")
+                          .arg(lacking.join(QStringLiteral(", ")));
+        return;
+    }
+    unsigned int max = 0;
+    const int rc = fn.deviceGetMaxMigDeviceCount(dev, &max);
+    if (rc != Nvml::kSuccess) {
+        rep.instanceUuidNote = QStringLiteral("the driver does not list MIG devices (%1): the MIG "
+                                              "instances' UUIDs are unknown")
+                                       .arg(errorText(rc));
+        return;
+    }
+    // The index space is sparse: an index without a MIG device answers NOT_FOUND.
+    for (unsigned int k = 0; k < max && k < kMaxMigDevices; ++k) {
+        nvmlDevice_t mig = nullptr;
+        if (fn.deviceGetMigDeviceHandleByIndex(dev, k, &mig) != Nvml::kSuccess || !mig)
+            continue;
+        unsigned int gi = 0;
+        if (fn.deviceGetGpuInstanceId(mig, &gi) != Nvml::kSuccess)
+            continue;
+        char buf[Nvml::kUuidBufferSize] = {};
+        if (fn.deviceGetUUID(mig, buf, sizeof buf) != Nvml::kSuccess)
+            continue;
+        for (DriverInstance &d : rep.driverInstances) {
+            if (d.id == gi && d.uuid.isEmpty())
+                d.uuid = fromCString(buf, sizeof buf);
+        }
+    }
+}
+
+NvmlStatus NvmlBackend::listProcesses(nvmlDevice_t device,
+                                      std::vector<nvmlProcessInfo_v2_t> *out,
+                                      QString *message) const
+{
+    const Nvml::Functions &fn = m_lib.fn();
+    out->assign(kProcessBuffer, nvmlProcessInfo_v2_t{});
+    int rc = Nvml::kErrorInsufficientSize;
+    for (int attempt = 0; attempt < kListAttempts && rc == Nvml::kErrorInsufficientSize;
+         ++attempt) {
+        unsigned int n = unsigned(out->size());
+        rc = fn.deviceGetComputeRunningProcesses(device, &n, out->data());
+        if (rc == Nvml::kSuccess)
+            out->resize(std::min<size_t>(n, out->size()));
+        else if (rc == Nvml::kErrorInsufficientSize)
+            out->assign(std::max<size_t>(n, out->size() * 2) + 4, nvmlProcessInfo_v2_t{});
+    }
+    if (rc != Nvml::kSuccess) {
+        out->clear();
+        *message = QStringLiteral("listing processes: %1").arg(errorText(rc));
+        return classifyReturn(rc);
+    }
+    return NvmlStatus::Ok;
+}
+
+void NvmlBackend::readProcesses(int i)
+{
+    const Nvml::Functions &fn = m_lib.fn();
+    NvmlReading &r = m_readings[i];
+    const NvmlCardReport &rep = m_reports[i];
+    nvmlDevice_t dev = m_devices[size_t(i)];
+    r.processes.clear();
+    r.processesListed = false;
+    r.processesNote.clear();
+    if (!fn.deviceGetComputeRunningProcesses) {
+        r.processesNote = QStringLiteral(
+                "the NVIDIA library lacks nvmlDeviceGetComputeRunningProcesses_v2");
+        return;
+    }
+    const bool mig = rep.migCurrent.value_or(false);
+    std::vector<nvmlProcessInfo_v2_t> raw;
+    QString why;
+    QList<ProcessUse> found;
+    if (mig && fn.canReadMigDevices()) {
+        // Per MIG device: the card's handle gives the aggregate to privileged callers only.
+        unsigned int max = 0;
+        const int rc = fn.deviceGetMaxMigDeviceCount(dev, &max);
+        if (rc != Nvml::kSuccess) {
+            r.processesNote = QStringLiteral("listing MIG devices: %1").arg(errorText(rc));
+            return;
+        }
+        for (unsigned int k = 0; k < max && k < kMaxMigDevices; ++k) {
+            nvmlDevice_t migDev = nullptr;
+            if (fn.deviceGetMigDeviceHandleByIndex(dev, k, &migDev) != Nvml::kSuccess || !migDev)
+                continue;
+            char buf[Nvml::kUuidBufferSize] = {};
+            if (fn.deviceGetUUID(migDev, buf, sizeof buf) != Nvml::kSuccess)
+                continue; // destroyed since it was listed
+            if (listProcesses(migDev, &raw, &why) != NvmlStatus::Ok) {
+                // A partial list would read as "these and no others": none at all instead.
+                r.processesNote = QStringLiteral("MIG device %1: %2")
+                                          .arg(fromCString(buf, sizeof buf), why);
+                return;
+            }
+            for (const nvmlProcessInfo_v2_t &p : raw)
+                found << ProcessUse{p.pid,
+                                    processMemoryMiB(p.usedGpuMemory),
+                                    std::numeric_limits<double>::quiet_NaN(),
+                                    fromCString(buf, sizeof buf)};
+        }
+        r.processes = found;
+        r.processesListed = true;
+        return;
+    }
+    if (listProcesses(dev, &raw, &why) != NvmlStatus::Ok) {
+        r.processesNote = why;
+        return;
+    }
+    for (const nvmlProcessInfo_v2_t &p : raw) {
+        ProcessUse u{p.pid,
+                     processMemoryMiB(p.usedGpuMemory),
+                     std::numeric_limits<double>::quiet_NaN(),
+                     {}};
+        if (mig) {
+            // The library lists them on the card (aggregate) but has no MIG device functions:
+            // the GPU instance id still names the placement; its UUID is unknown here.
+            for (const DriverInstance &d : rep.driverInstances) {
+                if (d.id == p.gpuInstanceId)
+                    u.instanceUuid = d.uuid;
+            }
+        }
+        found << u;
+    }
+    if (!mig && fn.deviceGetProcessUtilization && !found.isEmpty()) {
+        std::vector<nvmlProcessUtilizationSample_t> samples(
+                std::max<size_t>(size_t(found.size()) * 4, kProcessBuffer));
+        unsigned int n = unsigned(samples.size());
+        int rc = fn.deviceGetProcessUtilization(dev, samples.data(), &n, m_lastSampleUs[size_t(i)]);
+        if (rc == Nvml::kErrorInsufficientSize) {
+            samples.assign(size_t(n) + 4, nvmlProcessUtilizationSample_t{});
+            n = unsigned(samples.size());
+            rc = fn.deviceGetProcessUtilization(dev, samples.data(), &n, m_lastSampleUs[size_t(i)]);
+        }
+        // NVML samples only processes that used the SMs: NOT_FOUND (no sample since the last
+        // read) and a process without a sample both mean 0, not "unknown".
+        if (rc == Nvml::kSuccess || rc == Nvml::kErrorNotFound) {
+            QHash<quint32, const nvmlProcessUtilizationSample_t *> newest;
+            for (unsigned int k = 0; rc == Nvml::kSuccess && k < n && k < samples.size(); ++k) {
+                const nvmlProcessUtilizationSample_t &sample = samples[k];
+                const auto it = newest.constFind(sample.pid);
+                if (it == newest.cend() || (*it)->timeStamp < sample.timeStamp)
+                    newest.insert(sample.pid, &sample);
+                m_lastSampleUs[size_t(i)] = std::max(m_lastSampleUs[size_t(i)], sample.timeStamp);
+            }
+            for (ProcessUse &u : found) {
+                const auto it = newest.constFind(u.pid);
+                u.smUtilisation = it == newest.cend() ? 0.0 : std::min(1.0, (*it)->smUtil / 100.0);
+            }
+        }
+    }
+    r.processes = found;
+    r.processesListed = true;
 }
 
 void NvmlBackend::noteLost(int i, bool lost, qint64 nowMs)
@@ -380,7 +554,13 @@ void NvmlBackend::readMetrics(int i, qint64 nowMs)
     nvmlDevice_t dev = m_devices[size_t(i)];
     NvmlReading &r = m_readings[i];
     r.atMs = nowMs;
+    auto unknownProcesses = [&r] {
+        r.processes.clear();
+        r.processesListed = false;
+        r.processesNote = QStringLiteral("the card does not answer");
+    };
     if (!dev) {
+        unknownProcesses();
         noteLost(i, true, nowMs);
         return;
     }
@@ -391,6 +571,7 @@ void NvmlBackend::readMetrics(int i, qint64 nowMs)
         r.memoryUsedMiB.reset();
         r.temperatureC.reset();
         r.powerW.reset();
+        unknownProcesses();
         noteLost(i, true, nowMs);
         return;
     }
@@ -437,6 +618,7 @@ void NvmlBackend::readMetrics(int i, qint64 nowMs)
         else
             r.eccCorrected.reset();
     }
+    readProcesses(i);
 }
 
 void NvmlBackend::drainEvents(qint64 nowMs)
@@ -498,7 +680,7 @@ QList<CardInfo> NvmlBackend::cards() const
 {
     QList<CardInfo> out;
     for (const NvmlCardReport &r : m_reports)
-        out << CardInfo{r.id, HostId(0), r.model, 0};
+        out << CardInfo{r.id, HostId(0), r.model, 0, r.uuid};
     return out;
 }
 
@@ -514,6 +696,13 @@ NvmlReading NvmlBackend::reading(CardId card) const
     if (card.value() < 0 || card.value() >= m_readings.size())
         return {};
     return m_readings[card.value()];
+}
+
+QList<ProcessUse> NvmlBackend::processes(int nvmlIndex) const
+{
+    if (nvmlIndex < 0 || nvmlIndex >= m_readings.size())
+        return {};
+    return m_readings[nvmlIndex].processes;
 }
 
 CardMetrics NvmlBackend::metrics(CardId card) const

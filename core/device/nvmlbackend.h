@@ -7,6 +7,7 @@
 
 #include <QHash>
 
+#include <limits>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -68,9 +69,25 @@ struct NvmlCardReport
     QList<DriverProfile> driverProfiles;    // what the driver offers (MIG mode on)
     QList<ProfileDifference> differences;   // against the catalogue model
     QList<DriverInstance> driverInstances;  // GPU instances as listed
-    CardLayout layout;                      // in catalogue terms
+    CardLayout layout;                      // in catalogue terms, with the instances' UUIDs
     QStringList layoutProblems;             // instances that could not be mapped
     NvmlStatus readStatus = NvmlStatus::Ok; // the last layout read (GpuLost, ...)
+    // With MIG on: why the instances' UUIDs could not be read (English; the library lacks the MIG
+    // device functions, or the driver refused); empty when they were. Not a layout problem: the
+    // placements are known either way.
+    QString instanceUuidNote;
+};
+
+// One process with a compute context on a card, as NVML lists it at a poll.
+struct ProcessUse
+{
+    quint32 pid = 0;
+    qint64 memoryMiB = -1; // device memory it uses; -1 when the driver does not say
+    // SM utilisation, 0..1, over the driver's samples since the previous poll; NaN when unknown:
+    // the library lacks nvmlDeviceGetProcessUtilization, or MIG is on (per-process utilisation
+    // is not offered for MIG instances).
+    double smUtilisation = std::numeric_limits<double>::quiet_NaN();
+    QString instanceUuid = {}; // "MIG-<uuid>" of the MIG instance it runs on; empty on a whole card
 };
 
 // One poll's readings of a card. Each field is empty when the card or driver does not report it
@@ -87,6 +104,13 @@ struct NvmlReading
     std::optional<quint64> eccCorrected;
     QList<quint64> recentXids; // the last few Xids seen, oldest first
     bool lost = false;
+    // The compute processes on the card (with MIG on: on each MIG instance, read through the MIG
+    // device handles, since the card's own handle lists them only to privileged callers).
+    QList<ProcessUse> processes;
+    // False when NVML could not list them (processesNote says why, in English): an empty list
+    // then means "unknown", not "idle".
+    bool processesListed = false;
+    QString processesNote;
 };
 
 // What happened to one step, more precisely than the base interface's StepResult can say.
@@ -111,10 +135,20 @@ struct NvmlStepReport
 // Topology: one host (this machine), its cards in NVML index order; a card's model is matched
 // by PCI device id, then name (nvmlparse.h); cards not in the catalogue have model -1.
 //
-// Reading: open() reads every card and its MIG state; poll(now) reads metrics and drains Xid
-// events every pollIntervalMs and re-reads MIG state every layoutRefreshMs. Layouts are what the
-// driver lists, never what a plan intended. InstanceInfo::busy is not known to NVML's MIG API and
-// stays false; destroying an instance that serves work is refused by the driver (InUse).
+// Reading: open() reads every card and its MIG state; poll(now) reads metrics and processes and
+// drains Xid events every pollIntervalMs and re-reads MIG state every layoutRefreshMs. Layouts
+// are what the driver lists, never what a plan intended. InstanceInfo::busy is not known to
+// NVML's MIG API and stays false; destroying an instance that serves work is refused by the
+// driver (InUse).
+//
+// Identities: CardInfo::uuid is the card's "GPU-<uuid>". Each time a layout is read (open, the
+// refresh, before and after every order, so right after a create too), every MIG device of the
+// card is listed (nvmlDeviceGetMaxMigDeviceCount, nvmlDeviceGetMigDeviceHandleByIndex), matched
+// to its GPU instance by id (nvmlDeviceGetGpuInstanceId) and its "MIG-<uuid>" (nvmlDeviceGetUUID)
+// becomes the InstanceInfo::uuid of that placement. A GPU instance without a compute instance
+// has no MIG device and no UUID; with several compute instances, the first MIG device listed
+// names it. A library without those functions leaves every uuid empty and says so in
+// NvmlCardReport::instanceUuidNote; nothing else changes.
 //
 // Applying (only when NvmlAccess is Writable): apply() queues an order, advance(now) carries it
 // out with blocking driver calls, card after card, each card's steps in the order given (the
@@ -170,6 +204,10 @@ public:
     QStringList missingOptionalSymbols() const { return m_lib.missingOptional(); }
     const QList<NvmlCardReport> &cardReports() const { return m_reports; }
     NvmlReading reading(CardId card) const;
+    // The compute processes on the card with this NVML index at the last poll (its
+    // reading().processes; reading().processesListed says whether the list is known). Empty for an
+    // index out of range.
+    QList<ProcessUse> processes(int nvmlIndex) const;
     CardId cardByUuid(const QString &uuid) const; // invalid when unknown
     QList<NvmlStepReport> takeStepReports();
 
@@ -179,7 +217,12 @@ private:
     void checkAccess();
     void readCard(int index);
     void readMig(int index);
+    void readInstanceUuids(int index);
     void readMetrics(int index, qint64 nowMs);
+    void readProcesses(int index);
+    NvmlStatus listProcesses(nvmlDevice_t device,
+                             std::vector<nvmlProcessInfo_v2_t> *out,
+                             QString *message) const;
     void drainEvents(qint64 nowMs);
     void runOrder(quint64 order, const QList<DeviceStep> &steps, qint64 nowMs);
     NvmlStatus doDestroy(int card, const Domain::MigProfile &profile, int start, QString *message);
@@ -202,6 +245,7 @@ private:
     std::vector<nvmlDevice_t> m_devices;
     QList<NvmlCardReport> m_reports;
     QList<NvmlReading> m_readings;
+    std::vector<unsigned long long> m_lastSampleUs; // per card: the newest process sample seen
     nvmlEventSet_t m_events = nullptr;
     NvmlAccess m_access = NvmlAccess::ReadOnlyBySetting;
     QString m_accessMessage;

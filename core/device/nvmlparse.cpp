@@ -280,6 +280,7 @@ QList<InstanceInfo> mapInstances(const Domain::CardModel &model,
         info.profile = index;
         info.start = d.start;
         info.ready = true;
+        info.uuid = d.uuid;
         out << info;
     }
     std::sort(out.begin(), out.end(), [](const InstanceInfo &a, const InstanceInfo &b) {
@@ -318,6 +319,11 @@ double milliwattsToWatts(unsigned int milliwatts)
 qint64 bytesToMiB(unsigned long long bytes)
 {
     return qint64(bytes / (1024ull * 1024ull));
+}
+
+qint64 processMemoryMiB(unsigned long long usedGpuMemory)
+{
+    return usedGpuMemory == ~0ull ? -1 : bytesToMiB(usedGpuMemory);
 }
 
 std::optional<double> utilisationFrom(NvmlStatus status, unsigned int gpuPercent)

@@ -111,12 +111,15 @@ struct DriverInstance
     int profileId = -1;
     int start = -1;
     int size = 0;
+    // "MIG-<uuid>" of its MIG device (its compute instance, the one CUDA sees), matched by GPU
+    // instance id; empty when it has none yet or the driver cannot say.
+    QString uuid = {};
     friend bool operator==(const DriverInstance &, const DriverInstance &) = default;
 };
 
-// The driver's instances as a layout in catalogue terms (profile index, start), sorted by start.
-// An instance whose profile id the model lacks cannot be represented: it is left out and named
-// in *problems, so the caller knows the layout is incomplete.
+// The driver's instances as a layout in catalogue terms (profile index, start, uuid), sorted by
+// start. An instance whose profile id the model lacks cannot be represented: it is left out and
+// named in *problems, so the caller knows the layout is incomplete.
 QList<InstanceInfo> mapInstances(const Domain::CardModel &model,
                                  const QList<DriverInstance> &driver,
                                  QStringList *problems);
@@ -127,6 +130,9 @@ int computeInstanceProfileIndex(int computeSlices);
 
 double milliwattsToWatts(unsigned int milliwatts);
 qint64 bytesToMiB(unsigned long long bytes);
+// A process's used device memory (nvmlProcessInfo_v2_t::usedGpuMemory) in MiB; -1 for
+// NVML_VALUE_NOT_AVAILABLE (the driver does not say), never a huge number.
+qint64 processMemoryMiB(unsigned long long usedGpuMemory);
 // Device utilisation: a value when the read succeeded, nothing when the card does not report it
 // (MIG mode makes it NotSupported: "not available", never zero).
 std::optional<double> utilisationFrom(NvmlStatus status, unsigned int gpuPercent);

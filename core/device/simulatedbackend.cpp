@@ -3,12 +3,30 @@
 
 #include "core/catalogue/layoutrules.h"
 
+#include <QCryptographicHash>
+
 #include <algorithm>
 #include <cmath>
 
 namespace Zhaoxi::Device {
 
 using Domain::CardModel;
+
+namespace {
+
+// "<prefix>-00000000-" and 24 hex digits of SHA-1(seed): the shape of a real UUID, marked fake.
+QString fakeUuid(QLatin1String prefix, const QByteArray &seed)
+{
+    const QByteArray h = QCryptographicHash::hash(seed, QCryptographicHash::Sha1).toHex();
+    return QStringLiteral("%1-00000000-%2-%3-%4-%5")
+            .arg(prefix,
+                 QLatin1String(h.mid(0, 4)),
+                 QLatin1String(h.mid(4, 4)),
+                 QLatin1String(h.mid(8, 4)),
+                 QLatin1String(h.mid(12, 12)));
+}
+
+} // namespace
 
 const char *toString(DeviceError error)
 {
@@ -68,12 +86,21 @@ SimulatedBackend::SimulatedBackend(const Sched::ClusterState &state,
         m_hosts.append(HostInfo{h.id, h.name, h.firstCard, h.cardCount});
     m_cards.reserve(state.cards().size());
     for (const Sched::CardState &c : state.cards()) {
+        const Sched::HostState &host = state.host(c.host);
         Card card;
-        card.info = CardInfo{c.id, c.host, c.model, c.linkDomain};
+        // The index on the host, not the card's id: the same host keeps its UUIDs when hosts
+        // before it in the file change.
+        const QByteArray seed = "zhaoxi simulated card\n" + host.name.toUtf8() + '\n'
+                                + QByteArray::number(c.id.value() - host.firstCard);
+        card.info = CardInfo{
+                c.id, c.host, c.model, c.linkDomain, fakeUuid(QLatin1String("GPU"), seed)};
         card.mode = c.mode;
         for (const Sched::Unit &u : c.units) {
-            if (u.profile >= 0)
-                card.instances.append(Instance{u.profile, u.start, true, u.job.isValid()});
+            if (u.profile >= 0) {
+                Instance i{u.profile, u.start, true, u.job.isValid(), {}};
+                i.uuid = nextInstanceUuid(card, u.profile, u.start);
+                card.instances.append(i);
+            }
         }
         card.temperatureC = m_options.ambientC
                             + m_options.riseAtMaxPowerC * state.model(c).idlePowerW
@@ -105,8 +132,17 @@ CardLayout SimulatedBackend::layout(CardId card) const
     l.mode = c.mode;
     l.lost = c.lost;
     for (const Instance &i : c.instances)
-        l.instances.append(InstanceInfo{i.profile, i.start, i.ready, i.busy});
+        l.instances.append(InstanceInfo{i.profile, i.start, i.ready, i.busy, i.uuid});
     return l;
+}
+
+QString SimulatedBackend::nextInstanceUuid(Card &c, int profile, int start) const
+{
+    ++c.created;
+    const QByteArray seed = "zhaoxi simulated instance\n" + c.info.uuid.toLatin1() + '\n'
+                            + m_catalogue.models()[c.info.model].migProfiles[profile].name.toUtf8()
+                            + '@' + QByteArray::number(start) + '#' + QByteArray::number(c.created);
+    return fakeUuid(QLatin1String("MIG"), seed);
 }
 
 quint64 SimulatedBackend::apply(const QList<DeviceStep> &steps, qint64 nowMs)
@@ -187,7 +223,7 @@ void SimulatedBackend::startNext(Card &c, qint64 nowMs)
         c.stepStartMs = nowMs;
         switch (p.step.kind) {
         case DeviceStep::Kind::CreateInstance:
-            c.instances.append(Instance{p.step.profile, p.step.start, false, false});
+            c.instances.append(Instance{p.step.profile, p.step.start, false, false, {}});
             c.stepEndMs = nowMs + m_options.createMs;
             break;
         case DeviceStep::Kind::DestroyInstance:
@@ -208,9 +244,12 @@ void SimulatedBackend::finishStep(Card &c)
     c.queue.pop_front();
     c.running = false;
     switch (p.step.kind) {
-    case DeviceStep::Kind::CreateInstance:
-        c.instances[findInstance(c, p.step.profile, p.step.start)].ready = true;
+    case DeviceStep::Kind::CreateInstance: {
+        Instance &i = c.instances[findInstance(c, p.step.profile, p.step.start)];
+        i.ready = true;
+        i.uuid = nextInstanceUuid(c, i.profile, i.start);
         break;
+    }
     case DeviceStep::Kind::DestroyInstance:
         c.instances.removeAt(findInstance(c, p.step.profile, p.step.start));
         break;

@@ -40,6 +40,16 @@ struct SimulatedBackendOptions
 // clocks drop until the card cools below resumeBelowC. A power cap lowers clocks so the card
 // stays under it. Faults injected at given times are reported by advance() when their time comes.
 //
+// Identities, so the twin binds processes as the appliance does: every card has a UUID shaped
+// like a real one, "GPU-00000000-xxxx-xxxx-xxxx-xxxxxxxxxxxx", and every MIG instance a
+// "MIG-00000000-..." one. The first group is eight zeros, which NVIDIA's random UUIDs do not
+// have in practice: a person sees a simulated unit at a glance. The rest is SHA-1 of the host's
+// name and the card's index on its host (a card), or of the card's UUID, the profile's name, the
+// start and the card's creation counter (an instance), so the same appliance gets the same
+// UUIDs in every run and process, and an instance created again at the same placement gets a new
+// one, as with real MIG. An instance's UUID is set when its creation completes (ready); the
+// instances the state starts with count as created at construction, in unit order.
+//
 // The load (utilisation, memory) and which instances or cards serve work are set by the owner
 // (the simulator), at the time given. Single-threaded.
 class SimulatedBackend final : public DeviceBackend
@@ -86,6 +96,7 @@ private:
         int start = -1;
         bool ready = true;
         bool busy = false;
+        QString uuid = {}; // empty until created
     };
     struct Pending
     {
@@ -98,6 +109,7 @@ private:
         CardInfo info;
         PartitionMode mode = PartitionMode::Whole;
         QList<Instance> instances;
+        int created = 0;   // MIG instances created on the card so far (their UUIDs' counter)
         bool busy = false; // whole / soft card serves work
         bool lost = false;
         qint64 lostUntilMs = -1; // -1: permanent or not lost
@@ -124,6 +136,7 @@ private:
     void finishStep(Card &c);
     int findInstance(const Card &c, int profile, int start) const;
     QList<Domain::MigPlacement> placements(const Card &c) const;
+    QString nextInstanceUuid(Card &c, int profile, int start) const;
 
     Catalogue::Catalogue m_catalogue;
     SimulatedBackendOptions m_options;

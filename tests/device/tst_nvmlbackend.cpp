@@ -84,6 +84,7 @@ private:
     void *m_fake = nullptr;
     int (*m_control)(const char *) = nullptr;
     const char *(*m_log)() = nullptr;
+    const char *(*m_migUuid)(int, int) = nullptr;
     int m_fixtures = 0;
 
     const CardModel &model(const char *name) { return *m_cat.find(QLatin1String(name)); }
@@ -172,6 +173,28 @@ private:
         return out;
     }
 
+    // The UUID the backend reports for the instance at `start` on a card.
+    QString uuidAt(const NvmlBackend &b, int card, int start)
+    {
+        for (const InstanceInfo &i : b.layout(CardId(card)).instances) {
+            if (i.start == start)
+                return i.uuid;
+        }
+        return QStringLiteral("(no instance at %1)").arg(start);
+    }
+
+    // The one the test double handed out for its MIG device there.
+    QString fakeUuidAt(int gpu, int start) { return QString::fromLatin1(m_migUuid(gpu, start)); }
+
+    const ProcessUse *processOf(const QList<ProcessUse> &list, quint32 pid)
+    {
+        for (const ProcessUse &p : list) {
+            if (p.pid == pid)
+                return &p;
+        }
+        return nullptr;
+    }
+
     QStringList logLines()
     {
         return QString::fromUtf8(m_log()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
@@ -199,7 +222,8 @@ private Q_SLOTS:
         QVERIFY2(m_fake, dlerror());
         m_control = reinterpret_cast<int (*)(const char *)>(dlsym(m_fake, "fakenvml_control"));
         m_log = reinterpret_cast<const char *(*)()>(dlsym(m_fake, "fakenvml_log"));
-        QVERIFY(m_control && m_log);
+        m_migUuid = reinterpret_cast<const char *(*)(int, int)>(dlsym(m_fake, "fakenvml_mig_uuid"));
+        QVERIFY(m_control && m_log && m_migUuid);
     }
 
     void noDriverFound()
@@ -282,6 +306,97 @@ private Q_SLOTS:
         QVERIFY(h.driverProfiles.isEmpty());
         QCOMPARE(b->cardByUuid(QStringLiteral("GPU-H200-3B")), CardId(1));
         QVERIFY(!b->cardByUuid(QStringLiteral("GPU-none")).isValid());
+    }
+
+    void cardAndInstanceUuids()
+    {
+        useFixture(twoCards());
+        auto b = open(true);
+        QVERIFY(b);
+        QCOMPARE(b->cards()[0].uuid, QStringLiteral("GPU-a100-07"));
+        QCOMPARE(b->cards()[1].uuid, QStringLiteral("GPU-h200-3b"));
+        QVERIFY2(b->cardReports()[0].instanceUuidNote.isEmpty(),
+                 qPrintable(b->cardReports()[0].instanceUuidNote));
+        // The instances there at start, matched through their GPU instance ids.
+        for (int start : {0, 4}) {
+            QVERIFY(!fakeUuidAt(0, start).isEmpty());
+            QCOMPARE(uuidAt(*b, 0, start), fakeUuidAt(0, start));
+        }
+        QVERIFY(uuidAt(*b, 0, 0) != uuidAt(*b, 0, 4));
+
+        // Created through the driver: its UUID is there right after the order.
+        b->apply({step(DeviceStep::Kind::CreateInstance, 0, "A100-SXM4-40GB", "1g.5gb", 6)}, 2000);
+        b->advance(2000);
+        QCOMPARE(name(b->takeStepReports().first().state), name(NvmlStepState::Done));
+        const QString first = uuidAt(*b, 0, 6);
+        QVERIFY2(first.startsWith(QLatin1String("MIG-")), qPrintable(first));
+        QCOMPARE(first, fakeUuidAt(0, 6));
+
+        // Destroyed and created again at the same placement: another instance, another UUID.
+        b->apply({step(DeviceStep::Kind::DestroyInstance, 0, "A100-SXM4-40GB", "1g.5gb", 6),
+                  step(DeviceStep::Kind::CreateInstance, 0, "A100-SXM4-40GB", "1g.5gb", 6)},
+                 3000);
+        b->advance(3000);
+        for (const NvmlStepReport &r : b->takeStepReports())
+            QCOMPARE(name(r.state), name(NvmlStepState::Done));
+        const QString second = uuidAt(*b, 0, 6);
+        QCOMPARE(second, fakeUuidAt(0, 6));
+        QVERIFY(!second.isEmpty());
+        QVERIFY(second != first);
+        // A card without MIG has no instances, and its own UUID.
+        QVERIFY(b->layout(CardId(1)).instances.isEmpty());
+    }
+
+    void processesAreReadAtEachPoll()
+    {
+        useFixture(twoCards());
+        auto b = open(false);
+        QVERIFY(b);
+        QVERIFY(b->reading(CardId(1)).processesListed);
+        QVERIFY(b->processes(1).isEmpty());
+        m_control(R"({"processes": {"gpu": 1, "list": [
+                        {"pid": 4242, "memoryMiB": 2048, "smUtil": 55},
+                        {"pid": 4343, "smUtil": 0}]}})");
+        m_control(R"({"processes": {"gpu": 0, "list": [
+                        {"pid": 5000, "memoryMiB": 1000, "start": 4},
+                        {"pid": 5001, "memoryMiB": 300, "start": 0}]}})");
+        b->poll(1500); // not due yet: the readings are the last poll's
+        QVERIFY(b->processes(1).isEmpty());
+        b->poll(3000);
+
+        const QList<ProcessUse> whole = b->processes(1);
+        QCOMPARE(whole.size(), 2);
+        const ProcessUse *busy = processOf(whole, 4242);
+        QVERIFY(busy);
+        QCOMPARE(busy->memoryMiB, 2048);
+        QCOMPARE(busy->smUtilisation, 0.55);
+        QVERIFY(busy->instanceUuid.isEmpty());
+        const ProcessUse *idle = processOf(whole, 4343);
+        QVERIFY(idle);
+        QCOMPARE(idle->memoryMiB, -1);      // the driver did not say: not 0, not huge
+        QCOMPARE(idle->smUtilisation, 0.0); // no sample: it did not use the SMs
+
+        // With MIG on, read per MIG device, each process named by its instance's UUID.
+        QVERIFY(b->reading(CardId(0)).processesListed);
+        const QList<ProcessUse> mig = b->processes(0);
+        QCOMPARE(mig.size(), 2);
+        const ProcessUse *on4 = processOf(mig, 5000);
+        const ProcessUse *on0 = processOf(mig, 5001);
+        QVERIFY(on4 && on0);
+        QCOMPARE(on4->instanceUuid, uuidAt(*b, 0, 4));
+        QCOMPARE(on0->instanceUuid, uuidAt(*b, 0, 0));
+        QCOMPARE(on0->memoryMiB, 300);
+        QVERIFY(std::isnan(on4->smUtilisation)); // not offered for MIG instances
+
+        QVERIFY(b->processes(2).isEmpty());
+        QVERIFY(b->processes(-1).isEmpty());
+
+        // Gone from the driver's list: gone at the next poll.
+        m_control(R"({"processes": {"gpu": 1, "list": [{"pid": 4343, "memoryMiB": 10}]}})");
+        b->poll(5000);
+        QCOMPARE(b->processes(1).size(), 1);
+        QCOMPARE(b->processes(1).first().pid, 4343u);
+        QCOMPARE(b->processes(1).first().memoryMiB, 10);
     }
 
     void metricsWithMigAreNotAvailableNotZero()
@@ -638,7 +753,17 @@ private Q_SLOTS:
 
     void minimalLibraryWithoutOptionalSymbols()
     {
-        useFixture(twoCards());
+        QJsonObject root = twoCards();
+        QJsonArray gpus = root.value("gpus").toArray();
+        QJsonObject migGpu = gpus[0].toObject();
+        migGpu.insert("processes",
+                      QJsonArray{QJsonObject{{"pid", 77}, {"memoryMiB", 100}, {"start", 4}}});
+        gpus[0] = migGpu;
+        QJsonObject wholeGpu = gpus[1].toObject();
+        wholeGpu.insert("processes", QJsonArray{QJsonObject{{"pid", 78}, {"smUtil", 40}}});
+        gpus[1] = wholeGpu;
+        root.insert("gpus", gpus);
+        useFixture(root);
         NvmlOpenResult r;
         auto b = open(true, &r, FAKENVML_MINIMAL_PATH);
         QVERIFY2(b, qPrintable(r.message));
@@ -656,6 +781,24 @@ private Q_SLOTS:
         const NvmlReading reading = b->reading(CardId(1));
         QVERIFY(!reading.powerW && !reading.temperatureC && !reading.utilisation);
         QCOMPARE(reading.memoryUsedMiB, std::optional<qint64>(1024));
+        // No MIG device functions: the placements are known, their UUIDs are not, and it says so.
+        QVERIFY(missing.contains(QStringLiteral("nvmlDeviceGetMigDeviceHandleByIndex")));
+        QCOMPARE(b->cards()[0].uuid, QStringLiteral("GPU-a100-07"));
+        for (const InstanceInfo &i : b->layout(CardId(0)).instances)
+            QVERIFY(i.uuid.isEmpty());
+        QVERIFY2(a.instanceUuidNote.contains(QLatin1String("nvmlDeviceGetMigDeviceHandleByIndex")),
+                 qPrintable(a.instanceUuidNote));
+        QVERIFY(a.layoutProblems.isEmpty()); // not a layout problem: plans still resolve
+        QVERIFY(b->cardReports()[1].instanceUuidNote.isEmpty()); // MIG off: nothing to name
+        // Processes through the card's handle: the MIG one without an instance UUID to name,
+        // the whole card's without per-process utilisation.
+        QVERIFY(b->reading(CardId(0)).processesListed);
+        QCOMPARE(b->processes(0).size(), 1);
+        QCOMPARE(b->processes(0).first().pid, 77u);
+        QCOMPARE(b->processes(0).first().memoryMiB, 100);
+        QVERIFY(b->processes(0).first().instanceUuid.isEmpty());
+        QCOMPARE(b->processes(1).size(), 1);
+        QVERIFY(std::isnan(b->processes(1).first().smUtilisation));
         // Cannot change MIG without the functions: read-only, and says why.
         QCOMPARE(name(b->access()), name(NvmlAccess::NotSupported));
         b->apply({step(DeviceStep::Kind::CreateInstance, 0, "A100-SXM4-40GB", "1g.5gb", 6)}, 2000);

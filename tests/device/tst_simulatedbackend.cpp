@@ -4,6 +4,7 @@
 #include "core/catalogue/catalogue.h"
 #include "core/device/simulatedbackend.h"
 
+#include <QRegularExpression>
 #include <QtTest>
 
 #include <cmath>
@@ -36,6 +37,42 @@ Sched::ClusterState twoCards(PartitionMode mode)
 DeviceStep create(int card, const QString &p, int start)
 {
     return DeviceStep{DeviceStep::Kind::CreateInstance, CardId(card), profile(p), start};
+}
+
+DeviceStep destroy(int card, const QString &p, int start)
+{
+    return DeviceStep{DeviceStep::Kind::DestroyInstance, CardId(card), profile(p), start};
+}
+
+// Hosts of two H200s each; the first card of each in MIG mode with a 3g.71gb at 0.
+Sched::ClusterState hostsNamed(const QStringList &names)
+{
+    Sched::ClusterState s(catalogue());
+    for (const QString &name : names) {
+        const HostId h = s.addHost(name, 64000, 512 * 1024);
+        const CardId mig = s.addCard(
+                h, catalogue().indexOf(QStringLiteral("H200-141GB")), PartitionMode::Mig);
+        s.createPartition(mig, profile(QStringLiteral("3g.71gb")), 0);
+        s.addCard(h, catalogue().indexOf(QStringLiteral("H200-141GB")), PartitionMode::Whole);
+    }
+    return s;
+}
+
+QString uuidOf(const SimulatedBackend &b, int card, int start)
+{
+    for (const InstanceInfo &i : b.layout(CardId(card)).instances) {
+        if (i.start == start)
+            return i.uuid;
+    }
+    return QStringLiteral("(no instance at %1)").arg(start);
+}
+
+// A real UUID's shape, with the first group all zeros: what marks a simulated one.
+bool isSimulatedUuid(const QString &uuid, const char *prefix)
+{
+    static const QRegularExpression shape(QStringLiteral(
+            "^(GPU|MIG)-00000000-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"));
+    return uuid.startsWith(QLatin1String(prefix)) && shape.match(uuid).hasMatch();
 }
 
 } // namespace
@@ -159,6 +196,77 @@ private Q_SLOTS:
         b.setLoad(CardId(0), 0.0, 0, 600'000);
         b.advance(1'800'000);
         QVERIFY(!b.metrics(CardId(0)).throttled);
+    }
+
+    void uuidsAreStableAcrossBackends()
+    {
+        const Sched::ClusterState state = hostsNamed({"gpu-a", "gpu-b"});
+        SimulatedBackend a(state);
+        SimulatedBackend b(state);
+        QSet<QString> seen;
+        for (int c = 0; c < 4; ++c) {
+            const QString u = a.cards()[c].uuid;
+            QVERIFY2(isSimulatedUuid(u, "GPU-"), qPrintable(u));
+            QCOMPARE(b.cards()[c].uuid, u);
+            seen.insert(u);
+        }
+        QCOMPARE(seen.size(), 4); // by host name and index: the same index on two hosts differs
+        // The instances the state starts with have theirs at once, the same in both backends.
+        for (int c : {0, 2}) {
+            const QString u = uuidOf(a, c, 0);
+            QVERIFY2(isSimulatedUuid(u, "MIG-"), qPrintable(u));
+            QCOMPARE(uuidOf(b, c, 0), u);
+            QVERIFY(!seen.contains(u));
+            seen.insert(u);
+        }
+        QCOMPARE(seen.size(), 6);
+        // Fixed by the scheme, so the same in every run and process: a change here renames every
+        // simulated card and instance of every saved appliance.
+        QCOMPARE(a.cards()[0].uuid, QStringLiteral("GPU-00000000-3daa-1c5c-b7b5-fe4ff291e7bd"));
+        QCOMPARE(uuidOf(a, 0, 0), QStringLiteral("MIG-00000000-cef9-8af8-1657-9a098349e19a"));
+        // A host's cards keep their UUIDs when the hosts before it change.
+        SimulatedBackend alone(hostsNamed({"gpu-b"}));
+        QCOMPARE(alone.cards()[0].uuid, a.cards()[2].uuid);
+        QCOMPARE(alone.cards()[1].uuid, a.cards()[3].uuid);
+    }
+
+    void instanceUuidIsSetWhenReadyAndNewWhenCreatedAgain()
+    {
+        const Sched::ClusterState state = twoCards(PartitionMode::Mig);
+        auto run = [&state](QStringList *uuids) {
+            SimulatedBackend b(state);
+            b.startAt(0);
+            b.apply({create(0, QStringLiteral("1g.18gb"), 6)}, 0);
+            b.advance(1000);
+            // Being created: it holds its slots, and has no identity a process could bind to.
+            QCOMPARE(b.layout(CardId(0)).instances.size(), 1);
+            QVERIFY(!b.layout(CardId(0)).instances.first().ready);
+            QVERIFY(b.layout(CardId(0)).instances.first().uuid.isEmpty());
+            b.advance(10'000);
+            QVERIFY(b.layout(CardId(0)).instances.first().ready);
+            *uuids << uuidOf(b, 0, 6);
+            b.apply({destroy(0, QStringLiteral("1g.18gb"), 6)}, 10'000);
+            b.advance(11'000);
+            // Being destroyed: still the same instance.
+            QVERIFY(!b.layout(CardId(0)).instances.first().ready);
+            QCOMPARE(uuidOf(b, 0, 6), uuids->last());
+            b.advance(20'000);
+            QVERIFY(b.layout(CardId(0)).instances.isEmpty());
+            b.apply({create(0, QStringLiteral("1g.18gb"), 6),
+                     create(1, QStringLiteral("1g.18gb"), 6)},
+                    20'000);
+            b.advance(30'000);
+            *uuids << uuidOf(b, 0, 6) << uuidOf(b, 1, 6);
+            QCOMPARE(b.takeResults().size(), 4);
+        };
+        QStringList first, second;
+        run(&first);
+        run(&second);
+        for (const QString &u : first)
+            QVERIFY2(isSimulatedUuid(u, "MIG-"), qPrintable(u));
+        QVERIFY(first[0] != first[1]); // created again at the same placement: a new instance
+        QVERIFY(first[1] != first[2]); // the same placement on another card
+        QCOMPARE(second, first);       // and the same sequence every time
     }
 
     void faultsComeAtTheirTime()

@@ -3,7 +3,14 @@
 // described by a JSON fixture ($FAKENVML_FIXTURE, read when NVML is first initialised), with the
 // MIG placement rules the fixture's profiles give, "in use" on busy instances, permission errors
 // and injected failures. Built twice: complete, and with FAKENVML_MINIMAL (no optional symbols:
-// no events, ECC, power, temperature, utilisation, named profile info, or instance creation).
+// no events, ECC, power, temperature, utilisation, named profile info, instance creation, MIG
+// device handles or per-process utilisation; it keeps the running-processes call, on the card's
+// handle only).
+//
+// MIG devices: every compute instance is one, with its own UUID ("MIG-<gpu>-...-<n>", n counting
+// every compute instance made since the fixture was loaded, so one made again gets a new UUID).
+// nvmlDeviceGetMigDeviceHandleByIndex numbers them by their GPU instance's start slot: the index
+// space is sparse (NOT_FOUND between them), as the driver's may be.
 //
 // Fixture:
 //   {"init": "ok" | "driver-not-loaded" | "no-permission", "driverVersion": "...",
@@ -13,11 +20,16 @@
 //              "eccCorrected", "mig": {"current": bool, "pending": bool} | absent (no MIG),
 //              "profiles": [{"index", "id", "name", "slices", "instances", "memoryMB", "size",
 //                            "starts": [..]}],
-//              "instances": [{"profileId", "start", "busy"}], "lost": false}]}
+//              "instances": [{"profileId", "start", "busy"}], "lost": false,
+//              "processes": [as in the control below]}]}
 // Control (tests): fakenvml_control(json) with one of {"busy": {"gpu", "start", "busy"}},
 // {"lost": {"gpu", "lost"}}, {"xid": {"gpu", "xid"}}, {"eccUncorrected": {"gpu", "count"}},
-// {"permission": bool}, {"failCreateAt": n}, {"utilisation": {"gpu", "value"}};
-// fakenvml_log() returns the changing calls made so far, one per line.
+// {"permission": bool}, {"failCreateAt": n}, {"utilisation": {"gpu", "value"}},
+// {"processes": {"gpu", "list": [{"pid", "memoryMiB" (absent or -1: not available),
+//                                 "start" (the MIG instance's; absent: the whole card),
+//                                 "smUtil" (percent)}]}} (replaces the card's list);
+// fakenvml_log() returns the changing calls made so far, one per line; fakenvml_mig_uuid(gpu,
+// start) the UUID of the MIG device at that start ("" if none).
 
 #include "core/device/nvmlapi.h"
 
@@ -27,6 +39,7 @@
 #include <QJsonObject>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <list>
 #include <string>
@@ -52,6 +65,15 @@ struct ComputeInstance
     unsigned id = 0;
     unsigned profileId = 0;
     struct GpuInstance *parent = nullptr;
+    std::string uuid; // its MIG device's
+};
+
+struct Process
+{
+    unsigned pid = 0;
+    long long memoryMiB = -1; // -1: NVML_VALUE_NOT_AVAILABLE
+    int start = -1;           // the MIG instance it runs on; -1: the whole card
+    unsigned smUtil = 0;
 };
 
 struct Gpu;
@@ -80,6 +102,8 @@ struct Gpu
     bool lost = false;
     std::vector<Profile> profiles;
     unsigned nextGiId = 1;
+    int index = 0;
+    std::vector<Process> processes;
 };
 
 struct Event
@@ -102,6 +126,8 @@ struct State
     std::vector<Event> events;
     std::string log;
     int eventSet = 0;
+    unsigned migDevicesMade = 0;
+    unsigned long long sampleClock = 0; // process samples' timestamps (microseconds, made up)
 };
 
 State &state()
@@ -147,6 +173,36 @@ ComputeInstance *asCi(nvmlComputeInstance_t h)
     return nullptr;
 }
 
+// A MIG device handle is the compute instance's address, passed as an nvmlDevice_t.
+ComputeInstance *asMigDevice(nvmlDevice_t d)
+{
+    ComputeInstance *ci = asCi(reinterpret_cast<nvmlComputeInstance_t>(d));
+    return ci && ci->parent->alive ? ci : nullptr;
+}
+
+ComputeInstance *migDeviceAt(const Gpu &g, unsigned start)
+{
+    for (ComputeInstance &c : state().cis) {
+        if (c.alive && c.parent->alive && c.parent->gpu == &g && c.parent->start == start)
+            return &c;
+    }
+    return nullptr;
+}
+
+ComputeInstance *addCi(GpuInstance &gi, unsigned profileId)
+{
+    State &s = state();
+    char uuid[64];
+    std::snprintf(uuid,
+                  sizeof uuid,
+                  "MIG-%08x-0000-4000-8000-%012x",
+                  unsigned(gi.gpu->index),
+                  ++s.migDevicesMade);
+    s.cis.push_back(ComputeInstance{true, unsigned(gi.cis.size()), profileId, &gi, uuid});
+    gi.cis.push_back(&s.cis.back());
+    return &s.cis.back();
+}
+
 const Profile *profileById(const Gpu &g, unsigned id)
 {
     for (const Profile &p : g.profiles) {
@@ -172,11 +228,22 @@ GpuInstance *addGi(Gpu &g, const Profile &p, unsigned start, bool withCi)
     gi.size = p.size;
     gi.slices = p.slices;
     gi.gpu = &g;
-    if (withCi) {
-        s.cis.push_back(ComputeInstance{true, 0, 0, &gi});
-        gi.cis.push_back(&s.cis.back());
-    }
+    if (withCi)
+        addCi(gi, 0);
     return &gi;
+}
+
+std::vector<Process> processesFrom(const QJsonArray &list)
+{
+    std::vector<Process> out;
+    for (const QJsonValue &pv : list) {
+        const QJsonObject po = pv.toObject();
+        out.push_back(Process{unsigned(po.value(QLatin1String("pid")).toInteger()),
+                              po.value(QLatin1String("memoryMiB")).toInteger(-1),
+                              po.value(QLatin1String("start")).toInt(-1),
+                              unsigned(po.value(QLatin1String("smUtil")).toInt())});
+    }
+    return out;
 }
 
 void loadFixture()
@@ -198,6 +265,7 @@ void loadFixture()
         const QJsonObject o = gv.toObject();
         s.gpus.push_back(Gpu{});
         Gpu &g = s.gpus.back();
+        g.index = int(s.gpus.size()) - 1;
         g.name = o.value(QLatin1String("name")).toString().toStdString();
         g.uuid = o.value(QLatin1String("uuid")).toString().toStdString();
         g.busId = o.value(QLatin1String("busId")).toString().toStdString();
@@ -210,6 +278,7 @@ void loadFixture()
         g.eccUncorrected = o.value(QLatin1String("eccUncorrected")).toInteger();
         g.eccCorrected = o.value(QLatin1String("eccCorrected")).toInteger();
         g.lost = o.value(QLatin1String("lost")).toBool();
+        g.processes = processesFrom(o.value(QLatin1String("processes")).toArray());
         if (o.contains(QLatin1String("mig"))) {
             g.hasMig = true;
             g.migCurrent = o.value(QLatin1String("mig"))
@@ -354,8 +423,62 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t dev, char *buf, unsigned
 
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t dev, char *buf, unsigned int len)
 {
+    if (const ComputeInstance *ci = asMigDevice(dev)) {
+        copyString(ci->uuid, buf, len);
+        return kSuccess;
+    }
     GPU_OR_RETURN(dev)
     copyString(g->uuid, buf, len);
+    return kSuccess;
+}
+
+namespace {
+
+unsigned gpuInstanceIdAt(const Gpu &g, int start)
+{
+    for (const GpuInstance &gi : state().gis) {
+        if (gi.alive && gi.gpu == &g && int(gi.start) == start)
+            return gi.id;
+    }
+    return 0xFFFFFFFFu;
+}
+
+} // namespace
+
+// The card's handle lists every process (with MIG on, the aggregate, as the driver gives it to
+// privileged callers only); a MIG device's handle those on its instance.
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v2(nvmlDevice_t dev,
+                                                                 unsigned int *count,
+                                                                 nvmlProcessInfo_v2_t *infos)
+{
+    std::vector<nvmlProcessInfo_v2_t> out;
+    auto entry = [](const Process &p, unsigned gi, unsigned ci) {
+        return nvmlProcessInfo_v2_t{p.pid,
+                                    p.memoryMiB < 0 ? kValueNotAvailable
+                                                    : (unsigned long long)p.memoryMiB << 20,
+                                    gi,
+                                    ci};
+    };
+    if (const ComputeInstance *ci = asMigDevice(dev)) {
+        for (const Process &p : ci->parent->gpu->processes) {
+            if (p.start == int(ci->parent->start))
+                out.push_back(entry(p, ci->parent->id, ci->id));
+        }
+    } else {
+        GPU_OR_RETURN(dev)
+        if (g->migCurrent && !state().permission)
+            return kErrorNoPermission;
+        for (const Process &p : g->processes)
+            out.push_back(entry(p,
+                                g->migCurrent ? gpuInstanceIdAt(*g, p.start) : 0xFFFFFFFFu,
+                                g->migCurrent ? 0 : 0xFFFFFFFFu));
+    }
+    if (*count < out.size()) {
+        *count = unsigned(out.size());
+        return kErrorInsufficientSize;
+    }
+    std::copy(out.begin(), out.end(), infos);
+    *count = unsigned(out.size());
     return kSuccess;
 }
 
@@ -466,6 +589,68 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t dev,
     *pending = g->migPending ? 1 : 0;
     return kSuccess;
 }
+
+#ifndef FAKENVML_MINIMAL
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t dev, unsigned int *count)
+{
+    GPU_OR_RETURN(dev)
+    *count = g->hasMig && g->migCurrent ? 7 : 0; // zero when MIG is off or not supported
+    return kSuccess;
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t dev,
+                                                             unsigned int index,
+                                                             nvmlDevice_t *mig)
+{
+    GPU_OR_RETURN(dev)
+    if (!g->migCurrent)
+        return kErrorNotSupported;
+    if (index >= 7)
+        return kErrorInvalidArgument;
+    ComputeInstance *ci = migDeviceAt(*g, index);
+    if (!ci)
+        return kErrorNotFound;
+    *mig = reinterpret_cast<nvmlDevice_t>(ci);
+    return kSuccess;
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t dev, unsigned int *id)
+{
+    const ComputeInstance *ci = asMigDevice(dev);
+    if (!ci)
+        return kErrorInvalidArgument; // not a MIG device handle
+    *id = ci->parent->id;
+    return kSuccess;
+}
+
+// One fresh sample per process that used the SMs; NOT_FOUND when none did, as the driver says.
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t dev,
+                                                         nvmlProcessUtilizationSample_t *samples,
+                                                         unsigned int *count,
+                                                         unsigned long long lastSeen)
+{
+    GPU_OR_RETURN(dev)
+    if (g->migCurrent)
+        return kErrorNotSupported;
+    State &s = state();
+    std::vector<nvmlProcessUtilizationSample_t> out;
+    for (const Process &p : g->processes) {
+        if (p.smUtil > 0)
+            out.push_back(nvmlProcessUtilizationSample_t{
+                    p.pid, std::max(lastSeen, s.sampleClock) + 1, p.smUtil, 0, 0, 0});
+    }
+    if (out.empty())
+        return kErrorNotFound;
+    if (!samples || *count < out.size()) {
+        *count = unsigned(out.size());
+        return kErrorInsufficientSize;
+    }
+    s.sampleClock = out.front().timeStamp;
+    std::copy(out.begin(), out.end(), samples);
+    *count = unsigned(out.size());
+    return kSuccess;
+}
+#endif
 
 namespace {
 
@@ -659,9 +844,7 @@ FAKE_EXPORT nvmlReturn_t nvmlGpuInstanceCreateComputeInstance(nvmlGpuInstance_t 
         return kErrorNoPermission;
     if (s.failComputeCreate)
         return kErrorInsufficientResources;
-    s.cis.push_back(ComputeInstance{true, unsigned(gi->cis.size()), profileId, gi});
-    gi->cis.push_back(&s.cis.back());
-    *out = reinterpret_cast<nvmlComputeInstance_t>(&s.cis.back());
+    *out = reinterpret_cast<nvmlComputeInstance_t>(addCi(*gi, profileId));
     return kSuccess;
 }
 
@@ -754,6 +937,11 @@ FAKE_EXPORT int fakenvml_control(const char *json)
         if (Gpu *g = gpuAt(b.value(QLatin1String("gpu")).toInt()))
             g->utilisation = unsigned(b.value(QLatin1String("value")).toInt());
     }
+    if (o.contains(QLatin1String("processes"))) {
+        const QJsonObject b = o.value(QLatin1String("processes")).toObject();
+        if (Gpu *g = gpuAt(b.value(QLatin1String("gpu")).toInt()))
+            g->processes = processesFrom(b.value(QLatin1String("list")).toArray());
+    }
     if (o.contains(QLatin1String("permission")))
         s.permission = o.value(QLatin1String("permission")).toBool();
     if (o.contains(QLatin1String("failCreateAt"))) {
@@ -766,4 +954,11 @@ FAKE_EXPORT int fakenvml_control(const char *json)
 FAKE_EXPORT const char *fakenvml_log()
 {
     return state().log.c_str();
+}
+
+FAKE_EXPORT const char *fakenvml_mig_uuid(int gpu, int start)
+{
+    const Gpu *g = gpuAt(gpu);
+    const ComputeInstance *ci = g && start >= 0 ? migDeviceAt(*g, unsigned(start)) : nullptr;
+    return ci ? ci->uuid.c_str() : "";
 }
