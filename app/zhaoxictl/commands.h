@@ -19,6 +19,7 @@ int runLayouts(const QStringList &args, Io &io);     // cmd_catalogue.cpp
 int runCheckLayout(const QStringList &args, Io &io); // cmd_catalogue.cpp
 int runPlaceBench(const QStringList &args, Io &io);  // cmd_placebench.cpp
 int runSimulate(const QStringList &args, Io &io);    // cmd_simulate.cpp
+int runRun(const QStringList &args, Io &io);         // cmd_run.cpp
 int runEvents(const QStringList &args, Io &io);      // cmd_events.cpp
 int runMetrics(const QStringList &args, Io &io);     // cmd_events.cpp
 int runMigParted(const QStringList &args, Io &io);   // cmd_migparted.cpp
@@ -39,6 +40,10 @@ inline const Command kCommands[] = {
          "simulate --scenario FILE [--policy NAME] [--seed N] [--compare] [--json] [--db FILE]  "
          "replay a scenario on the simulated appliance",
          runSimulate},
+        {"run",
+         "run --scenario FILE [--for DURATION] [--policy NAME|none] [--db FILE] [--json]  run a "
+         "scenario on the wall clock with real processes (simulated cards)",
+         runRun},
         {"events",
          "events export --db FILE --format csv|jsonl [--from T] [--to T] [--severity S] [--source "
          "S] [--card N] [--job J] [--code C] [--out FILE]  export the event log",

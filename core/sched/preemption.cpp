@@ -54,6 +54,11 @@ VictimInfo describeVictim(const ClusterState &state,
         info.lost = 0;
         info.evictAt = v.evictAtMs;
     } else if (v.spec.preemption == PreemptionTolerance::AtCheckpoint && interval > 0
+               && o.checkpointOnRequest) {
+        // Asked to checkpoint now; it leaves when it acknowledges, at the latest by then.
+        info.lost = 0;
+        info.evictAt = nowMs + o.maxCheckpointWaitMs;
+    } else if (v.spec.preemption == PreemptionTolerance::AtCheckpoint && interval > 0
                && interval - done % interval <= o.maxCheckpointWaitMs) {
         info.lost = 0;
         info.evictAt = nowMs + (done % interval == 0 ? 0 : interval - done % interval);

@@ -210,7 +210,9 @@ qint64 Scheduler::requeue(JobId job, qint64 nowMs, bool atCheckpoint)
     }
     const qint64 interval = j.spec.checkpointIntervalMs;
     qint64 at = nowMs;
-    if (atCheckpoint && interval > 0 && j.workDoneMs % interval != 0) {
+    if (atCheckpoint && interval > 0 && m_options.preemption.checkpointOnRequest) {
+        at = nowMs + m_options.preemption.maxCheckpointWaitMs;
+    } else if (atCheckpoint && interval > 0 && j.workDoneMs % interval != 0) {
         const qint64 wait = interval - j.workDoneMs % interval;
         if (wait <= m_options.preemption.maxCheckpointWaitMs)
             at = nowMs + wait;
@@ -223,6 +225,23 @@ qint64 Scheduler::requeue(JobId job, qint64 nowMs, bool atCheckpoint)
     st.commit();
     publishSteps(st.steps(), nowMs);
     return at;
+}
+
+bool Scheduler::checkpointed(JobId job, qint64 nowMs)
+{
+    if (!job.isValid() || job.value() >= m_state.jobs().size() || !m_state.job(job).isActive())
+        return false;
+    m_state.accountProgress(job, nowMs);
+    Job &j = m_state.jobRef(job);
+    j.checkpointMs = j.workDoneMs;
+    if (j.state != JobState::Preempting || j.evictAtMs <= nowMs)
+        return false;
+    // Leaving anyway: with its progress saved it goes now, so its room is free sooner.
+    Statement st(m_state);
+    st.evict(job, nowMs);
+    st.commit();
+    publishSteps(st.steps(), nowMs);
+    return true;
 }
 
 bool Scheduler::keep(JobId job, qint64 nowMs)

@@ -80,6 +80,10 @@ public:
     // eviction brought forward) and is left as it is otherwise. Returns when it will be off (-1:
     // not running).
     qint64 requeue(JobId job, qint64 nowMs, bool atCheckpoint);
+    // The job saved its progress now (a real process acknowledged a checkpoint): nothing done
+    // so far is lost when it leaves. A job that is leaving (Preempting) goes at once. Returns
+    // true when it left.
+    bool checkpointed(JobId job, qint64 nowMs);
     // Calls off a requeue at checkpoint that has not happened yet: the job keeps its units and
     // runs on. Only for a job that leaves on its own account (not as the victim of a waiting
     // job, which counts on its room). False when there is nothing to call off.

@@ -44,7 +44,6 @@ Engine::Engine(const Scenario &scenario, const QString &policy, quint64 seed)
     m_throttled.assign(std::size_t(cards), false);
     m_pendingSteps.assign(std::size_t(cards), 0);
 
-    const Domain::CardModel &ref = state.catalogue().models()[m_scenario.referenceModel];
     for (int i = 0; i < m_scenario.services.size(); ++i) {
         const ServiceDef &def = m_scenario.services[i];
         ServiceRt s;
@@ -60,40 +59,9 @@ Engine::Engine(const Scenario &scenario, const QString &policy, quint64 seed)
         p.seed = Random::streamSeed(m_seed, 100 + quint64(i));
         p.windowSlots = m_scenario.windowSlots;
         s.model = std::make_unique<InferenceService>(p);
-        // The unit a replica takes on the first card model that can serve it.
-        const Domain::ComputeDemand &d = def.spec.demand.compute;
-        for (const Sched::CardState &c : state.cards()) {
-            const Domain::CardModel &m = state.model(c);
-            if (!def.spec.affinity.cardModels.isEmpty()) {
-                bool ok = false;
-                for (const QString &n : def.spec.affinity.cardModels)
-                    ok |= m.matchesName(n);
-                if (!ok)
-                    continue;
-            }
-            double frac = 1;
-            qint64 milli = 1000;
-            if (d.kind == Domain::ComputeDemand::Kind::MigProfile) {
-                const int pi = m.profileIndex(d.profile);
-                if (pi < 0)
-                    continue;
-                frac = double(m.migProfiles[pi].computeSlices) / m.migComputeSlices;
-                milli = m.migProfiles[pi].computeSlices * 1000 / m.migComputeSlices;
-            } else if (d.kind == Domain::ComputeDemand::Kind::MigSlices) {
-                if (!m.supportsMig())
-                    continue;
-                frac = double(d.slices) / m.migComputeSlices;
-                milli = (d.slices * 1000 + 6) / 7;
-            } else if (d.kind == Domain::ComputeDemand::Kind::Fraction) {
-                const double overhead
-                        = m.softModes.isEmpty() ? 1.0 : m.softModes.first().overheadFactor;
-                frac = d.milli / 1000.0 * overhead;
-                milli = d.milli;
-            }
-            s.unitRef = m.fp16Tflops / ref.fp16Tflops * frac;
-            s.unitMilli = milli;
-            break;
-        }
+        const ReplicaUnit unit = replicaUnit(m_scenario, def);
+        s.unitRef = unit.unitRef;
+        s.unitMilli = unit.unitMilli;
         s.nominalSlowdown = 1.0 / std::max(1e-6, s.unitRef);
         m_services.push_back(std::move(s));
     }
@@ -1438,25 +1406,7 @@ void Engine::setTrainingBandwidthShare(double share, qint64 nowMs)
 
 QList<QList<double>> Engine::history(int service) const
 {
-    // Past days as the appliance would have recorded them: the same daily shape, each day a
-    // little busier or quieter than the last, Poisson counts per bucket. Its own random stream.
-    QList<QList<double>> days;
-    const ServiceRt &s = m_services[std::size_t(service)];
-    Random rng(Random::streamSeed(m_seed, 500 + quint64(service)));
-    const qint64 bucket = historyBucketMs();
-    const qint64 startLocal = localWeekMs(m_scenario.startMs);
-    const qint64 midnight = startLocal - startLocal % kDayMs;
-    for (int d = m_scenario.historyDays; d >= 1; --d) {
-        const double level = std::exp(m_scenario.historyNoise * rng.normal());
-        QList<double> day;
-        for (qint64 t = 0; t < kDayMs; t += bucket) {
-            const double rate = s.def.curve.rate(midnight - d * kDayMs + t + bucket / 2) * level;
-            const double secs = bucket / 1000.0;
-            day.append(double(rng.poisson(rate * secs)) / secs);
-        }
-        days.append(day);
-    }
-    return days;
+    return syntheticHistory(m_scenario, service, m_seed, historyBucketMs());
 }
 
 // --- The end ----------------------------------------------------------------------------------

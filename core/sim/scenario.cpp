@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "scenario.h"
 
+#include "random.h"
+
 #include "core/domain/jsonnames.h"
 
 #include "core/policy/params.h"
@@ -301,6 +303,7 @@ std::optional<Scenario> readScenario(const QByteArray &json,
                                  QStringLiteral("faults"),
                                  QStringLiteral("policy"),
                                  QStringLiteral("history"),
+                                 QStringLiteral("live"),
                                  QStringLiteral("gangEfficiency"),
                                  QStringLiteral("crossDomainEfficiency"),
                                  QStringLiteral("reclaimIdlePartitions")};
@@ -451,6 +454,15 @@ std::optional<Scenario> readScenario(const QByteArray &json,
     if (const auto p = subObject(root, QString(), QStringLiteral("power"), false, rd)) {
         Fields f(*p, QStringLiteral("power"));
         sc.powerBudgetW = f.reader.number(QStringLiteral("budgetW"), -1, -1, 1e8);
+        if (!f.reader.finish() | !f.flush(rd))
+            return fail();
+    }
+    if (rd.failed())
+        return fail();
+    if (const auto l = subObject(root, QString(), QStringLiteral("live"), false, rd)) {
+        Fields f(*l, QStringLiteral("live"));
+        sc.liveSpeed = f.reader.number(QStringLiteral("speed"), sc.liveSpeed, 1, 100'000);
+        sc.liveLoad = f.reader.boolean(QStringLiteral("load"), sc.liveLoad);
         if (!f.reader.finish() | !f.flush(rd))
             return fail();
     }
@@ -686,6 +698,73 @@ std::optional<Scenario> loadScenarioFile(const QString &path,
         return std::nullopt;
     }
     return readScenario(f.readAll(), path, QFileInfo(path).absolutePath(), catalogue, error);
+}
+
+ReplicaUnit replicaUnit(const Scenario &scenario, const ServiceDef &def)
+{
+    ReplicaUnit u;
+    const Sched::ClusterState &state = scenario.appliance.state;
+    const Domain::CardModel &ref = state.catalogue().models()[scenario.referenceModel];
+    // The unit a replica takes on the first card model that can serve it.
+    const Domain::ComputeDemand &d = def.spec.demand.compute;
+    for (const Sched::CardState &c : state.cards()) {
+        const Domain::CardModel &m = state.model(c);
+        if (!def.spec.affinity.cardModels.isEmpty()) {
+            bool ok = false;
+            for (const QString &n : def.spec.affinity.cardModels)
+                ok |= m.matchesName(n);
+            if (!ok)
+                continue;
+        }
+        double frac = 1;
+        qint64 milli = 1000;
+        if (d.kind == Domain::ComputeDemand::Kind::MigProfile) {
+            const int pi = m.profileIndex(d.profile);
+            if (pi < 0)
+                continue;
+            frac = double(m.migProfiles[pi].computeSlices) / m.migComputeSlices;
+            milli = m.migProfiles[pi].computeSlices * 1000 / m.migComputeSlices;
+        } else if (d.kind == Domain::ComputeDemand::Kind::MigSlices) {
+            if (!m.supportsMig())
+                continue;
+            frac = double(d.slices) / m.migComputeSlices;
+            milli = (d.slices * 1000 + 6) / 7;
+        } else if (d.kind == Domain::ComputeDemand::Kind::Fraction) {
+            const double overhead
+                    = m.softModes.isEmpty() ? 1.0 : m.softModes.first().overheadFactor;
+            frac = d.milli / 1000.0 * overhead;
+            milli = d.milli;
+        }
+        u.unitRef = m.fp16Tflops / ref.fp16Tflops * frac;
+        u.unitMilli = milli;
+        break;
+    }
+    return u;
+}
+
+QList<QList<double>> syntheticHistory(const Scenario &scenario,
+                                      int service,
+                                      quint64 seed,
+                                      qint64 bucketMs)
+{
+    constexpr qint64 kDay = 24 * 3600'000LL;
+    QList<QList<double>> days;
+    const ServiceDef &def = scenario.services[service];
+    Random rng(Random::streamSeed(seed, 500 + quint64(service)));
+    // Local time since a Monday midnight: the epoch was a Thursday.
+    const qint64 startLocal = scenario.startMs + scenario.utcOffsetMs + 3 * kDay;
+    const qint64 midnight = startLocal - startLocal % kDay;
+    for (int d = scenario.historyDays; d >= 1; --d) {
+        const double level = std::exp(scenario.historyNoise * rng.normal());
+        QList<double> day;
+        for (qint64 t = 0; t < kDay; t += bucketMs) {
+            const double rate = def.curve.rate(midnight - d * kDay + t + bucketMs / 2) * level;
+            const double secs = bucketMs / 1000.0;
+            day.append(double(rng.poisson(rate * secs)) / secs);
+        }
+        days.append(day);
+    }
+    return days;
 }
 
 } // namespace Zhaoxi::Sim

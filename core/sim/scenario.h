@@ -74,6 +74,11 @@ struct Scenario
     double gangEfficiency = 0.98; // throughput kept per doubling of a gang in one link domain
     double crossDomainEfficiency = 0.9; // per doubling across link domains
     bool reclaimIdlePartitions = true;
+    // zhaoxictl run (real processes on the wall clock): scenario seconds per wall second, so a
+    // day's shape can pass in minutes; and whether each service is driven by zhaoxi-demo-load
+    // along its rate curve.
+    double liveSpeed = 1;
+    bool liveLoad = false;
     int historyDays = 7;
     double historyNoise = 0.1;
     QList<ServiceDef> services;
@@ -104,6 +109,24 @@ std::optional<Scenario> readScenario(const QByteArray &json,
                                      const QString &baseDir,
                                      const Catalogue::Catalogue &catalogue,
                                      ScenarioError *error);
+// What one replica of a service holds: its compute in milli-cards and its speed in reference
+// cards, on the first card model of the appliance that can serve it (1 and 1000 when none can).
+struct ReplicaUnit
+{
+    double unitRef = 1;
+    qint64 unitMilli = 1000;
+};
+ReplicaUnit replicaUnit(const Scenario &scenario, const ServiceDef &def);
+
+// The service's request rate on each of the scenario's history days before its start, as the
+// appliance would have recorded them (req/s per bucket of `bucketMs` from local midnight, oldest
+// day first): the same daily shape, each day a little busier or quieter, Poisson counts. Its own
+// random stream of `seed`. The twin and the real run give their forecasts the same past.
+QList<QList<double>> syntheticHistory(const Scenario &scenario,
+                                      int service,
+                                      quint64 seed,
+                                      qint64 bucketMs);
+
 std::optional<Scenario> loadScenarioFile(const QString &path,
                                          const Catalogue::Catalogue &catalogue,
                                          ScenarioError *error);

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // zhaoxictl simulate --db: a simulated run lands in a store that the export and metrics commands
 // read back, like a real appliance's; and a report is the same in any process.
+#include <QCryptographicHash>
+#include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -37,7 +40,70 @@ private:
                + QStringLiteral("/resources/scenarios/small-ramp.json");
     }
 
+    // The report without its wall times, every key sorted (QJsonObject keeps them so).
+    static QJsonValue withoutWallTimes(const QJsonValue &v)
+    {
+        if (v.isObject()) {
+            QJsonObject o = v.toObject();
+            o.remove(QStringLiteral("wall_seconds"));
+            for (auto it = o.begin(); it != o.end(); ++it)
+                it.value() = withoutWallTimes(it.value());
+            return o;
+        }
+        if (v.isArray()) {
+            QJsonArray a = v.toArray();
+            for (auto it = a.begin(); it != a.end(); ++it)
+                *it = withoutWallTimes(*it);
+            return a;
+        }
+        return v;
+    }
+
 private Q_SLOTS:
+    // The twin's demo day, under every policy, is the same report bit for bit as when the
+    // digest in tests/app/data/demo-day-compare.sha256 was taken (issue 13: the runtime taken out
+    // of the engine changes nothing the twin reports). A change that means to change the twin's
+    // decisions updates that file, and says so in its commit.
+    void theDemoDayReportIsUnchanged()
+    {
+        if (qEnvironmentVariableIsEmpty("ZHAOXI_SOURCE_DIR"))
+            QSKIP("ZHAOXI_SOURCE_DIR not set");
+        const QString src = QString::fromUtf8(qgetenv("ZHAOXI_SOURCE_DIR"));
+        const Result r = run({QStringLiteral("simulate"),
+                              QStringLiteral("--scenario"),
+                              src + QStringLiteral("/resources/scenarios/demo-day.json"),
+                              QStringLiteral("--compare"),
+                              QStringLiteral("--json")});
+        QCOMPARE(r.code, 0);
+        const QJsonDocument doc = QJsonDocument::fromJson(r.out);
+        QVERIFY(doc.isObject());
+        const QByteArray canonical = QJsonDocument(withoutWallTimes(doc.object()).toObject())
+                                             .toJson(QJsonDocument::Compact);
+        const QByteArray digest
+                = QCryptographicHash::hash(canonical, QCryptographicHash::Sha256).toHex();
+        QFile f(src + QStringLiteral("/tests/app/data/demo-day-compare.sha256"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QByteArray expected;
+        for (const QByteArray &line : f.readAll().split('\n'))
+            if (!line.startsWith('#') && !line.trimmed().isEmpty())
+                expected = line.trimmed();
+        QString efficiencies;
+        for (const QJsonValue &p : doc.object().value(QStringLiteral("policies")).toArray())
+            efficiencies += p.toObject().value(QStringLiteral("policy")).toString()
+                            + QLatin1Char(' ')
+                            + QString::number(p.toObject()
+                                                      .value(QStringLiteral("training"))
+                                                      .toObject()
+                                                      .value(QStringLiteral("efficiency"))
+                                                      .toDouble(),
+                                              'f',
+                                              6)
+                            + QLatin1Char(' ');
+        QVERIFY2(digest == expected,
+                 qPrintable(QStringLiteral("digest %1 (efficiency: %2)")
+                                    .arg(QString::fromLatin1(digest), efficiencies)));
+    }
+
     void recordsEventsMetricsAndState()
     {
         if (qEnvironmentVariableIsEmpty("ZHAOXI_SOURCE_DIR"))

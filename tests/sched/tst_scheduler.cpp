@@ -268,6 +268,52 @@ private Q_SLOTS:
         ZX_CHECK_INVARIANTS(s.state());
     }
 
+    void withCheckpointsOnRequestAJobLeavesWhenItAcknowledges()
+    {
+        // A real job checkpoints when it is signalled: it gets maxCheckpointWaitMs to say it has,
+        // and leaves the moment it does, losing nothing.
+        SchedulerOptions o;
+        o.preemption.checkpointOnRequest = true;
+        o.preemption.maxCheckpointWaitMs = 5 * kMin;
+        Scheduler s(h100s(1), defaultProfile(), o);
+        const JobId a = runCheckpointing(s, 1).first();
+        QCOMPARE(s.requeue(a, 25 * kMin, true), 30 * kMin); // the deadline, not the modelled grid
+        QCOMPARE(s.state().job(a).state, JobState::Preempting);
+        QVERIFY(s.checkpointed(a, 26 * kMin));
+        QCOMPARE(s.state().job(a).state, JobState::Pending);
+        QCOMPARE(s.state().job(a).lostWorkMs, qint64(0));
+        QCOMPARE(s.state().job(a).workDoneMs, 26 * kMin);
+        // A running job that checkpoints stays; one that was never placed has nothing to save.
+        s.tick(27 * kMin);
+        QCOMPARE(s.state().job(a).state, JobState::Running);
+        QVERIFY(!s.checkpointed(a, 28 * kMin));
+        QCOMPARE(s.state().job(a).state, JobState::Running);
+        QCOMPARE(s.state().job(a).checkpointMs, 27 * kMin);
+        ZX_CHECK_INVARIANTS(s.state());
+    }
+
+    void withCheckpointsOnRequestAVictimWaitsForItsAcknowledgement()
+    {
+        SchedulerOptions o;
+        o.preemption.checkpointOnRequest = true;
+        o.preemption.maxCheckpointWaitMs = 5 * kMin;
+        Scheduler s(h100s(1), defaultProfile(), o);
+        WorkloadSpec w = wholeCards(QStringLiteral("t"), 1);
+        w.preemption = PreemptionTolerance::AtCheckpoint;
+        w.checkpointIntervalMs = 10 * kMin;
+        const JobId victim = s.submit(w, 0);
+        s.tick(0);
+        const JobId urgent = s.submit(wholeCards(QStringLiteral("urgent"), 1, 10), 3 * kMin);
+        s.tick(3 * kMin);
+        QCOMPARE(s.state().job(victim).state, JobState::Preempting);
+        QCOMPARE(s.state().job(victim).evictAtMs, 8 * kMin); // now + the wait, its deadline
+        QVERIFY(s.checkpointed(victim, 4 * kMin));
+        s.tick(4 * kMin);
+        QCOMPARE(s.state().job(urgent).state, JobState::Running);
+        QCOMPARE(s.state().job(victim).lostWorkMs, qint64(0));
+        ZX_CHECK_INVARIANTS(s.state());
+    }
+
     void requeueBringsALeavingJobForward()
     {
         // Asked to leave at its checkpoint, then asked again: at its checkpoint changes nothing,

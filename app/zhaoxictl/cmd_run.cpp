@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// zhaoxictl run: a scenario on the wall clock with real processes (issue 13). The scenario's
+// cards are the simulated backend's; every workload runs its spec's `run` command, bound to its
+// unit, and services are measured from their own /metrics.
+#include "commands.h"
+
+#include "core/catalogue/catalogue.h"
+#include "core/runtime/liverun.h"
+#include "core/session/eventbridge.h"
+#include "core/sim/scenario.h"
+#include "core/storage/recorder.h"
+#include "core/storage/store.h"
+
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QDir>
+#include <QEventLoop>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QSocketNotifier>
+#include <QStandardPaths>
+#include <QTimer>
+
+#include <cmath>
+#include <csignal>
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace Zhaoxi::Cli {
+
+namespace {
+
+int g_signalPipe[2] = {-1, -1};
+
+void onTerminate(int)
+{
+    const char c = 1;
+    [[maybe_unused]] const ssize_t n = ::write(g_signalPipe[1], &c, 1);
+}
+
+// The shim and the shipped demo workloads sit beside zhaoxictl when installed, and in their own
+// build directories in a build tree.
+QString findBeside(const QString &name, const QString &buildSubdir)
+{
+    const QString here = QCoreApplication::applicationDirPath();
+    for (const QString &candidate :
+         {QDir(here).filePath(name),
+          QDir(here).filePath(QStringLiteral("../") + buildSubdir + QLatin1Char('/') + name)}) {
+        const QFileInfo fi(candidate);
+        if (fi.isExecutable() && fi.isFile())
+            return fi.canonicalFilePath();
+    }
+    return QStandardPaths::findExecutable(name);
+}
+
+QJsonObject eventJson(const Runtime::ProcessEvent &e)
+{
+    QJsonObject o{{QStringLiteral("job"), e.jobName},
+                  {QStringLiteral("process"), e.key},
+                  {QStringLiteral("rank"), e.rank},
+                  {QStringLiteral("value"), double(e.value)}};
+    if (!e.detail.isEmpty())
+        o.insert(QStringLiteral("detail"), e.detail);
+    if (e.exitCode >= 0)
+        o.insert(QStringLiteral("exit_code"), e.exitCode);
+    if (e.signal)
+        o.insert(QStringLiteral("signal"), e.signal);
+    if (!e.lastLines.isEmpty())
+        o.insert(QStringLiteral("last_lines"), QJsonArray::fromStringList(e.lastLines));
+    return o;
+}
+
+Storage::Severity severityOf(Runtime::ProcessEventCode code)
+{
+    using C = Runtime::ProcessEventCode;
+    switch (code) {
+    case C::Refused:
+    case C::LaunchFailed:
+    case C::Failed:
+    case C::CrashLoop:
+    case C::ReadyTimeout:
+    case C::ProgressStalled:
+    case C::Vanished:
+        return Storage::Severity::Error;
+    case C::Restarting:
+    case C::ProgressError:
+    case C::LimitsByRlimit:
+        return Storage::Severity::Warning;
+    default:
+        return Storage::Severity::Info;
+    }
+}
+
+} // namespace
+
+int runRun(const QStringList &argList, Io &io)
+{
+    Args args(argList);
+    const std::optional<QString> scenarioPath = args.value(QStringLiteral("scenario"));
+    const std::optional<QString> forText = args.value(QStringLiteral("for"));
+    const std::optional<QString> dbPath = args.value(QStringLiteral("db"));
+    const std::optional<QString> policyName = args.value(QStringLiteral("policy"));
+    const bool json = args.flag(QStringLiteral("json"));
+    if (!args.missingValueFor().isEmpty()) {
+        io.err << "run: " << args.missingValueFor() << " needs a value\n";
+        return 2;
+    }
+    if (!args.unknownOptions().isEmpty() || !args.positional().isEmpty()) {
+        io.err << "run: unexpected argument(s): "
+               << (args.unknownOptions() + args.positional()).join(QLatin1Char(' ')) << "\n";
+        return 2;
+    }
+    if (!scenarioPath) {
+        io.err << "run: --scenario FILE is required\n";
+        return 2;
+    }
+    const Catalogue::Catalogue catalogue = Catalogue::Catalogue::builtIn();
+    Sim::ScenarioError error;
+    const std::optional<Sim::Scenario> scenario
+            = Sim::loadScenarioFile(*scenarioPath, catalogue, &error);
+    if (!scenario) {
+        io.err << "run: " << error.toString() << "\n";
+        return 2;
+    }
+    // The scenario's duration passes in duration / live.speed of wall time.
+    qint64 forMs = qint64(std::ceil(double(scenario->durationMs) / scenario->liveSpeed));
+    if (forText) {
+        const std::optional<qint64> ms = Domain::durationMsFromString(*forText);
+        if (!ms || *ms <= 0) {
+            io.err << "run: --for expects a duration such as 90s or 5m, got \"" << *forText
+                   << "\"\n";
+            return 2;
+        }
+        forMs = *ms;
+    }
+
+    // The store and the jobs' directories (logs, checkpoints, progress) persist: by default in
+    // the user's data directory, never a temporary one.
+    const QString db = dbPath.value_or(
+            QDir(QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation))
+                    .filePath(QStringLiteral("zhaoxi/zhaoxi.sqlite")));
+    const QFileInfo dbInfo(db);
+    if (!QDir().mkpath(dbInfo.absolutePath())) {
+        io.err << "run: cannot create the directory " << dbInfo.absolutePath() << "\n";
+        return 2;
+    }
+    QString storeError;
+    const std::unique_ptr<Storage::Store> store = Storage::Store::open(db, &storeError);
+    if (!store) {
+        io.err << "run: cannot open the store " << db << ": " << storeError << "\n";
+        return 2;
+    }
+
+    Runtime::LiveRunOptions options;
+    options.shimPath = findBeside(QStringLiteral("zhaoxi-shim"), QStringLiteral("shim"));
+    if (options.shimPath.isEmpty()) {
+        io.err << "run: zhaoxi-shim not found beside zhaoxictl or in PATH\n";
+        return 2;
+    }
+    // One directory per run: the scenario file's name and when it started.
+    options.dataDir
+            = QDir(dbInfo.absolutePath())
+                      .filePath(QStringLiteral("runs/%1-%2")
+                                        .arg(QFileInfo(*scenarioPath).completeBaseName(),
+                                             QDateTime::currentDateTimeUtc().toString(
+                                                     QStringLiteral("yyyyMMdd-HHmmss-zzz"))));
+    options.controlPeriodMs = 1000;
+    options.policy = policyName.value_or(QString());
+    options.loadPath = findBeside(QStringLiteral("zhaoxi-demo-load"), QStringLiteral("demo"));
+    // The shipped demo workloads are found by name, as a scenario names them.
+    const QString demo
+            = QFileInfo(findBeside(QStringLiteral("zhaoxi-demo-train"), QStringLiteral("demo")))
+                      .absolutePath();
+    if (!demo.isEmpty() && demo != QLatin1String("."))
+        qputenv("PATH", (demo + QLatin1Char(':') + qEnvironmentVariable("PATH")).toLocal8Bit());
+
+    Runtime::LiveRun live(*scenario, options);
+    Storage::Recorder rec(*store);
+    rec.setState(&live.scheduler().state());
+    QObject::connect(&live,
+                     &Runtime::LiveRun::processEvent,
+                     &live,
+                     [&rec, &io, json](const Runtime::ProcessEvent &e) {
+                         rec.recordDevice(e.atMs,
+                                          QByteArray(Runtime::toString(e.code)),
+                                          severityOf(e.code),
+                                          eventJson(e),
+                                          Storage::Subject{-1, -1, e.job.value()});
+                         if (!json && severityOf(e.code) != Storage::Severity::Info)
+                             io.err << Runtime::toString(e.code) << " " << e.jobName << ": "
+                                    << e.detail << "\n";
+                     });
+
+    QObject::connect(
+            &live,
+            &Runtime::LiveRun::applianceEvent,
+            &live,
+            [&rec](const Device::ApplianceEvent &e) { Session::recordApplianceEvent(rec, e); });
+
+    QString why;
+    if (!live.start(&why)) {
+        io.err << "run: " << *scenarioPath << ": " << why << "\n";
+        return 2;
+    }
+    if (!json)
+        io.out << "running " << scenario->name << " for " << forMs / 1000.0 << " s, jobs in "
+               << options.dataDir << "\n";
+    io.out.flush();
+
+    // SIGINT/SIGTERM end the run early but cleanly: every process is stopped, the report printed.
+    QEventLoop loop;
+    bool interrupted = false;
+    if (::socketpair(AF_UNIX, SOCK_STREAM, 0, g_signalPipe) == 0) {
+        std::signal(SIGINT, onTerminate);
+        std::signal(SIGTERM, onTerminate);
+    }
+    QSocketNotifier *notifier = nullptr;
+    if (g_signalPipe[0] >= 0) {
+        notifier = new QSocketNotifier(g_signalPipe[0], QSocketNotifier::Read, &loop);
+        QObject::connect(notifier, &QSocketNotifier::activated, &loop, [&] {
+            char c;
+            [[maybe_unused]] const ssize_t n = ::read(g_signalPipe[0], &c, 1);
+            interrupted = true;
+            loop.quit();
+        });
+    }
+    QTimer::singleShot(int(std::min<qint64>(forMs, INT_MAX)), &loop, &QEventLoop::quit);
+    loop.exec();
+
+    const QStringList orphans = live.stop(30'000);
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+    for (const Sched::SchedEvent &e : live.schedulerEvents().events())
+        rec.record(e);
+    rec.recordState(live.scheduler().state(), QDateTime::currentMSecsSinceEpoch());
+    const bool flushed = store->flush();
+
+    QJsonObject report = live.report();
+    report.insert(QStringLiteral("scenario"), scenario->name);
+    report.insert(QStringLiteral("seconds"),
+                  (QDateTime::currentMSecsSinceEpoch() - live.startedMs()) / 1000.0);
+    report.insert(QStringLiteral("interrupted"), interrupted);
+    report.insert(QStringLiteral("orphans"), QJsonArray::fromStringList(orphans));
+    report.insert(QStringLiteral("db"), db);
+    report.insert(QStringLiteral("data_dir"), options.dataDir);
+    if (json) {
+        io.out << QJsonDocument(report).toJson(QJsonDocument::Indented);
+    } else {
+        io.out << "job                      state      starts ckpts preempt lost s exit\n";
+        for (const QJsonValue &v : report.value(QStringLiteral("jobs")).toArray()) {
+            const QJsonObject j = v.toObject();
+            io.out << QStringLiteral("%1 %2 %3 %4 %5 %6 %7\n")
+                              .arg(j.value(QStringLiteral("name")).toString(), -24)
+                              .arg(j.value(QStringLiteral("state")).toString(), -10)
+                              .arg(j.value(QStringLiteral("starts")).toInt(), 6)
+                              .arg(j.value(QStringLiteral("checkpoints")).toInt(), 5)
+                              .arg(j.value(QStringLiteral("preemptions")).toInt(), 7)
+                              .arg(j.value(QStringLiteral("lost_work_s")).toDouble(), 6, 'f', 1)
+                              .arg(j.value(QStringLiteral("exit_code")).isNull()
+                                           ? QStringLiteral("-")
+                                           : QString::number(
+                                                   j.value(QStringLiteral("exit_code")).toInt()));
+        }
+        io.out << "\nservice   replicas  requests  p99 ms  SLO %\n";
+        for (const QJsonValue &v : report.value(QStringLiteral("services")).toArray()) {
+            const QJsonObject s = v.toObject();
+            io.out << QStringLiteral("%1 %2 %3 %4 %5\n")
+                              .arg(s.value(QStringLiteral("name")).toString(), -9)
+                              .arg(s.value(QStringLiteral("replicas_max")).toInt(), 8)
+                              .arg(s.value(QStringLiteral("requests")).toInt(), 9)
+                              .arg(s.value(QStringLiteral("p99_ms")).toDouble(), 7, 'f', 1)
+                              .arg(100 * s.value(QStringLiteral("slo_attainment")).toDouble(),
+                                   6,
+                                   'f',
+                                   2);
+        }
+        if (!orphans.isEmpty())
+            io.out << "\norphans (still alive): " << orphans.join(QLatin1Char(' ')) << "\n";
+    }
+    if (!flushed) {
+        io.err << "run: the store " << db << " did not commit the run\n";
+        return 2;
+    }
+    return orphans.isEmpty() ? 0 : 1;
+}
+
+} // namespace Zhaoxi::Cli

@@ -1,0 +1,726 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "liverun.h"
+
+#include "endpoints.h"
+#include "scraper.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QJsonArray>
+#include <QUrl>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+
+namespace Zhaoxi::Runtime {
+
+using Device::ApplianceEvent;
+using Device::ApplianceEventCode;
+using Domain::JobId;
+using Policy::ActionReason;
+
+namespace {
+
+constexpr qint64 kDayMs = 24 * 3600'000LL;
+
+MetricNames namesFor(const Domain::RunSpec &run)
+{
+    const Domain::MetricNames d = Domain::metricNamesFor(run);
+    MetricNames m;
+    m.latency = d.latency;
+    m.queue = d.queue;
+    m.kind = d.latencyKind == Domain::MetricNames::LatencyKind::CounterPair
+                     ? MetricNames::LatencyKind::CounterSum
+                     : MetricNames::LatencyKind::Histogram;
+    m.countMetric = d.latencyCount;
+    m.toMs = Domain::secondsPer(d.latencyUnit) * 1000.0;
+    return m;
+}
+
+QString replicaKey(JobId job)
+{
+    return QStringLiteral("j%1").arg(job.value());
+}
+
+double quantileOf(const QMap<double, double> &buckets, double q)
+{
+    QList<Bucket> list;
+    for (auto it = buckets.cbegin(); it != buckets.cend(); ++it)
+        list.append(Bucket{it.key(), it.value()});
+    return histogramQuantile(q, list);
+}
+
+} // namespace
+
+LiveRun::LiveRun(const Sim::Scenario &scenario, LiveRunOptions options, QObject *parent)
+    : QObject(parent)
+    , m_scenario(scenario)
+    , m_options(std::move(options))
+{
+    qRegisterMetaType<Zhaoxi::Device::ApplianceEvent>();
+    if (!m_options.clock)
+        m_options.clock = [] { return QDateTime::currentMSecsSinceEpoch(); };
+    m_policyName = m_options.policy.isEmpty() ? m_scenario.defaultPolicy : m_options.policy;
+    Sched::SchedulerOptions so = m_scenario.scheduler;
+    so.preemption.checkpointOnRequest = true; // real jobs checkpoint when signalled
+    m_sched = std::make_unique<Sched::Scheduler>(
+            m_scenario.appliance.state, Sched::defaultProfile(), so);
+    m_sched->addSink(&m_schedEvents);
+    m_deviceSink.out = &m_deviceEvents;
+    m_sched->addSink(&m_deviceSink);
+    m_backend = std::make_unique<Device::SimulatedBackend>(m_scenario.appliance.state,
+                                                           m_scenario.device);
+    m_runner = std::make_unique<ProcessRunner>(ProcessRunner::Options{m_options.shimPath, 50});
+
+    UnitIds ids;
+    const Device::SimulatedBackend *backend = m_backend.get();
+    ids.cardUuid = [backend](Domain::CardId card) {
+        const QList<Device::CardInfo> cards = backend->cards();
+        return card.value() < cards.size() ? cards[card.value()].uuid : QString();
+    };
+    ids.instanceUuid = [backend](Domain::CardId card, int profile, int start) {
+        for (const Device::InstanceInfo &i : backend->layout(card).instances)
+            if (i.profile == profile && i.start == start && i.ready)
+                return i.uuid;
+        return QString();
+    };
+    const QString mpsRoot = QDir(m_options.dataDir).filePath(QStringLiteral("mps"));
+    ids.mpsDirs = [mpsRoot, backend](Domain::CardId card) {
+        const QList<Device::CardInfo> cards = backend->cards();
+        const QString dir = QDir(mpsRoot).filePath(card.value() < cards.size()
+                                                           ? cards[card.value()].uuid
+                                                           : QString::number(card.value()));
+        return MpsDirs{dir + QStringLiteral("/pipe"), dir + QStringLiteral("/log")};
+    };
+    ProcessWorkloads::Options wo;
+    wo.dataDir = m_options.dataDir;
+    wo.allowRoot = m_options.allowRoot;
+    wo.clock = [this] { return now(); };
+    m_work = std::make_unique<ProcessWorkloads>(*m_sched, *m_runner, ids, wo);
+    connect(m_work.get(), &ProcessWorkloads::eventRecorded, this, &LiveRun::processEvent);
+    connect(m_work.get(), &ProcessWorkloads::changed, this, [this] { step(now()); });
+
+    m_scraper = std::make_unique<Scraper>();
+    connect(m_scraper.get(), &Scraper::scraped, this, &LiveRun::onScraped);
+    connect(m_scraper.get(), &Scraper::probed, this, &LiveRun::onProbed);
+    m_endpoints = std::make_unique<EndpointPublisher>(
+            QDir(m_options.dataDir).filePath(QStringLiteral("endpoints")));
+
+    for (const Sim::ServiceDef &def : m_scenario.services) {
+        ServiceRt s;
+        s.def = def;
+        if (def.spec.run)
+            s.names = namesFor(*def.spec.run);
+        s.unit = Sim::replicaUnit(m_scenario, def);
+        m_services.append(s);
+    }
+    m_trainingJobs.fill(JobId(), m_scenario.training.size());
+    // The control period: the scenario's, in wall time, within [250 ms, controlPeriodMs]. The
+    // policy's window spans the scenario's window, but at least 2 s of real traffic: rates are
+    // real requests per second however fast the scenario's clock runs.
+    m_periodMs
+            = std::clamp<qint64>(qint64(double(m_scenario.controlPeriodMs) / m_scenario.liveSpeed),
+                                 std::min<qint64>(250, m_options.controlPeriodMs),
+                                 m_options.controlPeriodMs);
+    const double windowMs = double(m_scenario.windowSlots) * double(m_scenario.controlPeriodMs);
+    m_windowSlots = std::max(int(std::ceil(windowMs / (double(m_periodMs) * m_scenario.liveSpeed))),
+                             int(std::ceil(2000.0 / double(m_periodMs))));
+    m_timer.setInterval(int(m_periodMs));
+    connect(&m_timer, &QTimer::timeout, this, &LiveRun::control);
+}
+
+LiveRun::~LiveRun()
+{
+    // Processes outlive this object only when stop() was not called: stop them.
+    if (m_started)
+        stop(5000);
+}
+
+qint64 LiveRun::now() const
+{
+    if (!m_started && m_wallStartMs == 0)
+        return m_scenario.startMs;
+    return m_scenario.startMs
+           + qint64(std::llround(double(wallNow() - m_wallStartMs) * m_scenario.liveSpeed));
+}
+
+bool LiveRun::start(QString *error)
+{
+    auto fail = [&](const QString &why) {
+        if (error)
+            *error = why;
+        return false;
+    };
+    for (const Sim::ServiceDef &def : m_scenario.services) {
+        QString why;
+        if (!ProcessWorkloads::admissible(def.spec, m_options.allowRoot, &why))
+            return fail(QStringLiteral("service %1: %2").arg(def.spec.inference->service, why));
+    }
+    for (const Sim::TrainingDef &def : m_scenario.training) {
+        QString why;
+        if (!ProcessWorkloads::admissible(def.spec, m_options.allowRoot, &why))
+            return fail(QStringLiteral("training %1: %2").arg(def.spec.name, why));
+    }
+    if (m_policyName != QLatin1String("none")) {
+        Policy::PolicyError perr;
+        m_policy = Policy::makePolicy(
+                m_policyName, m_scenario.policyParams.value(m_policyName).toObject(), &perr);
+        if (!m_policy)
+            return fail(QStringLiteral("policy %1: %2%3")
+                                .arg(m_policyName,
+                                     perr.field.isEmpty() ? QString()
+                                                          : perr.field + QStringLiteral(": "),
+                                     perr.message));
+    }
+    if (!QDir().mkpath(m_options.dataDir))
+        return fail(QStringLiteral("cannot create the data directory %1").arg(m_options.dataDir));
+    m_wallStartMs = wallNow();
+    m_started = true;
+    const qint64 t = now();
+    for (int i = 0; i < m_services.size(); ++i)
+        for (int r = 0; r < m_services[i].def.spec.inference->minReplicas; ++r)
+            addReplica(i, t, ActionReason::None);
+    if (m_policy) {
+        m_policy->start(*this, t);
+        m_policyWakeMs = t;
+    }
+    if (m_scenario.liveLoad && !m_options.loadPath.isEmpty())
+        for (int i = 0; i < m_services.size(); ++i)
+            startLoad(i);
+    control();
+    m_timer.start();
+    return true;
+}
+
+void LiveRun::startLoad(int service)
+{
+    ServiceRt &s = m_services[service];
+    // The service's rate curve over the run, in real requests per second at wall offsets.
+    const qint64 runMs = m_scenario.durationMs;
+    const int points = 96;
+    QStringList rate;
+    for (int i = 0; i <= points; ++i) {
+        const qint64 at = runMs * i / points;
+        const double r = s.def.curve.rate(localWeekMs(m_scenario.startMs + at));
+        rate << QStringLiteral("%1s:%2")
+                        .arg(double(at) / m_scenario.liveSpeed / 1000.0, 0, 'f', 3)
+                        .arg(r, 0, 'f', 3);
+    }
+    s.load = new QProcess(this);
+    s.load->setProgram(m_options.loadPath);
+    s.load->setArguments(
+            {QStringLiteral("--endpoints"),
+             QDir(m_options.dataDir).filePath(QStringLiteral("endpoints/endpoints.json")),
+             QStringLiteral("--service"),
+             s.def.spec.inference->service,
+             QStringLiteral("--rate"),
+             rate.join(QLatin1Char(',')),
+             QStringLiteral("--for"),
+             QStringLiteral("%1s").arg(double(runMs) / m_scenario.liveSpeed / 1000.0, 0, 'f', 3),
+             QStringLiteral("--seed"),
+             QString::number(m_scenario.seed + quint64(service))});
+    s.load->setStandardOutputFile(
+            QDir(m_options.dataDir)
+                    .filePath(QStringLiteral("load-%1.json").arg(s.def.spec.inference->service)));
+    s.load->setStandardErrorFile(QProcess::nullDevice());
+    s.load->start();
+}
+
+void LiveRun::addReplica(int service, qint64 nowMs, ActionReason why)
+{
+    ServiceRt &s = m_services[service];
+    Domain::WorkloadSpec spec = s.def.spec;
+    spec.name = QStringLiteral("%1-%2").arg(s.def.spec.inference->service).arg(s.nextName++);
+    const JobId job = m_work->submit(spec, nowMs, nullptr);
+    if (!job.isValid())
+        return;
+    s.replicas.append(ReplicaRt{job, std::nullopt, std::nullopt, false});
+    ApplianceEvent ev;
+    ev.atMs = nowMs;
+    ev.code = ApplianceEventCode::ReplicaAdded;
+    ev.reason = why;
+    ev.job = job;
+    ev.a = service;
+    record(ev);
+}
+
+void LiveRun::flushDevice(qint64 nowMs)
+{
+    if (m_deviceEvents.isEmpty())
+        return;
+    QList<Device::DeviceStep> steps;
+    for (const Sched::SchedEvent &e : std::as_const(m_deviceEvents)) {
+        switch (e.code) {
+        case Sched::EventCode::PartitionCreated:
+            steps.append(Device::DeviceStep{
+                    Device::DeviceStep::Kind::CreateInstance, e.card, e.profile, e.start});
+            break;
+        case Sched::EventCode::PartitionDestroyed:
+            steps.append(Device::DeviceStep{
+                    Device::DeviceStep::Kind::DestroyInstance, e.card, e.profile, e.start});
+            break;
+        case Sched::EventCode::CardModeChanged: {
+            // The driver wants a MIG card empty before its mode changes.
+            for (const Device::InstanceInfo &i : m_backend->layout(e.card).instances)
+                steps.append(Device::DeviceStep{
+                        Device::DeviceStep::Kind::DestroyInstance, e.card, i.profile, i.start});
+            Device::DeviceStep s{Device::DeviceStep::Kind::SetMode, e.card};
+            s.mode = Domain::PartitionMode(e.value);
+            steps.append(s);
+            break;
+        }
+        default:
+            break;
+        }
+    }
+    m_deviceEvents.clear();
+    if (!steps.isEmpty())
+        m_backend->apply(steps, nowMs);
+}
+
+void LiveRun::step(qint64 t)
+{
+    if (m_stepping)
+        return;
+    m_stepping = true;
+    for (int round = 0; round < 4; ++round) {
+        m_backend->advance(t);
+        m_backend->takeResults();
+        m_backend->takeFaults();
+        const Sched::Scheduler::TickResult r = m_sched->tick(t);
+        m_schedWakeMs = r.nextWakeMs;
+        const bool stepsQueued = !m_deviceEvents.isEmpty();
+        flushDevice(t);
+        m_work->sync(t);
+        if (!stepsQueued)
+            break;
+    }
+    m_stepping = false;
+    // Wake up for what comes before the next period: a deadline or a device step finishing.
+    qint64 next = m_schedWakeMs;
+    const qint64 dev = m_backend->nextEventMs();
+    if (dev > 0 && (next < 0 || dev < next))
+        next = dev;
+    if (next > t && m_started) {
+        const double wallMs = double(next - t) / m_scenario.liveSpeed;
+        if (wallMs < double(m_periodMs))
+            QTimer::singleShot(int(std::ceil(wallMs)) + 1, this, [this] {
+                if (m_started)
+                    step(now());
+            });
+    }
+}
+
+void LiveRun::control()
+{
+    const qint64 t = now();
+    const qint64 since = t - m_scenario.startMs;
+    for (int i = 0; i < m_scenario.training.size(); ++i) {
+        if (!m_trainingJobs[i].isValid() && since >= m_scenario.training[i].submitAtMs)
+            m_trainingJobs[i] = m_work->submit(m_scenario.training[i].spec, t, nullptr);
+    }
+    step(t);
+
+    // Close this period's scrape window.
+    for (ServiceRt &s : m_services) {
+        s.window.push_back(s.current);
+        s.current = WindowSlot{};
+        while (int(s.window.size()) > m_windowSlots)
+            s.window.pop_front();
+        // Withdrawn replicas whose process has gone are forgotten.
+        s.replicas.erase(std::remove_if(s.replicas.begin(),
+                                        s.replicas.end(),
+                                        [this](const ReplicaRt &r) {
+                                            return r.leaving && !m_work->stats(r.job).running;
+                                        }),
+                         s.replicas.end());
+    }
+
+    if (m_policy && m_policyWakeMs >= 0 && t >= m_policyWakeMs) {
+        const qint64 next = m_policy->tick(*this, t);
+        m_policyWakeMs = std::max(next, t + 1);
+        step(t);
+    }
+
+    // Replicas: probe until ready, then scrape each period.
+    for (ServiceRt &s : m_services) {
+        int serving = 0;
+        for (ReplicaRt &r : s.replicas) {
+            const ProcessWorkloads::JobStats st = m_work->stats(r.job);
+            if (!st.running || st.port <= 0 || r.leaving) {
+                r.last.reset();
+                continue;
+            }
+            const QString base = QStringLiteral("http://127.0.0.1:%1").arg(st.port);
+            if (!st.ready) {
+                const QString path = s.def.spec.run->ready.isEmpty() ? s.def.spec.run->metrics
+                                                                     : s.def.spec.run->ready;
+                m_scraper->probe(replicaKey(r.job), QUrl(base + path));
+                continue;
+            }
+            ++serving;
+            m_scraper->scrape(replicaKey(r.job), QUrl(base + s.def.spec.run->metrics));
+        }
+        s.maxServing = std::max(s.maxServing, serving);
+    }
+    publishEndpoints();
+}
+
+LiveRun::ReplicaRt *LiveRun::replicaOfKey(const QString &key, int *service)
+{
+    for (int i = 0; i < m_services.size(); ++i) {
+        for (ReplicaRt &r : m_services[i].replicas) {
+            if (replicaKey(r.job) == key) {
+                if (service)
+                    *service = i;
+                return &r;
+            }
+        }
+    }
+    return nullptr;
+}
+
+void LiveRun::onProbed(const QString &key, bool ok, const QString &error)
+{
+    Q_UNUSED(error)
+    ReplicaRt *r = replicaOfKey(key, nullptr);
+    if (!r || !ok || r->leaving)
+        return;
+    m_work->setReady(r->job, true, now());
+    publishEndpoints();
+}
+
+void LiveRun::onScraped(const QString &key, const Scrape &scrape)
+{
+    int si = -1;
+    ReplicaRt *r = replicaOfKey(key, &si);
+    if (!r || !scrape.ok())
+        return;
+    ServiceRt &s = m_services[si];
+    if (r->last) {
+        const ServiceWindow w = windowBetween(*r->last, scrape, s.names);
+        if (w.ok()) {
+            r->queue = w.queue;
+            s.current.seconds = std::max(s.current.seconds, w.seconds);
+            if (w.requests > 0) {
+                const double slo = s.def.spec.inference->sloP99Ms;
+                double over = w.overSlo(slo);
+                if (std::isnan(over)) {
+                    // A mean only (Triton): the window counts as over when its mean is.
+                    over = w.meanMs > slo ? w.requests : 0;
+                    s.meanSumMs += w.meanMs * w.requests;
+                }
+                s.requests += w.requests;
+                s.overSlo += over;
+                s.current.requests += w.requests;
+                s.current.overSlo += over;
+                for (const Bucket &b : w.bucketsMs) {
+                    s.buckets[b.upperBound] += b.count;
+                    s.current.buckets[b.upperBound] += b.count;
+                }
+            }
+        }
+    }
+    r->last = scrape;
+}
+
+void LiveRun::publishEndpoints()
+{
+    ServiceEndpoints all;
+    for (const ServiceRt &s : std::as_const(m_services)) {
+        QList<ReplicaEndpoint> &list = all[s.def.spec.inference->service];
+        for (const ReplicaRt &r : s.replicas) {
+            const ProcessWorkloads::JobStats st = m_work->stats(r.job);
+            if (!st.running || st.port <= 0)
+                continue;
+            ReplicaEndpoint e;
+            e.replica = m_sched->state().job(r.job).spec.name;
+            e.address = QStringLiteral("127.0.0.1");
+            e.port = st.port;
+            e.ready = st.ready && !r.leaving;
+            list.append(e);
+        }
+    }
+    const EndpointPublisher::Result r = m_endpoints->publish(all, wallNow());
+    if (!r.ok && r.error != m_endpointError)
+        qWarning("endpoints: %s", qPrintable(r.error));
+    m_endpointError = r.ok ? QString() : r.error;
+}
+
+QStringList LiveRun::stop(qint64 waitMs)
+{
+    m_timer.stop();
+    for (ServiceRt &s : m_services) {
+        if (s.load && s.load->state() != QProcess::NotRunning) {
+            s.load->terminate();
+            if (!s.load->waitForFinished(3000))
+                s.load->kill();
+        }
+    }
+    const QStringList alive = m_work->stopAll(waitMs);
+    m_started = false;
+    return alive;
+}
+
+// --- PolicyContext ---------------------------------------------------------------------------
+
+qint64 LiveRun::localWeekMs(qint64 nowMs) const
+{
+    return nowMs + m_scenario.utcOffsetMs + 3 * kDayMs; // the epoch was a Thursday
+}
+
+qint64 LiveRun::totalMilli() const
+{
+    return m_sched->state().totalMilli();
+}
+
+QList<Policy::ServiceView> LiveRun::services(qint64 nowMs)
+{
+    Q_UNUSED(nowMs)
+    QList<Policy::ServiceView> out;
+    const Sched::ClusterState &st = m_sched->state();
+    for (int i = 0; i < m_services.size(); ++i) {
+        const ServiceRt &s = m_services[i];
+        Policy::ServiceView v;
+        v.index = i;
+        v.name = s.def.spec.inference->service;
+        v.sloMs = s.def.spec.inference->sloP99Ms;
+        v.serviceMs = s.def.serviceMs / std::max(1e-6, s.unit.unitRef);
+        v.currentServiceMs = v.serviceMs;
+        v.cv = s.def.cv;
+        v.minReplicas = s.def.spec.inference->minReplicas;
+        v.maxReplicas = s.def.spec.inference->maxReplicas;
+        v.unitMilli = s.unit.unitMilli;
+        double queue = 0;
+        for (const ReplicaRt &r : s.replicas) {
+            if (r.leaving) {
+                ++v.leaving;
+                continue;
+            }
+            ++v.target;
+            const ProcessWorkloads::JobStats js = m_work->stats(r.job);
+            if (st.job(r.job).state == Sched::JobState::Pending || !js.running)
+                ++v.pending;
+            if (js.ready) {
+                ++v.serving;
+                queue += r.queue.value_or(0);
+            }
+        }
+        double seconds = 0, requests = 0, over = 0;
+        QMap<double, double> buckets;
+        for (const WindowSlot &w : s.window) {
+            seconds += w.seconds;
+            requests += w.requests;
+            over += w.overSlo;
+            for (auto it = w.buckets.cbegin(); it != w.buckets.cend(); ++it)
+                buckets[it.key()] += it.value();
+        }
+        // Requests per real second, as the rate curve counts them.
+        v.observedRate = seconds > 0 ? requests / seconds : 0;
+        const double p99 = quantileOf(buckets, 0.99);
+        v.windowP99Ms = std::isnan(p99) ? 0 : p99;
+        v.windowRequests = qRound64(requests);
+        v.windowOverSlo = qRound64(over);
+        v.queueDepth = int(std::lround(queue));
+        v.arrivals = qRound64(s.requests);
+        out.append(v);
+    }
+    return out;
+}
+
+QList<Policy::TrainingView> LiveRun::training(qint64 nowMs)
+{
+    QList<Policy::TrainingView> out;
+    const Sched::ClusterState &st = m_sched->state();
+    for (const JobId job : std::as_const(m_trainingJobs)) {
+        if (!job.isValid() || !st.job(job).isActive())
+            continue;
+        const Sched::Job &j = st.job(job);
+        Policy::TrainingView v;
+        v.job = job;
+        v.state = j.state;
+        for (const Sched::Assignment &a : j.assignments)
+            v.milli += st.unitMilli(st.card(a.card), *st.card(a.card).unit(a.unitUid));
+        v.priority = j.spec.priority;
+        v.checkpoints = j.spec.checkpointIntervalMs > 0;
+        // A real job checkpoints when asked: within about a control period.
+        v.nextCheckpointMs
+                = v.checkpoints ? nowMs + qint64(double(m_periodMs) * m_scenario.liveSpeed) : -1;
+        v.finishEtaMs = -1;
+        v.placedMs = j.startedMs;
+        out.append(v);
+    }
+    return out;
+}
+
+void LiveRun::setReplicas(int service, int replicas, qint64 nowMs, ActionReason why)
+{
+    ServiceRt &s = m_services[service];
+    const Domain::InferenceSpec &inf = *s.def.spec.inference;
+    const int n = std::clamp(replicas, inf.minReplicas, inf.maxReplicas);
+    int active = 0;
+    for (const ReplicaRt &r : std::as_const(s.replicas))
+        active += !r.leaving;
+    while (active < n) {
+        addReplica(service, nowMs, why);
+        ++active;
+    }
+    while (active > n) {
+        // Withdraw the newest: waiting ones first, then those still starting, then serving ones
+        // (they get their stop signal and finish what they hold).
+        int pick = -1, pickRank = -1;
+        for (int i = s.replicas.size() - 1; i >= 0; --i) {
+            const ReplicaRt &r = s.replicas[i];
+            if (r.leaving)
+                continue;
+            const ProcessWorkloads::JobStats js = m_work->stats(r.job);
+            const int rank = m_sched->state().job(r.job).state == Sched::JobState::Pending ? 3
+                             : !js.ready                                                   ? 2
+                                                                                           : 1;
+            if (rank > pickRank) {
+                pickRank = rank;
+                pick = i;
+            }
+        }
+        if (pick < 0)
+            break;
+        ReplicaRt &r = s.replicas[pick];
+        ApplianceEvent ev;
+        ev.atMs = nowMs;
+        ev.code = ApplianceEventCode::ReplicaRemoved;
+        ev.reason = why;
+        ev.job = r.job;
+        ev.a = service;
+        record(ev);
+        const JobId job = r.job;
+        if (pickRank == 3)
+            s.replicas.removeAt(pick);
+        else
+            r.leaving = true;
+        m_sched->cancel(job, nowMs);
+        --active;
+    }
+    step(nowMs);
+}
+
+void LiveRun::setBudget(const Sched::ClassBudget &budget, qint64 nowMs, ActionReason why)
+{
+    if (budget == m_sched->classBudget())
+        return;
+    m_sched->setClassBudget(budget, nowMs);
+    ApplianceEvent ev;
+    ev.atMs = nowMs;
+    ev.code = ApplianceEventCode::BudgetSet;
+    ev.reason = why;
+    ev.a = int(std::min<qint64>(budget.inferenceMilli, INT_MAX));
+    ev.value = budget.trainingMilli;
+    record(ev);
+    step(nowMs);
+}
+
+qint64 LiveRun::requeueTraining(JobId job, qint64 nowMs, bool atCheckpoint, ActionReason why)
+{
+    const qint64 at = m_sched->requeue(job, nowMs, atCheckpoint);
+    if (at < 0)
+        return at;
+    ApplianceEvent ev;
+    ev.atMs = nowMs;
+    ev.code = ApplianceEventCode::TrainingRequeued;
+    ev.reason = why;
+    ev.job = job;
+    ev.a = atCheckpoint ? 1 : 0;
+    ev.value = at;
+    record(ev);
+    step(nowMs);
+    return at;
+}
+
+bool LiveRun::keepTraining(JobId job, qint64 nowMs, ActionReason why)
+{
+    if (!m_sched->keep(job, nowMs))
+        return false;
+    ApplianceEvent ev;
+    ev.atMs = nowMs;
+    ev.code = ApplianceEventCode::TrainingKept;
+    ev.reason = why;
+    ev.job = job;
+    record(ev);
+    return true;
+}
+
+void LiveRun::setTrainingPowerCapW(double watts, qint64 nowMs)
+{
+    ApplianceEvent ev;
+    ev.atMs = nowMs;
+    ev.code = ApplianceEventCode::PowerCapSet;
+    ev.a = int(Domain::WorkloadKind::Training);
+    ev.value = qint64(watts);
+    record(ev);
+}
+
+void LiveRun::setTrainingBandwidthShare(double share, qint64 nowMs)
+{
+    ApplianceEvent ev;
+    ev.atMs = nowMs;
+    ev.code = ApplianceEventCode::BandwidthQuotaSet;
+    ev.a = int(Domain::WorkloadKind::Training);
+    ev.value = qint64(std::llround(share * 1000));
+    record(ev);
+}
+
+void LiveRun::record(const ApplianceEvent &event)
+{
+    m_applianceEvents.record(event);
+    Q_EMIT applianceEvent(event);
+}
+
+QList<QList<double>> LiveRun::history(int service) const
+{
+    return Sim::syntheticHistory(m_scenario, service, m_scenario.seed, historyBucketMs());
+}
+
+// --- The report ------------------------------------------------------------------------------
+
+QJsonObject LiveRun::report() const
+{
+    QJsonArray jobs;
+    for (const Sched::Job &j : m_sched->state().jobs()) {
+        const ProcessWorkloads::JobStats st = m_work->stats(j.id);
+        QJsonObject o{{QStringLiteral("name"), j.spec.name},
+                      {QStringLiteral("kind"), Domain::toString(j.spec.kind)},
+                      {QStringLiteral("state"), QString::fromLatin1(Sched::toString(j.state))},
+                      {QStringLiteral("starts"), st.starts},
+                      {QStringLiteral("checkpoints"), st.checkpoints},
+                      {QStringLiteral("preemptions"), st.preemptions},
+                      {QStringLiteral("lost_work_s"), st.lostWorkMs / 1000.0},
+                      {QStringLiteral("exit_code"),
+                       st.exitCode >= 0 ? QJsonValue(st.exitCode) : QJsonValue()}};
+        if (st.exitSignal)
+            o.insert(QStringLiteral("exit_signal"), st.exitSignal);
+        if (st.lastStep >= 0)
+            o.insert(QStringLiteral("last_step"), st.lastStep);
+        jobs.append(o);
+    }
+    QJsonArray services;
+    for (const ServiceRt &s : m_services) {
+        double p99 = quantileOf(s.buckets, 0.99);
+        if (std::isnan(p99) && s.requests > 0 && s.meanSumMs > 0)
+            p99 = s.meanSumMs / s.requests; // a mean only (Triton)
+        QJsonObject o{{QStringLiteral("name"), s.def.spec.inference->service},
+                      {QStringLiteral("replicas_max"), s.maxServing},
+                      {QStringLiteral("requests"), qRound64(s.requests)},
+                      {QStringLiteral("p99_ms"), std::isnan(p99) ? QJsonValue() : QJsonValue(p99)},
+                      {QStringLiteral("slo_p99_ms"), s.def.spec.inference->sloP99Ms},
+                      {QStringLiteral("slo_attainment"),
+                       s.requests > 0 ? QJsonValue(1.0 - s.overSlo / s.requests) : QJsonValue()},
+                      {QStringLiteral("source"), QStringLiteral("scraped")}};
+        services.append(o);
+    }
+    return QJsonObject{{QStringLiteral("jobs"), jobs},
+                       {QStringLiteral("services"), services},
+                       {QStringLiteral("policy"), m_policyName},
+                       {QStringLiteral("speed"), m_scenario.liveSpeed}};
+}
+
+} // namespace Zhaoxi::Runtime

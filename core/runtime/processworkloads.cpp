@@ -1,0 +1,732 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "processworkloads.h"
+
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QTcpServer>
+#include <QThread>
+
+#include <csignal>
+#include <memory>
+
+#include <pwd.h>
+
+namespace Zhaoxi::Runtime {
+
+using Domain::JobId;
+using Domain::WorkloadKind;
+using Sched::EventCode;
+
+const char *toString(ProcessEventCode code)
+{
+    switch (code) {
+    case ProcessEventCode::Refused:
+        return "process-refused";
+    case ProcessEventCode::Started:
+        return "process-started";
+    case ProcessEventCode::LaunchFailed:
+        return "process-launch-failed";
+    case ProcessEventCode::CheckpointRequested:
+        return "checkpoint-requested";
+    case ProcessEventCode::CheckpointAcknowledged:
+        return "checkpoint-acknowledged";
+    case ProcessEventCode::Stopping:
+        return "process-stopping";
+    case ProcessEventCode::Finished:
+        return "process-finished";
+    case ProcessEventCode::Failed:
+        return "process-failed";
+    case ProcessEventCode::Restarting:
+        return "replica-restarting";
+    case ProcessEventCode::CrashLoop:
+        return "replica-crash-loop";
+    case ProcessEventCode::Ready:
+        return "replica-ready";
+    case ProcessEventCode::ReadyTimeout:
+        return "replica-ready-timeout";
+    case ProcessEventCode::ProgressStalled:
+        return "progress-stalled";
+    case ProcessEventCode::ProgressError:
+        return "progress-error";
+    case ProcessEventCode::LimitsByRlimit:
+        return "limits-by-rlimit";
+    case ProcessEventCode::Adopted:
+        return "process-adopted";
+    case ProcessEventCode::Vanished:
+        return "process-vanished";
+    }
+    return "?";
+}
+
+namespace {
+
+int signalNumber(const QString &name)
+{
+    static const QHash<QString, int> numbers = {
+            {QStringLiteral("SIGTERM"), SIGTERM},
+            {QStringLiteral("SIGINT"), SIGINT},
+            {QStringLiteral("SIGHUP"), SIGHUP},
+            {QStringLiteral("SIGQUIT"), SIGQUIT},
+            {QStringLiteral("SIGUSR1"), SIGUSR1},
+            {QStringLiteral("SIGUSR2"), SIGUSR2},
+            {QStringLiteral("SIGKILL"), SIGKILL},
+    };
+    return numbers.value(name, SIGTERM);
+}
+
+// A job's directory name: its id first (unique), then a readable form of its name.
+QString safeName(const QString &name)
+{
+    QString out;
+    for (const QChar c : name)
+        out += (c.isLetterOrNumber() && c.unicode() < 128) || c == QLatin1Char('-')
+                               || c == QLatin1Char('_') || c == QLatin1Char('.')
+                       ? c
+                       : QLatin1Char('_');
+    return out.left(64);
+}
+
+bool isRoot(const QString &user)
+{
+    if (user.isEmpty())
+        return false;
+    if (user == QLatin1String("root"))
+        return true;
+    const QByteArray u = user.toLocal8Bit();
+    const passwd *pw = getpwnam(u.constData());
+    return pw && pw->pw_uid == 0;
+}
+
+} // namespace
+
+ProcessWorkloads::ProcessWorkloads(Sched::Scheduler &scheduler,
+                                   ProcessRunner &runner,
+                                   UnitIds ids,
+                                   Options options,
+                                   QObject *parent)
+    : QObject(parent)
+    , m_sched(scheduler)
+    , m_runner(runner)
+    , m_ids(std::move(ids))
+    , m_options(std::move(options))
+{
+    qRegisterMetaType<Zhaoxi::Runtime::ProcessEvent>();
+    if (!m_options.clock)
+        m_options.clock = [] { return QDateTime::currentMSecsSinceEpoch(); };
+    if (!m_options.wallClock) {
+        auto started = std::make_shared<QElapsedTimer>();
+        started->start();
+        m_options.wallClock = [started] { return started->elapsed(); };
+    }
+    m_sched.addSink(this);
+    connect(&m_runner, &ProcessRunner::exited, this, &ProcessWorkloads::onExited);
+    connect(&m_runner, &ProcessRunner::progressed, this, &ProcessWorkloads::onProgress);
+    connect(&m_runner, &ProcessRunner::progressError, this, &ProcessWorkloads::onProgressError);
+}
+
+ProcessWorkloads::~ProcessWorkloads() = default;
+
+bool ProcessWorkloads::admissible(const Domain::WorkloadSpec &spec, bool allowRoot, QString *why)
+{
+    if (!spec.run) {
+        if (why)
+            *why = QStringLiteral("run: required on a real appliance (what to run: run.command)");
+        return false;
+    }
+    if (!allowRoot && isRoot(spec.run->user)) {
+        if (why)
+            *why = QStringLiteral("run.user: %1 is root, which the appliance file does not allow")
+                           .arg(spec.run->user);
+        return false;
+    }
+    return true;
+}
+
+JobId ProcessWorkloads::submit(const Domain::WorkloadSpec &spec, qint64 nowMs, QString *why)
+{
+    QString reason;
+    if (!admissible(spec, m_options.allowRoot, &reason)) {
+        ProcessEvent e;
+        e.atMs = nowMs;
+        e.code = ProcessEventCode::Refused;
+        e.jobName = spec.name;
+        e.detail = reason;
+        emitEvent(e);
+        if (why)
+            *why = reason;
+        return JobId();
+    }
+    return m_sched.submit(spec, nowMs);
+}
+
+QString ProcessWorkloads::jobDir(JobId job) const
+{
+    const QString name = m_sched.state().job(job).spec.name;
+    return QDir(m_options.dataDir)
+            .filePath(QStringLiteral("jobs/j%1-%2").arg(job.value()).arg(safeName(name)));
+}
+
+void ProcessWorkloads::record(const Sched::SchedEvent &event)
+{
+    switch (event.code) {
+    case EventCode::JobPlaced:
+    case EventCode::JobPreempting:
+    case EventCode::JobEvicted:
+    case EventCode::JobFinished:
+    case EventCode::JobCancelled:
+    case EventCode::JobFailed:
+        m_pending.append(event);
+        break;
+    default:
+        break;
+    }
+}
+
+void ProcessWorkloads::emitEvent(ProcessEvent e)
+{
+    m_events.append(e);
+    Q_EMIT eventRecorded(e);
+}
+
+bool ProcessWorkloads::unitsReady(JobId job) const
+{
+    const Sched::ClusterState &state = m_sched.state();
+    // Ready in the scheduler's state and known to the driver: a MIG instance has its UUID only
+    // once it exists.
+    for (const Sched::Assignment &a : state.job(job).assignments) {
+        const Sched::CardState &card = state.card(a.card);
+        const Sched::Unit *u = card.unit(a.unitUid);
+        if (!u || u->state != Sched::UnitState::Ready)
+            return false;
+        const bool mig = card.mode == Domain::PartitionMode::Mig && u->profile >= 0;
+        const QString id
+                = mig ? (m_ids.instanceUuid ? m_ids.instanceUuid(a.card, u->profile, u->start)
+                                            : QString())
+                      : (m_ids.cardUuid ? m_ids.cardUuid(a.card) : QString());
+        if (id.isEmpty())
+            return false;
+    }
+    return true;
+}
+
+bool ProcessWorkloads::unitsStillHeld(JobId job) const
+{
+    // The scheduler frees a unit when it evicts; the process on it may take its stop grace to
+    // exit. A whole card or a MIG instance serves one process at a time: wait for it. Soft
+    // shares of a card coexist by design.
+    const Sched::ClusterState &state = m_sched.state();
+    for (const Sched::Assignment &a : state.job(job).assignments) {
+        const Domain::PartitionMode mode = state.card(a.card).mode;
+        if (mode == Domain::PartitionMode::TimeSlicing || mode == Domain::PartitionMode::Mps)
+            continue;
+        for (auto it = m_runs.cbegin(); it != m_runs.cend(); ++it) {
+            if (it.key() == job.value())
+                continue;
+            for (const Proc &p : it->procs) {
+                if (!p.running)
+                    continue;
+                for (const Sched::Assignment &held : p.units)
+                    if (held.card == a.card
+                        && (mode == Domain::PartitionMode::Whole || held.unitUid == a.unitUid))
+                        return true;
+            }
+        }
+    }
+    return false;
+}
+
+int ProcessWorkloads::freePort() const
+{
+    // The kernel's choice of a free loopback port; the replica binds it right after.
+    QTcpServer probe;
+    if (!probe.listen(QHostAddress::LocalHost, 0))
+        return 0;
+    return probe.serverPort();
+}
+
+void ProcessWorkloads::sync(qint64 nowMs)
+{
+    if (m_inSync)
+        return;
+    m_inSync = true;
+    while (!m_pending.isEmpty()) {
+        QList<Sched::SchedEvent> batch;
+        batch.swap(m_pending);
+        for (const Sched::SchedEvent &e : std::as_const(batch)) {
+            Run &run = m_runs[e.job.value()];
+            run.job = e.job;
+            JobStats &stats = m_stats[e.job.value()];
+            switch (e.code) {
+            case EventCode::JobPlaced:
+                run.wanted = true;
+                run.ending = false;
+                run.checkpointAsked = false;
+                run.crashes = 0;
+                break;
+            case EventCode::JobPreempting: {
+                const Domain::WorkloadSpec &spec = m_sched.state().job(e.job).spec;
+                if (run.launched && spec.preemption == Domain::PreemptionTolerance::AtCheckpoint
+                    && spec.run && !run.checkpointAsked) {
+                    run.checkpointAsked = true;
+                    const int sig = signalNumber(spec.run->checkpointSignal);
+                    for (const Proc &p : std::as_const(run.procs))
+                        if (p.running)
+                            m_runner.signal(p.key, sig);
+                    ProcessEvent pe;
+                    pe.atMs = nowMs;
+                    pe.code = ProcessEventCode::CheckpointRequested;
+                    pe.job = e.job;
+                    pe.jobName = spec.name;
+                    pe.value = e.value;
+                    emitEvent(pe);
+                }
+                break;
+            }
+            case EventCode::JobEvicted:
+                if (run.launched) {
+                    ++stats.preemptions;
+                    const qint64 since = std::max(run.startedMs, run.lastAckMs);
+                    stats.lostWorkMs += std::max<qint64>(0, wallNow() - since);
+                }
+                run.wanted = false;
+                stopProcesses(run, nowMs);
+                break;
+            case EventCode::JobFinished:
+            case EventCode::JobCancelled:
+            case EventCode::JobFailed:
+                run.wanted = false;
+                run.ending = true;
+                stopProcesses(run, nowMs);
+                break;
+            default:
+                break;
+            }
+        }
+    }
+
+    // Launch what is placed and ready; restart replicas whose back-off is over; look for stalls.
+    for (auto it = m_runs.begin(); it != m_runs.end(); ++it) {
+        Run &run = it.value();
+        const Sched::Job &job = m_sched.state().job(run.job);
+        if (!run.wanted || !job.isActive() || !job.spec.run)
+            continue;
+        if (!run.launched) {
+            if (run.restartAtMs > wallNow())
+                continue;
+            bool anyRunning = false;
+            for (const Proc &p : std::as_const(run.procs))
+                anyRunning = anyRunning || p.running;
+            if (anyRunning || !unitsReady(run.job) || unitsStillHeld(run.job))
+                continue; // the last processes are still stopping, or the units being made
+            launch(run, nowMs);
+            continue;
+        }
+        const Domain::RunSpec &spec = *job.spec.run;
+        if (job.spec.kind != WorkloadKind::Inference && spec.progressTimeoutMs > 0
+            && wallNow() - std::max(run.startedMs, run.lastProgressMs) > spec.progressTimeoutMs) {
+            ProcessEvent pe;
+            pe.atMs = nowMs;
+            pe.code = ProcessEventCode::ProgressStalled;
+            pe.job = run.job;
+            pe.jobName = job.spec.name;
+            pe.value = spec.progressTimeoutMs;
+            pe.detail = QStringLiteral("no progress line in %1 s")
+                                .arg(spec.progressTimeoutMs / 1000.0);
+            emitEvent(pe);
+            m_stats[run.job.value()].lostWorkMs
+                    += std::max<qint64>(0, wallNow() - std::max(run.startedMs, run.lastAckMs));
+            run.wanted = false;
+            run.ending = true;
+            m_sched.fail(run.job, nowMs); // its events stop the processes below
+        } else if (job.spec.kind == WorkloadKind::Inference && run.readySinceMs < 0
+                   && wallNow() - run.startedMs > spec.readyTimeoutMs) {
+            ProcessEvent pe;
+            pe.atMs = nowMs;
+            pe.code = ProcessEventCode::ReadyTimeout;
+            pe.job = run.job;
+            pe.jobName = job.spec.name;
+            pe.value = spec.readyTimeoutMs;
+            pe.detail = QStringLiteral("not ready after %1 s").arg(spec.readyTimeoutMs / 1000.0);
+            emitEvent(pe);
+            run.wanted = false;
+            run.ending = true;
+            m_sched.fail(run.job, nowMs);
+        }
+    }
+    m_inSync = false;
+    if (!m_pending.isEmpty())
+        sync(nowMs); // what the failures above made the scheduler do
+}
+
+bool ProcessWorkloads::launch(Run &run, qint64 nowMs)
+{
+    const Sched::Job &job = m_sched.state().job(run.job);
+    const Domain::RunSpec &spec = *job.spec.run;
+    auto failLaunch = [&](const QString &why) {
+        ProcessEvent pe;
+        pe.atMs = nowMs;
+        pe.code = ProcessEventCode::LaunchFailed;
+        pe.job = run.job;
+        pe.jobName = job.spec.name;
+        pe.detail = why;
+        emitEvent(pe);
+        for (Proc &p : run.procs)
+            if (p.running)
+                m_runner.stop(p.key, SIGKILL, 0);
+        run.wanted = false;
+        run.ending = true;
+        m_stats[run.job.value()].running = false;
+        m_sched.fail(run.job, nowMs);
+        Q_EMIT changed();
+        return false;
+    };
+
+    QString error;
+    const int masterPort = job.assignments.size() > 1 ? freePort() : 0;
+    const auto bindings = bindJob(m_sched.state(), run.job, m_ids, masterPort, &error);
+    if (!bindings)
+        return failLaunch(error);
+
+    const QString dir = jobDir(run.job);
+    const QString checkpointDir = QDir(dir).filePath(QStringLiteral("checkpoint"));
+    const QString progressPath = QDir(dir).filePath(QStringLiteral("progress.jsonl"));
+    if (!QDir().mkpath(checkpointDir))
+        return failLaunch(QStringLiteral("cannot create %1").arg(checkpointDir));
+    // A new run of the job reads only the progress it writes from now on.
+    QFile::remove(progressPath);
+
+    JobStats &stats = m_stats[run.job.value()];
+    const bool inference = job.spec.kind == WorkloadKind::Inference;
+    if (inference)
+        stats.port = spec.port.value_or(0) > 0 ? *spec.port : freePort();
+
+    run.procs.clear();
+    for (const ProcessBinding &b : *bindings) {
+        LaunchRequest req;
+        req.key = QStringLiteral("j%1-r%2").arg(run.job.value()).arg(b.rank);
+        req.dir = QDir(dir).filePath(QStringLiteral("r%1").arg(b.rank));
+        req.argv = spec.command;
+        req.workdir = spec.workdir;
+        req.env = spec.env;
+        for (auto e = b.env.cbegin(); e != b.env.cend(); ++e)
+            req.env.insert(e.key(), e.value());
+        req.env.insert(QStringLiteral("ZHAOXI_CHECKPOINT_DIR"), checkpointDir);
+        if (!inference) {
+            req.env.insert(QStringLiteral("ZHAOXI_PROGRESS"), progressPath);
+            if (b.rank == 0)
+                req.progressPath = progressPath;
+        } else {
+            req.env.insert(QStringLiteral("ZHAOXI_PORT"), QString::number(stats.port));
+        }
+        req.user = spec.user;
+        req.logLimitBytes = spec.logLimitBytes;
+        req.memoryLimitMiB = job.spec.demand.hostMemoryMiB;
+        req.cpuMilli = job.spec.demand.hostCpuMilli;
+        const std::optional<ProcessInfo> info = m_runner.launch(req, &error);
+        if (!info)
+            return failLaunch(error);
+        Proc p;
+        p.key = req.key;
+        p.rank = b.rank;
+        p.units = b.units;
+        p.running = true;
+        run.procs.append(p);
+        ProcessEvent pe;
+        pe.atMs = nowMs;
+        pe.code = ProcessEventCode::Started;
+        pe.job = run.job;
+        pe.jobName = job.spec.name;
+        pe.key = req.key;
+        pe.rank = b.rank;
+        pe.value = info->pid;
+        pe.detail = b.visibleDevices;
+        emitEvent(pe);
+        if (info->limits == QLatin1String("rlimit") && !m_saidRlimit) {
+            m_saidRlimit = true; // once: it holds for every process of this appliance
+            pe.code = ProcessEventCode::LimitsByRlimit;
+            pe.detail
+                    = QStringLiteral("no systemd: host memory limited by rlimit, CPU not limited");
+            emitEvent(pe);
+        }
+    }
+    run.launched = true;
+    run.startedMs = wallNow();
+    run.lastAckMs = -1;
+    run.lastProgressMs = run.startedMs;
+    run.readySinceMs = -1;
+    run.restartAtMs = -1;
+    ++stats.starts;
+    stats.running = true;
+    stats.ready = false;
+    return true;
+}
+
+void ProcessWorkloads::stopProcesses(Run &run, qint64 nowMs)
+{
+    const Sched::Job &job = m_sched.state().job(run.job);
+    if (!job.spec.run)
+        return;
+    const int sig = signalNumber(job.spec.run->stopSignal);
+    bool any = false;
+    for (Proc &p : run.procs) {
+        if (p.running && !p.stopping) {
+            p.stopping = true;
+            m_runner.stop(p.key, sig, job.spec.run->stopGraceMs);
+            any = true;
+        }
+    }
+    run.launched = false;
+    run.restartAtMs = -1;
+    JobStats &stats = m_stats[run.job.value()];
+    stats.ready = false;
+    if (any) {
+        ProcessEvent pe;
+        pe.atMs = nowMs;
+        pe.code = ProcessEventCode::Stopping;
+        pe.job = run.job;
+        pe.jobName = job.spec.name;
+        pe.value = job.spec.run->stopGraceMs;
+        emitEvent(pe);
+    }
+}
+
+ProcessWorkloads::Run *ProcessWorkloads::runOfKey(const QString &key, int *procIndex)
+{
+    // Keys are "j<job>-r<rank>".
+    const int dash = key.indexOf(QLatin1String("-r"));
+    if (!key.startsWith(QLatin1Char('j')) || dash < 0)
+        return nullptr;
+    const int job = key.mid(1, dash - 1).toInt();
+    auto it = m_runs.find(job);
+    if (it == m_runs.end())
+        return nullptr;
+    for (int i = 0; i < it->procs.size(); ++i) {
+        if (it->procs[i].key == key) {
+            if (procIndex)
+                *procIndex = i;
+            return &it.value();
+        }
+    }
+    return nullptr;
+}
+
+void ProcessWorkloads::onExited(const QString &key, const ExitInfo &exit)
+{
+    int index = -1;
+    Run *run = runOfKey(key, &index);
+    if (!run)
+        return;
+    const qint64 now = m_options.clock();
+    Proc &proc = run->procs[index];
+    proc.running = false;
+    proc.exitCode = exit.code;
+    proc.exitSignal = exit.signal;
+    JobStats &stats = m_stats[run->job.value()];
+    stats.exitCode = exit.code;
+    stats.exitSignal = exit.signal;
+    bool anyRunning = false;
+    for (const Proc &p : std::as_const(run->procs))
+        anyRunning = anyRunning || p.running;
+    stats.running = anyRunning;
+
+    if (proc.stopping) {
+        // Asked to stop: expected. The units may already serve the next job.
+        if (!anyRunning)
+            sync(now);
+        Q_EMIT changed();
+        return;
+    }
+
+    const Sched::Job &job = m_sched.state().job(run->job);
+    const bool ok = exit.code == 0 && exit.signal == 0 && !exit.vanished;
+    ProcessEvent pe;
+    pe.atMs = now;
+    pe.job = run->job;
+    pe.jobName = job.spec.name;
+    pe.key = key;
+    pe.rank = proc.rank;
+    pe.exitCode = exit.code;
+    pe.signal = exit.signal;
+    pe.lastLines = exit.lastLines;
+
+    if (ok) {
+        if (anyRunning)
+            return; // the other ranks finish too
+        pe.code = ProcessEventCode::Finished;
+        emitEvent(pe);
+        run->launched = false;
+        run->wanted = false;
+        run->ending = true;
+        m_sched.finish(run->job, now);
+        sync(now);
+        Q_EMIT changed();
+        return;
+    }
+
+    pe.code = ProcessEventCode::Failed;
+    pe.detail = exit.vanished ? QStringLiteral("vanished")
+                : exit.signal ? QStringLiteral("killed by signal %1").arg(exit.signal)
+                              : QStringLiteral("exit status %1").arg(exit.code);
+    emitEvent(pe);
+    // The other ranks of a gang cannot go on without it.
+    for (Proc &p : run->procs) {
+        if (p.running && !p.stopping) {
+            p.stopping = true;
+            m_runner.stop(p.key, signalNumber(job.spec.run->stopSignal), job.spec.run->stopGraceMs);
+        }
+    }
+    run->launched = false;
+
+    if (job.spec.kind == WorkloadKind::Inference && job.isActive()) {
+        const bool served = run->readySinceMs >= 0
+                            && wallNow() - run->readySinceMs >= m_options.servedResetMs;
+        run->crashes = served ? 1 : run->crashes + 1;
+        if (run->crashes >= m_options.crashLoopLimit) {
+            ProcessEvent cl = pe;
+            cl.code = ProcessEventCode::CrashLoop;
+            cl.value = run->crashes;
+            cl.detail = QStringLiteral("crashed %1 times in a row; last: %2")
+                                .arg(run->crashes)
+                                .arg(pe.detail);
+            emitEvent(cl);
+            run->wanted = false;
+            run->ending = true;
+            m_sched.fail(run->job, now);
+        } else {
+            qint64 backoff = m_options.restartBackoffMs;
+            for (int i = 1; i < run->crashes && backoff < m_options.maxRestartBackoffMs; ++i)
+                backoff *= 2;
+            backoff = std::min(backoff, m_options.maxRestartBackoffMs);
+            run->restartAtMs = wallNow() + backoff;
+            ProcessEvent rs = pe;
+            rs.code = ProcessEventCode::Restarting;
+            rs.value = backoff;
+            emitEvent(rs);
+        }
+        stats.ready = false;
+        sync(now);
+        Q_EMIT changed();
+        return;
+    }
+
+    stats.lostWorkMs += std::max<qint64>(0, wallNow() - std::max(run->startedMs, run->lastAckMs));
+    run->wanted = false;
+    run->ending = true;
+    m_sched.fail(run->job, now);
+    sync(now);
+    Q_EMIT changed();
+}
+
+void ProcessWorkloads::onProgress(const QString &key, const ProgressLine &line)
+{
+    Run *run = runOfKey(key);
+    if (!run)
+        return;
+    const qint64 now = m_options.clock();
+    run->lastProgressMs = wallNow();
+    JobStats &stats = m_stats[run->job.value()];
+    if (line.step >= 0)
+        stats.lastStep = line.step;
+    if (!std::isnan(line.loss))
+        stats.lastLoss = line.loss;
+    if (!std::isnan(line.samplesPerS))
+        stats.samplesPerS = line.samplesPerS;
+    if (!line.checkpoint)
+        return;
+    run->lastAckMs = wallNow();
+    ++stats.checkpoints;
+    ProcessEvent pe;
+    pe.atMs = now;
+    pe.code = ProcessEventCode::CheckpointAcknowledged;
+    pe.job = run->job;
+    pe.jobName = m_sched.state().job(run->job).spec.name;
+    pe.key = key;
+    pe.value = line.step;
+    emitEvent(pe);
+    if (m_sched.checkpointed(run->job, now)) {
+        sync(now);
+        Q_EMIT changed();
+    }
+}
+
+void ProcessWorkloads::onProgressError(const QString &key, const QString &message)
+{
+    Run *run = runOfKey(key);
+    if (!run)
+        return;
+    ProcessEvent pe;
+    pe.atMs = m_options.clock();
+    pe.code = ProcessEventCode::ProgressError;
+    pe.job = run->job;
+    pe.jobName = m_sched.state().job(run->job).spec.name;
+    pe.key = key;
+    pe.detail = message;
+    emitEvent(pe);
+}
+
+void ProcessWorkloads::setReady(JobId job, bool ready, qint64 nowMs)
+{
+    auto it = m_runs.find(job.value());
+    if (it == m_runs.end() || !it->launched)
+        return;
+    JobStats &stats = m_stats[job.value()];
+    if (stats.ready == ready)
+        return;
+    stats.ready = ready;
+    if (ready && it->readySinceMs < 0) {
+        it->readySinceMs = wallNow();
+        ProcessEvent pe;
+        pe.atMs = nowMs;
+        pe.code = ProcessEventCode::Ready;
+        pe.job = job;
+        pe.jobName = m_sched.state().job(job).spec.name;
+        pe.value = stats.port;
+        emitEvent(pe);
+    }
+}
+
+QStringList ProcessWorkloads::processKeys(JobId job) const
+{
+    QStringList keys;
+    const auto it = m_runs.constFind(job.value());
+    if (it == m_runs.cend())
+        return keys;
+    for (const Proc &p : it->procs)
+        if (p.running)
+            keys << p.key;
+    return keys;
+}
+
+QList<ProcessInfo> ProcessWorkloads::liveProcesses() const
+{
+    QList<ProcessInfo> out;
+    for (const ProcessInfo &p : m_runner.processes())
+        if (m_runner.isRunning(p.key))
+            out.append(p);
+    return out;
+}
+
+QStringList ProcessWorkloads::stopAll(qint64 waitMs)
+{
+    const qint64 now = m_options.clock();
+    for (auto it = m_runs.begin(); it != m_runs.end(); ++it) {
+        it->wanted = false;
+        it->ending = true;
+        stopProcesses(it.value(), now);
+    }
+    QElapsedTimer t;
+    t.start();
+    while (t.elapsed() < waitMs && !liveProcesses().isEmpty()) {
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+        QThread::msleep(20);
+    }
+    QStringList alive;
+    for (const ProcessInfo &p : liveProcesses())
+        alive << p.key;
+    return alive;
+}
+
+} // namespace Zhaoxi::Runtime

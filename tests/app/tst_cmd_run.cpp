@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// zhaoxictl run: scenarios run on the wall clock with real processes (issue 13). Each test runs
+// the built binary on a small scenario and reads its JSON report and its store: a window switch
+// drains training at a checkpoint and starts a replica; the guard adds a replica when the demo
+// server's scraped p99 rises under a load step and gives it back after its hold; the shipped
+// real demo checkpoints, preempts at a checkpoint and resumes training within its three minutes,
+// every service measured from its own /metrics. No process outlives a run.
+#include <QDir>
+#include <QDirIterator>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+namespace {
+
+struct Result
+{
+    int exitCode = -1;
+    QByteArray out;
+    QByteArray err;
+    QJsonObject report;
+};
+
+Result zhaoxictl(const QStringList &args, int timeoutMs)
+{
+    Result r;
+    QProcess p;
+    p.start(QStringLiteral(ZHAOXICTL_PATH), args);
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
+    }
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = p.readAllStandardOutput();
+    r.err = p.readAllStandardError();
+    r.report = QJsonDocument::fromJson(r.out).object();
+    return r;
+}
+
+QString scenario(const QString &name)
+{
+    return QStringLiteral(ZHAOXI_SOURCE_DIR) + QStringLiteral("/tests/app/data/") + name;
+}
+
+QJsonObject byName(const QJsonObject &report, const QString &list, const QString &name)
+{
+    for (const QJsonValue &v : report.value(list).toArray())
+        if (v.toObject().value(QStringLiteral("name")).toString() == name)
+            return v.toObject();
+    return {};
+}
+
+// Processes whose command line names the run's directory (the shims and the jobs).
+QStringList processesUnder(const QString &dir)
+{
+    QStringList found;
+    const QStringList pids = QDir(QStringLiteral("/proc")).entryList(QDir::Dirs);
+    for (const QString &pid : pids) {
+        bool ok = false;
+        pid.toInt(&ok);
+        if (!ok)
+            continue;
+        QFile f(QStringLiteral("/proc/%1/cmdline").arg(pid));
+        if (!f.open(QIODevice::ReadOnly))
+            continue;
+        const QByteArray cmd = f.readAll();
+        if (cmd.contains(dir.toUtf8()))
+            found << pid + QLatin1Char(' ')
+                             + QString::fromUtf8(cmd).replace(QChar(0), QLatin1Char(' '));
+    }
+    return found;
+}
+
+// The store's events as CSV rows of "source,code" for one check.
+QStringList eventCodes(const QString &db)
+{
+    QProcess p;
+    p.start(QStringLiteral(ZHAOXICTL_PATH),
+            {QStringLiteral("events"),
+             QStringLiteral("export"),
+             QStringLiteral("--db"),
+             db,
+             QStringLiteral("--format"),
+             QStringLiteral("jsonl")});
+    p.waitForFinished(60'000);
+    QStringList codes;
+    for (const QByteArray &line : p.readAllStandardOutput().split('\n')) {
+        const QJsonObject o = QJsonDocument::fromJson(line).object();
+        if (!o.isEmpty())
+            codes << o.value(QStringLiteral("code")).toString();
+    }
+    return codes;
+}
+
+} // namespace
+
+class TestCmdRun : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void aWindowSwitchDrainsTrainingAtACheckpointAndStartsAReplica()
+    {
+        QTemporaryDir dir;
+        const QString db = dir.filePath(QStringLiteral("live.sqlite"));
+        const Result r = zhaoxictl({QStringLiteral("run"),
+                                    QStringLiteral("--scenario"),
+                                    scenario(QStringLiteral("live-window.json")),
+                                    QStringLiteral("--db"),
+                                    db,
+                                    QStringLiteral("--json")},
+                                   120'000);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject train
+                = byName(r.report, QStringLiteral("jobs"), QStringLiteral("train-a"));
+        QVERIFY2(!train.isEmpty(), r.out.constData());
+        QVERIFY2(train.value(QStringLiteral("checkpoints")).toInt() >= 1, r.out.constData());
+        QCOMPARE(train.value(QStringLiteral("preemptions")).toInt(), 1);
+        // It left at its acknowledged checkpoint: next to nothing lost (the ack's own latency).
+        QVERIFY2(train.value(QStringLiteral("lost_work_s")).toDouble() < 1.0, r.out.constData());
+        const QJsonObject chat
+                = byName(r.report, QStringLiteral("services"), QStringLiteral("chat"));
+        QCOMPARE(chat.value(QStringLiteral("replicas_max")).toInt(), 2);
+        QVERIFY(chat.value(QStringLiteral("requests")).toInt() > 0);
+        QVERIFY(chat.value(QStringLiteral("p99_ms")).isDouble());
+        QCOMPARE(chat.value(QStringLiteral("source")).toString(), QStringLiteral("scraped"));
+        QCOMPARE(r.report.value(QStringLiteral("orphans")).toArray().size(), 0);
+        QVERIFY(processesUnder(dir.path()).isEmpty());
+
+        // The store has the story: the switch, the drain, the checkpoint, the new replica.
+        const QStringList codes = eventCodes(db);
+        for (const char *code : {"window-switch",
+                                 "training-requeued",
+                                 "checkpoint-requested",
+                                 "checkpoint-acknowledged",
+                                 "replica-added",
+                                 "replica-ready"})
+            QVERIFY2(codes.contains(QLatin1String(code)), code);
+        // The drain's checkpoint was acknowledged after it was asked for (the job also saves
+        // on its own every 100 steps).
+        QVERIFY(codes.indexOf(QStringLiteral("checkpoint-requested"))
+                < codes.lastIndexOf(QStringLiteral("checkpoint-acknowledged")));
+    }
+
+    void theGuardAddsAReplicaUnderALoadStepAndGivesItBack()
+    {
+        QTemporaryDir dir;
+        const QString db = dir.filePath(QStringLiteral("guard.sqlite"));
+        const Result r = zhaoxictl({QStringLiteral("run"),
+                                    QStringLiteral("--scenario"),
+                                    scenario(QStringLiteral("live-guard.json")),
+                                    QStringLiteral("--db"),
+                                    db,
+                                    QStringLiteral("--json")},
+                                   240'000);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject chat
+                = byName(r.report, QStringLiteral("services"), QStringLiteral("chat"));
+        QCOMPARE(chat.value(QStringLiteral("replicas_max")).toInt(), 2);
+        const QJsonObject train
+                = byName(r.report, QStringLiteral("jobs"), QStringLiteral("train-a"));
+        QCOMPARE(train.value(QStringLiteral("preemptions")).toInt(), 1);
+        QCOMPARE(train.value(QStringLiteral("starts")).toInt(), 2); // back once it was given back
+        const QStringList codes = eventCodes(db);
+        QVERIFY(codes.contains(QStringLiteral("replica-added")));
+        QVERIFY(codes.contains(QStringLiteral("guard-release")));
+        QVERIFY(codes.contains(QStringLiteral("replica-removed")));
+        // The second replica came with the load and went after it.
+        QVERIFY(codes.lastIndexOf(QStringLiteral("replica-added"))
+                < codes.indexOf(QStringLiteral("replica-removed")));
+        QCOMPARE(r.report.value(QStringLiteral("orphans")).toArray().size(), 0);
+        QVERIFY(processesUnder(dir.path()).isEmpty());
+    }
+
+    void theRealDemoPreemptsAtACheckpointAndResumesWithinThreeMinutes()
+    {
+        QTemporaryDir dir;
+        const Result r = zhaoxictl(
+                {QStringLiteral("run"),
+                 QStringLiteral("--scenario"),
+                 QStringLiteral(ZHAOXI_SOURCE_DIR "/resources/scenarios/real-demo.json"),
+                 QStringLiteral("--for"),
+                 QStringLiteral("3m"),
+                 QStringLiteral("--db"),
+                 dir.filePath(QStringLiteral("demo.sqlite")),
+                 QStringLiteral("--json")},
+                400'000);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        bool resumed = false;
+        for (const QJsonValue &v : r.report.value(QStringLiteral("jobs")).toArray()) {
+            const QJsonObject j = v.toObject();
+            if (j.value(QStringLiteral("kind")).toString() != QLatin1String("training"))
+                continue;
+            resumed = resumed
+                      || (j.value(QStringLiteral("checkpoints")).toInt() >= 1
+                          && j.value(QStringLiteral("preemptions")).toInt() >= 1
+                          && j.value(QStringLiteral("starts")).toInt() >= 2);
+        }
+        QVERIFY2(resumed, r.out.constData());
+        const QJsonArray services = r.report.value(QStringLiteral("services")).toArray();
+        QCOMPARE(services.size(), 3);
+        for (const QJsonValue &v : services) {
+            const QJsonObject s = v.toObject();
+            QVERIFY2(s.value(QStringLiteral("requests")).toInt() > 0, r.out.constData());
+            QVERIFY2(s.value(QStringLiteral("p99_ms")).isDouble(), r.out.constData());
+            QVERIFY2(s.value(QStringLiteral("slo_attainment")).isDouble(), r.out.constData());
+        }
+        QCOMPARE(r.report.value(QStringLiteral("orphans")).toArray().size(), 0);
+        QVERIFY(processesUnder(dir.path()).isEmpty());
+    }
+
+    void badInputIsRefusedNamingWhatIsWrong_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("no scenario")
+                << QStringList{} << QStringLiteral("--scenario FILE is required");
+        QTest::newRow("bad duration") << QStringList{QStringLiteral("--scenario"),
+                                                     scenario(QStringLiteral("live-window.json")),
+                                                     QStringLiteral("--for"),
+                                                     QStringLiteral("soon")}
+                                      << QStringLiteral("--for expects a duration");
+        QTest::newRow("a workload with nothing to run")
+                << QStringList{QStringLiteral("--scenario"),
+                               QStringLiteral(ZHAOXI_SOURCE_DIR
+                                              "/resources/scenarios/small-ramp.json")}
+                << QStringLiteral("service chat: run: required on a real appliance");
+        QTest::newRow("unknown policy") << QStringList{QStringLiteral("--scenario"),
+                                                       scenario(QStringLiteral("live-window.json")),
+                                                       QStringLiteral("--policy"),
+                                                       QStringLiteral("fastest")}
+                                        << QStringLiteral("policy fastest");
+    }
+
+    void badInputIsRefusedNamingWhatIsWrong()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        QTemporaryDir dir;
+        const Result r = zhaoxictl(QStringList{QStringLiteral("run")} + args
+                                           + QStringList{QStringLiteral("--db"),
+                                                         dir.filePath(QStringLiteral("x.sqlite"))},
+                                   60'000);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(QString::fromUtf8(r.err).contains(message), r.err.constData());
+        QVERIFY(processesUnder(dir.path()).isEmpty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCmdRun)
+#include "tst_cmd_run.moc"

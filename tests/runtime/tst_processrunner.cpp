@@ -1,0 +1,919 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Real processes on this machine under zhaoxi-shim: started with their environment, their exit
+// reported with their last words, refused synchronously when they cannot start, stopped (with
+// SIGKILL after the grace), checkpointed and resumed, their log bounded, and re-adopted by a
+// second runner as after a console restart. Every process a test starts is killed in cleanup()
+// and checked gone (the test process is a child subreaper, so orphans come back to it and are
+// reaped here).
+#include "core/runtime/processrunner.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <csignal>
+#include <memory>
+
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace Zhaoxi::Runtime;
+
+namespace {
+
+constexpr int kWaitMs = 60000; // a guard against a hung test only; the machine is shared
+
+// Field 22 of /proc/<pid>/stat, 0 when the pid does not exist; *state gets field 3.
+quint64 startTicksOf(qint64 pid, char *state = nullptr)
+{
+    QFile f(QStringLiteral("/proc/%1/stat").arg(pid));
+    if (!f.open(QIODevice::ReadOnly))
+        return 0;
+    const QByteArray text = f.readAll();
+    const int close = text.lastIndexOf(')');
+    if (close < 0)
+        return 0;
+    const QList<QByteArray> fields = text.mid(close + 2).split(' ');
+    if (fields.size() < 20)
+        return 0;
+    if (state)
+        *state = fields[0].at(0);
+    return fields[19].toULongLong();
+}
+
+bool runs(qint64 pid, quint64 ticks)
+{
+    char state = '?';
+    return startTicksOf(pid, &state) == ticks && state != 'Z';
+}
+
+ExitInfo exitAt(const QSignalSpy &spy, int i)
+{
+    return qvariant_cast<ExitInfo>(spy.at(i).at(1));
+}
+
+QString shellQuote(const QString &s)
+{
+    QString q = s;
+    q.replace(QLatin1Char('\''), QLatin1String("'\\''"));
+    return QLatin1Char('\'') + q + QLatin1Char('\'');
+}
+
+} // namespace
+
+class TestProcessRunner : public QObject
+{
+    Q_OBJECT
+
+    std::unique_ptr<QTemporaryDir> m_tmp;
+    std::unique_ptr<ProcessRunner> m_runner;
+    QList<ProcessInfo> m_started; // everything launched, for cleanup()
+
+    static ProcessRunner::Options options()
+    {
+        ProcessRunner::Options o;
+        o.shimPath = QStringLiteral(SHIM_PATH);
+        o.pollIntervalMs = 20;
+        return o;
+    }
+
+    QString dirOf(const QString &key) const { return m_tmp->filePath(key); }
+
+    LaunchRequest request(const QString &key, const QStringList &argv) const
+    {
+        LaunchRequest r;
+        r.key = key;
+        r.dir = dirOf(key);
+        r.argv = argv;
+        return r;
+    }
+
+    LaunchRequest shell(const QString &key, const QString &script) const
+    {
+        return request(key, {QStringLiteral("/bin/sh"), QStringLiteral("-c"), script});
+    }
+
+    std::optional<ProcessInfo> launch(ProcessRunner &runner,
+                                      const LaunchRequest &r,
+                                      QString *error = nullptr)
+    {
+        QString e;
+        auto info = runner.launch(r, &e);
+        if (info)
+            m_started << *info;
+        if (error)
+            *error = e;
+        else if (!info)
+            qWarning("launch %s: %s", qPrintable(r.key), qPrintable(e));
+        return info;
+    }
+
+    bool logContains(const QString &key, const QString &text, ProcessRunner *runner = nullptr)
+    {
+        const QStringList lines = (runner ? runner : m_runner.get())->lastLogLines(key, 200);
+        for (const QString &l : lines)
+            if (l.contains(text))
+                return true;
+        return false;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        // Orphans (a job whose shim was killed) are reparented to us, so cleanup() can reap
+        // them and check that they are gone.
+        QCOMPARE(::prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+        QVERIFY(QFileInfo(QStringLiteral(SHIM_PATH)).isExecutable());
+        QVERIFY(QFileInfo(QStringLiteral(DEMO_TRAIN_PATH)).isExecutable());
+    }
+
+    void init()
+    {
+        m_tmp = std::make_unique<QTemporaryDir>();
+        QVERIFY(m_tmp->isValid());
+        m_runner = std::make_unique<ProcessRunner>(options());
+        m_started.clear();
+    }
+
+    void cleanup()
+    {
+        m_runner.reset();
+        for (const ProcessInfo &p : std::as_const(m_started)) {
+            if (runs(p.pid, p.startTicks))
+                ::kill(-pid_t(p.pid), SIGKILL);
+            if (startTicksOf(p.shimPid) == p.shimStartTicks)
+                ::kill(pid_t(p.shimPid), SIGKILL);
+        }
+        const auto allGone = [this] {
+            while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+            }
+            for (const ProcessInfo &p : std::as_const(m_started))
+                if (::kill(pid_t(p.pid), 0) == 0 || ::kill(pid_t(p.shimPid), 0) == 0)
+                    return false;
+            return true;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(allGone(), kWaitMs);
+        for (const ProcessInfo &p : std::as_const(m_started)) {
+            QCOMPARE(::kill(pid_t(p.pid), 0), -1);
+            QCOMPARE(errno, ESRCH);
+            QCOMPARE(::kill(pid_t(p.shimPid), 0), -1);
+        }
+        m_started.clear();
+        m_tmp.reset();
+    }
+
+    void runsWithTheGivenEnvironment()
+    {
+        QSignalSpy exited(m_runner.get(), &ProcessRunner::exited);
+        LaunchRequest r = shell(QStringLiteral("j1-r0"),
+                                QStringLiteral("echo CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES; "
+                                               "echo HOME=$HOME; echo PATH=$PATH; pwd"));
+        r.env.insert(QStringLiteral("CUDA_VISIBLE_DEVICES"), QStringLiteral("MIG-1234-abcd"));
+        r.env.insert(QStringLiteral("PATH"), QStringLiteral("/usr/bin:/bin"));
+        const auto info = launch(*m_runner, r);
+        QVERIFY(info);
+        QCOMPARE(info->key, r.key);
+        QVERIFY(info->pid > 0);
+        QVERIFY(info->shimPid > 0);
+        QVERIFY(info->pid != info->shimPid);
+        QVERIFY(info->startTicks > 0);
+        QCOMPARE(info->limits, QStringLiteral("none"));
+        QVERIFY(QFileInfo(r.dir).isDir());
+        QCOMPARE(QFileInfo(r.dir).permissions() & 0x0077, QFileDevice::Permissions());
+
+        QTRY_COMPARE_WITH_TIMEOUT(exited.count(), 1, kWaitMs);
+        QCOMPARE(exited.at(0).at(0).toString(), r.key);
+        const ExitInfo e = exitAt(exited, 0);
+        QCOMPARE(e.code, 0);
+        QCOMPARE(e.signal, 0);
+        QVERIFY(!e.requested);
+        QVERIFY(!e.vanished);
+        QVERIFY2(e.lastLines.contains(QStringLiteral("CUDA_VISIBLE_DEVICES=MIG-1234-abcd")),
+                 qPrintable(e.lastLines.join(QLatin1Char('\n'))));
+        QVERIFY(e.lastLines.contains(QStringLiteral("PATH=/usr/bin:/bin"))); // env overrides base
+        QVERIFY(e.lastLines.contains(QDir(r.dir).canonicalPath())); // workdir defaults to dir
+        QVERIFY(!m_runner->isRunning(r.key));
+        QVERIFY(m_runner->processes().isEmpty());
+        QCOMPARE(m_runner->lastLogLines(r.key, 1), QStringList{QDir(r.dir).canonicalPath()});
+
+        // the info file holds what launch returned
+        QFile infoFile(r.dir + QStringLiteral("/info"));
+        QVERIFY(infoFile.open(QIODevice::ReadOnly));
+        const auto stored = ProcessInfo::fromJson(
+                QJsonDocument::fromJson(infoFile.readAll()).object(), nullptr);
+        QVERIFY(stored);
+        QCOMPARE(*stored, *info);
+    }
+
+    void demoTrainRunsWithItsBinding()
+    {
+        QSignalSpy exited(m_runner.get(), &ProcessRunner::exited);
+        QSignalSpy progressed(m_runner.get(), &ProcessRunner::progressed);
+        LaunchRequest r = request(QStringLiteral("train-1"),
+                                  {QStringLiteral(DEMO_TRAIN_PATH),
+                                   QStringLiteral("--steps"),
+                                   QStringLiteral("5"),
+                                   QStringLiteral("--step-ms"),
+                                   QStringLiteral("10")});
+        r.env.insert(QStringLiteral("CUDA_VISIBLE_DEVICES"), QStringLiteral("GPU-5678"));
+        r.env.insert(QStringLiteral("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE"), QStringLiteral("50"));
+        r.env.insert(QStringLiteral("ZHAOXI_PROGRESS"), m_tmp->filePath(QStringLiteral("p.jsonl")));
+        r.progressPath = m_tmp->filePath(QStringLiteral("p.jsonl"));
+        QVERIFY(launch(*m_runner, r));
+        QTRY_COMPARE_WITH_TIMEOUT(exited.count(), 1, kWaitMs);
+        const ExitInfo e = exitAt(exited, 0);
+        QCOMPARE(e.code, 0);
+        QVERIFY(e.lastLines.contains(QStringLiteral("CUDA_VISIBLE_DEVICES=GPU-5678")));
+        QVERIFY(e.lastLines.contains(QStringLiteral("resuming from step 0")));
+        QVERIFY(e.lastLines.contains(
+                QStringLiteral("step time 20 ms"))); // half a share: twice as long
+        // every line it wrote came before exited
+        QCOMPARE(progressed.count(), 5);
+        for (int i = 0; i < 5; ++i) {
+            const auto line = qvariant_cast<ProgressLine>(progressed.at(i).at(1));
+            QCOMPARE(line.step, qint64(i + 1));
+            QVERIFY(line.loss > 0);
+            QVERIFY(line.samplesPerS > 0);
+            QVERIFY(line.readMs > 0);
+        }
+    }
+
+    void noProgressWritesNothing()
+    {
+        QSignalSpy exited(m_runner.get(), &ProcessRunner::exited);
+        QSignalSpy progressed(m_runner.get(), &ProcessRunner::progressed);
+        const QString progress = m_tmp->filePath(QStringLiteral("none.jsonl"));
+        LaunchRequest r = request(QStringLiteral("train-np"),
+                                  {QStringLiteral(DEMO_TRAIN_PATH),
+                                   QStringLiteral("--steps=3"),
+                                   QStringLiteral("--step-ms=5"),
+                                   QStringLiteral("--no-progress")});
+        r.env.insert(QStringLiteral("ZHAOXI_PROGRESS"), progress);
+        r.progressPath = progress;
+        QVERIFY(launch(*m_runner, r));
+        QTRY_COMPARE_WITH_TIMEOUT(exited.count(), 1, kWaitMs);
+        QCOMPARE(exitAt(exited, 0).code, 0);
+        QCOMPARE(progressed.count(), 0);
+        QVERIFY(!QFile::exists(progress));
+    }
+
+    void exitStatus_data()
+    {
+        QTest::addColumn<QString>("script");
+        QTest::addColumn<int>("code");
+        QTest::addColumn<int>("signal");
+        QTest::addColumn<QString>("lastLine");
+
+        QTest::newRow("exit 0") << QStringLiteral("echo fine") << 0 << 0 << QStringLiteral("fine");
+        QTest::newRow("exit 3") << QStringLiteral("echo failing >&2; exit 3") << 3 << 0
+                                << QStringLiteral("failing");
+        QTest::newRow("exit 255") << QStringLiteral("echo a; echo b; exit 255") << 255 << 0
+                                  << QStringLiteral("b");
+        QTest::newRow("killed by SIGKILL") << QStringLiteral("echo about to die; kill -KILL $$")
+                                           << -1 << int(SIGKILL) << QStringLiteral("about to die");
+        QTest::newRow("killed by SIGTERM") << QStringLiteral("echo terminated; kill -TERM $$") << -1
+                                           << int(SIGTERM) << QStringLiteral("terminated");
+        QTest::newRow("no newline at the end") << QStringLiteral("printf 'partial'; exit 1") << 1
+                                               << 0 << QStringLiteral("partial");
+    }
+
+    void exitStatus()
+    {
+        QFETCH(QString, script);
+        QFETCH(int, code);
+        QFETCH(int, signal);
+        QFETCH(QString, lastLine);
+        QSignalSpy exited(m_runner.get(), &ProcessRunner::exited);
+        QVERIFY(launch(*m_runner, shell(QStringLiteral("exit-test"), script)));
+        QTRY_COMPARE_WITH_TIMEOUT(exited.count(), 1, kWaitMs);
+        const ExitInfo e = exitAt(exited, 0);
+        QCOMPARE(e.code, code);
+        QCOMPARE(e.signal, signal);
+        QVERIFY(!e.requested);
+        QVERIFY(!e.vanished);
+        QVERIFY(!e.lastLines.isEmpty());
+        QCOMPARE(e.lastLines.last(), lastLine);
+    }
+
+    void demoTrainFailAt()
+    {
+        QSignalSpy exited(m_runner.get(), &ProcessRunner::exited);
+        QVERIFY(launch(*m_runner,
+                       request(QStringLiteral("train-fail"),
+                               {QStringLiteral(DEMO_TRAIN_PATH),
+                                QStringLiteral("--steps=50"),
+                                QStringLiteral("--step-ms=5"),
+                                QStringLiteral("--fail-at=4")})));
+        QTRY_COMPARE_WITH_TIMEOUT(exited.count(), 1, kWaitMs);
+        const ExitInfo e = exitAt(exited, 0);
+        QCOMPARE(e.code, 3);
+        QCOMPARE(e.lastLines.last(), QStringLiteral("failing at step 4 as asked"));
+    }
+
+    void refusedSynchronously_data()
+    {
+        QTest::addColumn<QString>("program"); // relative to the temporary dir when it starts "@"
+        QTest::addColumn<QString>("workdir");
+        QTest::addColumn<QString>("user");
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QString>("error");
+
+        QTest::newRow("missing binary")
+                << QStringLiteral("/nonexistent/zhaoxi-prog") << QString() << QString()
+                << QStringLiteral("k")
+                << QStringLiteral("cannot start \"/nonexistent/zhaoxi-prog\": "
+                                  "no such file");
+        QTest::newRow("name not in PATH")
+                << QStringLiteral("zhaoxi-no-such-program") << QString() << QString()
+                << QStringLiteral("k")
+                << QStringLiteral("cannot start \"zhaoxi-no-such-program\": no such file (not "
+                                  "found in PATH)");
+        QTest::newRow("not executable")
+                << QStringLiteral("@plain.txt") << QString() << QString() << QStringLiteral("k")
+                << QStringLiteral("not executable / permission denied");
+        QTest::newRow("missing workdir")
+                << QStringLiteral("/bin/true") << QStringLiteral("/nonexistent/work") << QString()
+                << QStringLiteral("k")
+                << QStringLiteral("cannot change to directory \"/nonexistent/work\"");
+        QTest::newRow("unknown user")
+                << QStringLiteral("/bin/true") << QString() << QStringLiteral("zhaoxi-no-such-user")
+                << QStringLiteral("k") << QStringLiteral("no such user \"zhaoxi-no-such-user\"");
+        QTest::newRow("bad key") << QStringLiteral("/bin/true") << QString() << QString()
+                                 << QStringLiteral("a/b")
+                                 << QStringLiteral("key \"a/b\" is not valid");
+        QTest::newRow("dot-dot key") << QStringLiteral("/bin/true") << QString() << QString()
+                                     << QStringLiteral("..") << QStringLiteral("is not valid");
+    }
+
+    void refusedSynchronously()
+    {
+        QFETCH(QString, program);
+        QFETCH(QString, workdir);
+        QFETCH(QString, user);
+        QFETCH(QString, key);
+        QFETCH(QString, error);
+        if (program.startsWith(QLatin1Char('@'))) {
+            program = m_tmp->filePath(program.mid(1));
+            QFile f(program);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("#!/bin/sh\necho should not run\n");
+            f.close();
+            QVERIFY(f.setPermissions(QFile::ReadOwner | QFile::WriteOwner));
+        }
+        QSignalSpy exited(m_runner.get(), &ProcessRunner::exited);
+        LaunchRequest r = request(key, {program});
+        r.dir = m_tmp->filePath(QStringLiteral("refused"));
+        r.workdir = workdir;
+        r.user = user;
+        QString message;
+        const auto info = launch(*m_runner, r, &message);
+        QVERIFY(!info);
+        QVERIFY2(message.contains(error), qPrintable(message));
+        QVERIFY(!m_runner->isRunning(key));
+        QVERIFY(m_runner->processes().isEmpty());
+        // the shim it may have started is already reaped: no child of ours is left
+        QCOMPARE(::waitpid(-1, nullptr, WNOHANG), -1);
+        QCOMPARE(errno, ECHILD);
+        QTest::qWait(50); // give a stray exited signal the chance to show up
+        QCOMPARE(exited.count(), 0);
+    }
+
+    void keyInUseIsRefused()
+    {
+        QVERIFY(launch(*m_runner, shell(QStringLiteral("dup"), QStringLiteral("exec sleep 1000"))));
+        QString message;
+        QVERIFY(!launch(*m_runner, shell(QStringLiteral("dup"), QStringLiteral("true")), &message));
+        QVERIFY2(message.contains(QStringLiteral("in use")), qPrintable(message));
+        QCOMPARE(m_runner->processes().size(), 1);
+    }
+
+    void stopCooperative()
+    {
+        QSignalSpy exited(m_runner.get(), &ProcessRunner::exited);
+        const auto info = launch(*m_runner,
+                                 shell(QStringLiteral("coop"), QStringLiteral("exec sleep 1000")));
+        QVERIFY(info);
+        QVERIFY(m_runner->isRunning(QStringLiteral("coop")));
+        QCOMPARE(m_runner->processes().size(), 1);
+        m_runner->stop(QStringLiteral("coop"), SIGTERM, 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(exited.count(), 1, kWaitMs);
+        const ExitInfo e = exitAt(exited, 0);
+        QCOMPARE(e.signal, int(SIGTERM));
+        QVERIFY(e.requested);
+        QVERIFY(!m_runner->isRunning(QStringLiteral("coop")));
+        QVERIFY(!m_runner->signal(QStringLiteral("coop"), SIGTERM)); // exited: nothing sent
+    }
+
+    void stopEscalatesToKill()
+    {
+        QSignalSpy exited(m_runner.get(), &ProcessRunner::exited);
+        // It ignores SIGTERM, and so does the sleep it runs (an ignored signal stays ignored).
+        const auto info = launch(*m_runner,
+                                 shell(QStringLiteral("stubborn"),
+                                       QStringLiteral("trap '' TERM; echo ready; "
+                                                      "while :; do sleep 1; done")));
+        QVERIFY(info);
+        QTRY_VERIFY_WITH_TIMEOUT(logContains(QStringLiteral("stubborn"), QStringLiteral("ready")),
+                                 kWaitMs);
+        m_runner->stop(QStringLiteral("stubborn"), SIGTERM, 300);
+        QTRY_COMPARE_WITH_TIMEOUT(exited.count(), 1, kWaitMs);
+        const ExitInfo e = exitAt(exited, 0);
+        QCOMPARE(e.signal, int(SIGKILL)); // not SIGTERM: the grace ran out
+        QVERIFY(e.requested);
+        QVERIFY(!e.vanished);
+    }
+
+    void signalReachesTheGroup()
+    {
+        QSignalSpy exited(m_runner.get(), &ProcessRunner::exited);
+        // The shell waits on a child; SIGKILL to the group takes both.
+        const auto info = launch(
+                *m_runner,
+                shell(QStringLiteral("group"), QStringLiteral("sleep 1000 & echo child $!; wait")));
+        QVERIFY(info);
+        QTRY_VERIFY_WITH_TIMEOUT(logContains(QStringLiteral("group"), QStringLiteral("child ")),
+                                 kWaitMs);
+        const QString line = m_runner->lastLogLines(QStringLiteral("group"), 1).value(0);
+        const qint64 child = line.mid(6).toLongLong();
+        QVERIFY(child > 0);
+        QCOMPARE(::getpgid(pid_t(child)), pid_t(info->pid));
+        QVERIFY(m_runner->signal(QStringLiteral("group"), SIGKILL));
+        QTRY_COMPARE_WITH_TIMEOUT(exited.count(), 1, kWaitMs);
+        QCOMPARE(exitAt(exited, 0).signal, int(SIGKILL));
+        QVERIFY(exitAt(exited, 0).requested);
+        const auto childGone = [child] {
+            char state = '?';
+            return startTicksOf(child, &state) == 0 || state == 'Z';
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(childGone(), kWaitMs);
+    }
+
+    void checkpointOnSignalThenResume()
+    {
+        QSignalSpy exited(m_runner.get(), &ProcessRunner::exited);
+        QSignalSpy progressed(m_runner.get(), &ProcessRunner::progressed);
+        const QString progress = m_tmp->filePath(QStringLiteral("train.jsonl"));
+        const QString ckpt = m_tmp->filePath(QStringLiteral("ckpt"));
+        QVERIFY(QDir().mkpath(ckpt));
+        const auto trainRequest = [&](qint64 steps) {
+            LaunchRequest r = request(QStringLiteral("train-ck"),
+                                      {QStringLiteral(DEMO_TRAIN_PATH),
+                                       QStringLiteral("--steps=%1").arg(steps),
+                                       QStringLiteral("--step-ms=20")});
+            r.env.insert(QStringLiteral("ZHAOXI_PROGRESS"), progress);
+            r.env.insert(QStringLiteral("ZHAOXI_CHECKPOINT_DIR"), ckpt);
+            r.progressPath = progress;
+            return r;
+        };
+        QVERIFY(launch(*m_runner, trainRequest(1000000)));
+        QTRY_VERIFY_WITH_TIMEOUT(progressed.count() >= 3, kWaitMs);
+        QVERIFY(m_runner->signal(QStringLiteral("train-ck"), SIGUSR1));
+
+        const auto checkpointStep = [&]() -> qint64 {
+            for (const QList<QVariant> &args : std::as_const(progressed)) {
+                const auto line = qvariant_cast<ProgressLine>(args.at(1));
+                if (line.checkpoint)
+                    return line.step;
+            }
+            return -1;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(checkpointStep() > 0, kWaitMs);
+        const qint64 saved = checkpointStep();
+        QTRY_VERIFY_WITH_TIMEOUT(
+                logContains(QStringLiteral("train-ck"),
+                            QStringLiteral("checkpoint saved at step %1").arg(saved)),
+                kWaitMs);
+        // a few more steps after the checkpoint, lost when it is stopped
+        QTRY_VERIFY_WITH_TIMEOUT(
+                qvariant_cast<ProgressLine>(progressed.last().at(1)).step >= saved + 2, kWaitMs);
+        m_runner->stop(QStringLiteral("train-ck"), SIGTERM, 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(exited.count(), 1, kWaitMs);
+        ExitInfo e = exitAt(exited, 0);
+        QCOMPARE(e.code, 143); // it handles SIGTERM: stops at once, without saving
+        QVERIFY(e.requested);
+        QVERIFY(e.lastLines.last().contains(QStringLiteral("not saved")));
+
+        QFile state(ckpt + QStringLiteral("/state.json"));
+        QVERIFY(state.open(QIODevice::ReadOnly));
+        QCOMPARE(QJsonDocument::fromJson(state.readAll())
+                         .object()
+                         .value(QStringLiteral("step"))
+                         .toInteger(),
+                 saved);
+        state.close();
+
+        // Relaunched under the same key: resumes from the checkpoint, finishes 3 more steps.
+        progressed.clear();
+        exited.clear();
+        QVERIFY(launch(*m_runner, trainRequest(saved + 3)));
+        QTRY_COMPARE_WITH_TIMEOUT(exited.count(), 1, kWaitMs);
+        e = exitAt(exited, 0);
+        QCOMPARE(e.code, 0);
+        QVERIFY(e.lastLines.contains(QStringLiteral("resuming from step %1").arg(saved)));
+        // only the new run's lines are reported, though they share the file with the first run
+        QCOMPARE(progressed.count(), 3);
+        for (int i = 0; i < 3; ++i)
+            QCOMPARE(qvariant_cast<ProgressLine>(progressed.at(i).at(1)).step, saved + 1 + i);
+        QVERIFY(qvariant_cast<ProgressLine>(progressed.last().at(1))
+                        .checkpoint); // saved at the end
+    }
+
+    void periodicCheckpointsBoundLostWork()
+    {
+        QSignalSpy exited(m_runner.get(), &ProcessRunner::exited);
+        QSignalSpy progressed(m_runner.get(), &ProcessRunner::progressed);
+        const QString progress = m_tmp->filePath(QStringLiteral("periodic.jsonl"));
+        const QString ckpt = m_tmp->filePath(QStringLiteral("ckpt"));
+        QVERIFY(QDir().mkpath(ckpt));
+        constexpr int every = 5;
+        LaunchRequest r = request(QStringLiteral("train-p"),
+                                  {QStringLiteral(DEMO_TRAIN_PATH),
+                                   QStringLiteral("--steps=1000000"),
+                                   QStringLiteral("--step-ms=10"),
+                                   QStringLiteral("--checkpoint-every=%1").arg(every)});
+        r.env.insert(QStringLiteral("ZHAOXI_PROGRESS"), progress);
+        r.env.insert(QStringLiteral("ZHAOXI_CHECKPOINT_DIR"), ckpt);
+        r.progressPath = progress;
+        QVERIFY(launch(*m_runner, r));
+        QTRY_VERIFY_WITH_TIMEOUT(progressed.count() >= 3 * every, kWaitMs);
+        m_runner->stop(r.key, SIGTERM, 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(exited.count(), 1, kWaitMs);
+        qint64 lastStep = -1;
+        int checkpoints = 0;
+        for (const QList<QVariant> &args : std::as_const(progressed)) {
+            const auto line = qvariant_cast<ProgressLine>(args.at(1));
+            lastStep = line.step;
+            if (line.checkpoint) {
+                ++checkpoints;
+                QCOMPARE(line.step % every, qint64(0));
+            }
+        }
+        QVERIFY(checkpoints >= 2);
+
+        progressed.clear();
+        exited.clear();
+        r.argv = QStringList{QStringLiteral(DEMO_TRAIN_PATH), QStringLiteral("--steps=1")};
+        QVERIFY(launch(*m_runner, r)); // resumes past its --steps: done at once
+        QTRY_COMPARE_WITH_TIMEOUT(exited.count(), 1, kWaitMs);
+        QString resumed;
+        for (const QString &l : exitAt(exited, 0).lastLines)
+            if (l.startsWith(QLatin1String("resuming from step ")))
+                resumed = l;
+        const qint64 from = resumed.mid(19).toLongLong();
+        QVERIFY2(from > 0 && from % every == 0, qPrintable(resumed));
+        QVERIFY2(lastStep - from < every,
+                 qPrintable(QStringLiteral("last %1, resumed %2").arg(lastStep).arg(from)));
+        QVERIFY(lastStep >= from);
+    }
+
+    void logIsBounded()
+    {
+        QSignalSpy exited(m_runner.get(), &ProcessRunner::exited);
+        constexpr qint64 limit = 8192;
+        LaunchRequest r = shell(QStringLiteral("chatty"),
+                                QStringLiteral("i=0; while [ $i -lt 3000 ]; do "
+                                               "echo \"line $i ..............................\"; "
+                                               "i=$((i+1)); done"));
+        r.logLimitBytes = limit;
+        QVERIFY(launch(*m_runner, r));
+        QTRY_COMPARE_WITH_TIMEOUT(exited.count(), 1, kWaitMs);
+        const ExitInfo e = exitAt(exited, 0);
+        QCOMPARE(e.code, 0);
+        const qint64 kept = QFileInfo(r.dir + QStringLiteral("/log")).size()
+                            + QFileInfo(r.dir + QStringLiteral("/log.1")).size();
+        QVERIFY2(kept <= limit, qPrintable(QString::number(kept)));
+        QVERIFY(kept >= limit / 2); // the newest half at least
+        QCOMPARE(e.lastLines.size(), 20);
+        for (int i = 0; i < 20; ++i)
+            QCOMPARE(e.lastLines.at(i),
+                     QStringLiteral("line %1 ..............................").arg(2980 + i));
+        // the oldest are gone
+        QFile log1(r.dir + QStringLiteral("/log.1"));
+        QVERIFY(log1.open(QIODevice::ReadOnly));
+        QVERIFY(!log1.readAll().contains("line 0 "));
+    }
+
+    void logLimitTooSmallIsRefused()
+    {
+        LaunchRequest r = shell(QStringLiteral("tiny"), QStringLiteral("true"));
+        r.logLimitBytes = 100;
+        QString message;
+        QVERIFY(!launch(*m_runner, r, &message));
+        QVERIFY2(message.contains(QStringLiteral("logLimitBytes")), qPrintable(message));
+    }
+
+    void adoptAfterRestart()
+    {
+        const QString key = QStringLiteral("survivor");
+        const QString go = m_tmp->filePath(QStringLiteral("go"));
+        const auto info = launch(*m_runner,
+                                 shell(key,
+                                       QStringLiteral("echo up; while [ ! -e %1 ]; do sleep 0.05; "
+                                                      "done; echo bye; exit 4")
+                                               .arg(shellQuote(go))));
+        QVERIFY(info);
+        QTRY_VERIFY_WITH_TIMEOUT(logContains(key, QStringLiteral("up")), kWaitMs);
+        const QByteArray stored = QJsonDocument(info->toJson()).toJson();
+
+        // The console restarts: its runner goes away without stopping anything.
+        m_runner.reset();
+        QTest::qWait(100);
+        QVERIFY(runs(info->pid, info->startTicks));
+
+        ProcessRunner second(options());
+        QSignalSpy exited(&second, &ProcessRunner::exited);
+        QString error;
+        const auto restored
+                = ProcessInfo::fromJson(QJsonDocument::fromJson(stored).object(), &error);
+        QVERIFY2(restored, qPrintable(error));
+        QCOMPARE(*restored, *info);
+        ExitInfo gone;
+        QVERIFY(second.adopt(*restored, &gone));
+        QVERIFY(second.isRunning(key));
+        QCOMPARE(second.processes().size(), 1);
+        QCOMPARE(second.processes().first(), *info);
+        QVERIFY(!second.adopt(*restored, &gone)); // already watched
+        QVERIFY(second.signal(key, 0));           // the identity holds
+
+        QFile(go).open(QIODevice::WriteOnly);
+        QTRY_COMPARE_WITH_TIMEOUT(exited.count(), 1, kWaitMs);
+        const ExitInfo e = exitAt(exited, 0);
+        QCOMPARE(e.code, 4);
+        QVERIFY(!e.vanished);
+        QVERIFY(!e.requested);
+        QCOMPARE(e.lastLines.last(), QStringLiteral("bye"));
+        QCOMPARE(second.lastLogLines(key, 2),
+                 (QStringList{QStringLiteral("up"), QStringLiteral("bye")}));
+    }
+
+    void adoptExitedWhileNobodyWatched()
+    {
+        const QString key = QStringLiteral("ended");
+        const QString go = m_tmp->filePath(QStringLiteral("go"));
+        const auto info = launch(*m_runner,
+                                 shell(key,
+                                       QStringLiteral("while [ ! -e %1 ]; do sleep 0.05; done; "
+                                                      "echo finished alone; exit 6")
+                                               .arg(shellQuote(go))));
+        QVERIFY(info);
+        m_runner.reset();
+        QFile(go).open(QIODevice::WriteOnly);
+        QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(info->dir + QStringLiteral("/exit")), kWaitMs);
+
+        ProcessRunner second(options());
+        QSignalSpy exited(&second, &ProcessRunner::exited);
+        ExitInfo gone;
+        QVERIFY(!second.adopt(*info, &gone));
+        QCOMPARE(gone.code, 6);
+        QVERIFY(!gone.vanished);
+        QCOMPARE(gone.lastLines.last(), QStringLiteral("finished alone"));
+        QVERIFY(!second.isRunning(key));
+        QTest::qWait(100);
+        QCOMPARE(exited.count(), 0); // reported through ifGone, not again
+    }
+
+    void adoptVanished()
+    {
+        // Shim and job both killed while no runner watched: no exit record.
+        const QString key = QStringLiteral("lost");
+        const auto info
+                = launch(*m_runner, shell(key, QStringLiteral("echo here; exec sleep 1000")));
+        QVERIFY(info);
+        QTRY_VERIFY_WITH_TIMEOUT(logContains(key, QStringLiteral("here")), kWaitMs);
+        m_runner.reset();
+        QCOMPARE(::kill(pid_t(info->shimPid), SIGKILL), 0);
+        QCOMPARE(::waitpid(pid_t(info->shimPid), nullptr, 0), pid_t(info->shimPid));
+        QCOMPARE(::kill(pid_t(info->pid), SIGKILL), 0);
+        QTRY_VERIFY_WITH_TIMEOUT(!runs(info->pid, info->startTicks), kWaitMs);
+
+        ProcessRunner second(options());
+        ExitInfo gone;
+        QVERIFY(!second.adopt(*info, &gone));
+        QVERIFY(gone.vanished);
+        QCOMPARE(gone.code, -1);
+        QCOMPARE(gone.lastLines, QStringList{QStringLiteral("here")});
+    }
+
+    void adoptedThenVanishes()
+    {
+        const QString key = QStringLiteral("orphan");
+        const auto info = launch(*m_runner, shell(key, QStringLiteral("exec sleep 1000")));
+        QVERIFY(info);
+        m_runner.reset();
+        ProcessRunner second(options());
+        QSignalSpy exited(&second, &ProcessRunner::exited);
+        ExitInfo gone;
+        QVERIFY(second.adopt(*info, &gone));
+        // The shim dies first, then the job: nobody writes an exit record.
+        QCOMPARE(::kill(pid_t(info->shimPid), SIGKILL), 0);
+        // (the runner or we reap it: this process was its parent)
+        const auto shimGone = [&] {
+            ::waitpid(pid_t(info->shimPid), nullptr, WNOHANG);
+            return ::kill(pid_t(info->shimPid), 0) != 0;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(shimGone(), kWaitMs);
+        QTest::qWait(200);           // several polls
+        QCOMPARE(exited.count(), 0); // the job still runs
+        QVERIFY(second.isRunning(key));
+        QCOMPARE(::kill(pid_t(info->pid), SIGKILL), 0);
+        QTRY_COMPARE_WITH_TIMEOUT(exited.count(), 1, kWaitMs);
+        QVERIFY(exitAt(exited, 0).vanished);
+        QVERIFY(!exitAt(exited, 0).requested);
+    }
+
+    void pidReusedIsNeitherAdoptedNorSignalled()
+    {
+        const QString key = QStringLiteral("reused");
+        const auto info = launch(*m_runner,
+                                 shell(key,
+                                       QStringLiteral("trap 'echo got TERM; exit 9' TERM; echo "
+                                                      "ready; while :; do sleep 0.05; done")));
+        QVERIFY(info);
+        QTRY_VERIFY_WITH_TIMEOUT(logContains(key, QStringLiteral("ready")), kWaitMs);
+        m_runner.reset();
+
+        // The stored record names this pid, but another process start: the pid was reused.
+        ProcessInfo stale = *info;
+        stale.startTicks = info->startTicks + 1;
+        ProcessRunner second(options());
+        ExitInfo gone;
+        QVERIFY(!second.adopt(stale, &gone));
+        QVERIFY(gone.vanished);
+        QVERIFY(!second.isRunning(key));
+        QVERIFY(!second.signal(key, SIGTERM));
+        second.stop(key, SIGTERM, 0);
+        QTest::qWait(300);
+        QVERIFY(runs(info->pid, info->startTicks)); // untouched
+        QVERIFY(!logContains(key, QStringLiteral("got TERM"), &second));
+
+        // A record naming this very test process with another start time is refused too.
+        ProcessInfo other = *info;
+        other.key = QStringLiteral("self");
+        other.pid = ::getpid();
+        other.startTicks = startTicksOf(::getpid()) + 7;
+        QVERIFY(!second.adopt(other, &gone));
+        QVERIFY(gone.vanished);
+    }
+
+    void runsAsAnotherUser()
+    {
+        if (::geteuid() != 0)
+            QSKIP("switching accounts needs root");
+        QSignalSpy exited(m_runner.get(), &ProcessRunner::exited);
+        LaunchRequest r = shell(QStringLiteral("as-nobody"),
+                                QStringLiteral("id -u; id -g; echo USER=$USER; touch x && echo "
+                                               "wrote"));
+        r.user = QStringLiteral("nobody");
+        // Its own directory is given to the account, but the temporary dir above it is 0700.
+        QVERIFY(QFile::setPermissions(m_tmp->path(),
+                                      QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner
+                                              | QFile::ExeGroup | QFile::ExeOther));
+        QVERIFY(launch(*m_runner, r));
+        QTRY_COMPARE_WITH_TIMEOUT(exited.count(), 1, kWaitMs);
+        const ExitInfo e = exitAt(exited, 0);
+        QCOMPARE(e.code, 0);
+        QCOMPARE(e.lastLines,
+                 (QStringList{QStringLiteral("65534"),
+                              QString::number(QFileInfo(r.dir).groupId()),
+                              QStringLiteral("USER=nobody"),
+                              QStringLiteral("wrote")}));
+        QCOMPARE(QFileInfo(r.dir).ownerId(), uint(65534));
+        QCOMPARE(QFileInfo(r.dir + QStringLiteral("/x")).ownerId(), uint(65534));
+    }
+
+    void limits_data()
+    {
+        QTest::addColumn<qint64>("memoryMiB");
+        QTest::addColumn<qint64>("cpuMilli");
+        QTest::addColumn<QString>("limits");
+        QTest::addColumn<QString>("ulimit"); // `ulimit -d`, in KiB
+
+        QTest::newRow("memory") << qint64(64) << qint64(0) << QStringLiteral("rlimit")
+                                << QStringLiteral("65536");
+        QTest::newRow("memory and cpu") << qint64(128) << qint64(1500) << QStringLiteral("rlimit")
+                                        << QStringLiteral("131072");
+        QTest::newRow("cpu only: not applied")
+                << qint64(0) << qint64(500) << QStringLiteral("none") << QString();
+        QTest::newRow("nothing asked")
+                << qint64(0) << qint64(0) << QStringLiteral("none") << QString();
+    }
+
+    void limits()
+    {
+        if (QFileInfo::exists(QStringLiteral("/run/systemd/system")))
+            QSKIP("systemd runs here: limits go to a systemd scope, not to rlimits");
+        QFETCH(qint64, memoryMiB);
+        QFETCH(qint64, cpuMilli);
+        QFETCH(QString, limits);
+        QFETCH(QString, ulimit);
+        QSignalSpy exited(m_runner.get(), &ProcessRunner::exited);
+        LaunchRequest r = shell(QStringLiteral("limited"), QStringLiteral("ulimit -d"));
+        r.memoryLimitMiB = memoryMiB;
+        r.cpuMilli = cpuMilli;
+        const auto info = launch(*m_runner, r);
+        QVERIFY(info);
+        QCOMPARE(info->limits, limits);
+        QTRY_COMPARE_WITH_TIMEOUT(exited.count(), 1, kWaitMs);
+        const ExitInfo e = exitAt(exited, 0);
+        QCOMPARE(e.code, 0);
+        struct rlimit own = {};
+        ::getrlimit(RLIMIT_DATA, &own);
+        const QString expected = !ulimit.isEmpty() ? ulimit
+                                 : own.rlim_cur == RLIM_INFINITY
+                                         ? QStringLiteral("unlimited")
+                                         : QString::number(own.rlim_cur / 1024);
+        QCOMPARE(e.lastLines.last(), expected);
+    }
+
+    void progressErrorsAreReported()
+    {
+        QSignalSpy exited(m_runner.get(), &ProcessRunner::exited);
+        QSignalSpy progressed(m_runner.get(), &ProcessRunner::progressed);
+        QSignalSpy errors(m_runner.get(), &ProcessRunner::progressError);
+        const QString progress = m_tmp->filePath(QStringLiteral("bad.jsonl"));
+        LaunchRequest r = shell(QStringLiteral("bad-progress"),
+                                QStringLiteral("printf '{\"step\":\"x\"}\\n{\"step\":2}\\n' >> %1")
+                                        .arg(shellQuote(progress)));
+        r.progressPath = progress;
+        QVERIFY(launch(*m_runner, r));
+        QTRY_COMPARE_WITH_TIMEOUT(exited.count(), 1, kWaitMs);
+        QCOMPARE(errors.count(), 1);
+        QCOMPARE(errors.at(0).at(0).toString(), r.key);
+        QVERIFY2(errors.at(0).at(1).toString().startsWith(
+                         QLatin1String("progress line 1: field \"step\"")),
+                 qPrintable(errors.at(0).at(1).toString()));
+        QCOMPARE(progressed.count(), 1);
+        QCOMPARE(qvariant_cast<ProgressLine>(progressed.at(0).at(1)).step, qint64(2));
+    }
+
+    void processInfoJson_data()
+    {
+        QTest::addColumn<QString>("field");
+        QTest::addColumn<QJsonValue>("value"); // Undefined: removed
+        QTest::addColumn<QString>("error");
+
+        QTest::newRow("missing key") << QStringLiteral("key") << QJsonValue(QJsonValue::Undefined)
+                                     << QStringLiteral("field \"key\" must be a string");
+        QTest::newRow("bad key") << QStringLiteral("key") << QJsonValue(QStringLiteral("a b"))
+                                 << QStringLiteral("field \"key\": \"a b\" is not a valid key");
+        QTest::newRow("relative dir") << QStringLiteral("dir") << QJsonValue(QStringLiteral("x"))
+                                      << QStringLiteral("field \"dir\" must be an absolute path");
+        QTest::newRow("pid zero") << QStringLiteral("pid") << QJsonValue(0)
+                                  << QStringLiteral("field \"pid\" must be an integer >= 1");
+        QTest::newRow("pid as text") << QStringLiteral("pid") << QJsonValue(QStringLiteral("12"))
+                                     << QStringLiteral("field \"pid\" must be an integer >= 1");
+        QTest::newRow("ticks not decimal")
+                << QStringLiteral("start_ticks") << QJsonValue(QStringLiteral("12x"))
+                << QStringLiteral("field \"start_ticks\" must be a decimal number");
+        QTest::newRow("unknown limits")
+                << QStringLiteral("limits") << QJsonValue(QStringLiteral("cgroup"))
+                << QStringLiteral("field \"limits\" must be");
+        QTest::newRow("argv not strings") << QStringLiteral("argv") << QJsonValue(QJsonArray{1, 2})
+                                          << QStringLiteral("field \"argv\" must be an array of "
+                                                            "strings");
+    }
+
+    void processInfoJson()
+    {
+        QFETCH(QString, field);
+        QFETCH(QJsonValue, value);
+        QFETCH(QString, error);
+        ProcessInfo info;
+        info.key = QStringLiteral("j3-r1");
+        info.dir = QStringLiteral("/var/lib/zhaoxi/j3-r1");
+        info.argv = QStringList{QStringLiteral("/usr/bin/python3"), QStringLiteral("train.py")};
+        info.progressPath = QStringLiteral("/var/lib/zhaoxi/j3-r1/progress.jsonl");
+        info.shimPid = 4000;
+        info.shimStartTicks = 123456789012345ULL;
+        info.pid = 4001;
+        info.startTicks = 18446744073709551615ULL; // beyond what a JSON number holds exactly
+        info.startedMs = 1733040000000;
+        info.limits = QStringLiteral("rlimit");
+        const QJsonObject json = info.toJson();
+        const auto back = ProcessInfo::fromJson(
+                QJsonDocument::fromJson(QJsonDocument(json).toJson()).object(), nullptr);
+        QVERIFY(back);
+        QCOMPARE(*back, info);
+
+        QJsonObject broken = json;
+        if (value.isUndefined())
+            broken.remove(field);
+        else
+            broken.insert(field, value);
+        QString message;
+        QVERIFY(!ProcessInfo::fromJson(broken, &message));
+        QVERIFY2(message.startsWith(error), qPrintable(message));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestProcessRunner)
+#include "tst_processrunner.moc"
