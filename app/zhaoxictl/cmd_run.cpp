@@ -9,6 +9,7 @@
 #include "core/session/eventbridge.h"
 #include "core/sim/scenario.h"
 #include "core/storage/recorder.h"
+#include "core/storage/statecodec.h"
 #include "core/storage/store.h"
 
 #include <QCoreApplication>
@@ -31,6 +32,9 @@
 namespace Zhaoxi::Cli {
 
 namespace {
+
+// The store's state document of a run in progress (LiveRun::resumeState).
+constexpr char kLiveRunKey[] = "live-run";
 
 int g_signalPipe[2] = {-1, -1};
 
@@ -103,6 +107,7 @@ int runRun(const QStringList &argList, Io &io)
     const std::optional<QString> dbPath = args.value(QStringLiteral("db"));
     const std::optional<QString> policyName = args.value(QStringLiteral("policy"));
     const bool json = args.flag(QStringLiteral("json"));
+    const bool resume = args.flag(QStringLiteral("resume"));
     if (!args.missingValueFor().isEmpty()) {
         io.err << "run: " << args.missingValueFor() << " needs a value\n";
         return 2;
@@ -118,10 +123,13 @@ int runRun(const QStringList &argList, Io &io)
     }
     const Catalogue::Catalogue catalogue = Catalogue::Catalogue::builtIn();
     Sim::ScenarioError error;
-    const std::optional<Sim::Scenario> scenario
-            = Sim::loadScenarioFile(*scenarioPath, catalogue, &error);
+    std::optional<Sim::Scenario> scenario = Sim::loadScenarioFile(*scenarioPath, catalogue, &error);
     if (!scenario) {
         io.err << "run: " << error.toString() << "\n";
+        return 2;
+    }
+    if (resume && !dbPath) {
+        io.err << "run: --resume continues the run recorded in --db FILE; give it\n";
         return 2;
     }
     // The scenario's duration passes in duration / live.speed of wall time.
@@ -154,18 +162,51 @@ int runRun(const QStringList &argList, Io &io)
     }
 
     Runtime::LiveRunOptions options;
+    if (resume) {
+        // The run this store recorded: its state (layouts and queue), where its clock was, its
+        // directory and its processes, which are adopted, not started again.
+        QString why;
+        const std::unique_ptr<Storage::Reader> reader = store->reader(&why);
+        std::optional<QByteArray> layouts, queue, live;
+        if (reader) {
+            layouts = reader->state(QString::fromLatin1(Storage::StateKey::Layouts), &why);
+            queue = reader->state(QString::fromLatin1(Storage::StateKey::Queue), &why);
+            live = reader->state(QString::fromLatin1(kLiveRunKey), &why);
+        }
+        if (!layouts || !queue || !live) {
+            io.err << "run: " << db << " holds no run to resume"
+                   << (why.isEmpty() ? QString() : QStringLiteral(" (") + why + QLatin1Char(')'))
+                   << "\n";
+            return 2;
+        }
+        if (!Storage::restoreState(scenario->appliance.state, *layouts, *queue, &why)) {
+            io.err << "run: " << db << ": the recorded state does not fit " << *scenarioPath << ": "
+                   << why << "\n";
+            return 2;
+        }
+        const QJsonObject saved = QJsonDocument::fromJson(*live).object();
+        options.resumeAtMs = qint64(saved.value(QStringLiteral("scenario_ms")).toDouble());
+        options.processRecords = saved.value(QStringLiteral("processes")).toObject();
+        options.dataDir = saved.value(QStringLiteral("data_dir")).toString();
+        if (!forText)
+            forMs = qint64(std::ceil(
+                    double(std::max<qint64>(
+                            0, scenario->startMs + scenario->durationMs - *options.resumeAtMs))
+                    / scenario->liveSpeed));
+    }
     options.shimPath = findBeside(QStringLiteral("zhaoxi-shim"), QStringLiteral("shim"));
     if (options.shimPath.isEmpty()) {
         io.err << "run: zhaoxi-shim not found beside zhaoxictl or in PATH\n";
         return 2;
     }
     // One directory per run: the scenario file's name and when it started.
-    options.dataDir
-            = QDir(dbInfo.absolutePath())
-                      .filePath(QStringLiteral("runs/%1-%2")
-                                        .arg(QFileInfo(*scenarioPath).completeBaseName(),
-                                             QDateTime::currentDateTimeUtc().toString(
-                                                     QStringLiteral("yyyyMMdd-HHmmss-zzz"))));
+    if (!resume)
+        options.dataDir
+                = QDir(dbInfo.absolutePath())
+                          .filePath(QStringLiteral("runs/%1-%2")
+                                            .arg(QFileInfo(*scenarioPath).completeBaseName(),
+                                                 QDateTime::currentDateTimeUtc().toString(
+                                                         QStringLiteral("yyyyMMdd-HHmmss-zzz"))));
     options.controlPeriodMs = 1000;
     options.policy = policyName.value_or(QString());
     options.loadPath = findBeside(QStringLiteral("zhaoxi-demo-load"), QStringLiteral("demo"));
@@ -179,6 +220,15 @@ int runRun(const QStringList &argList, Io &io)
     Runtime::LiveRun live(*scenario, options);
     Storage::Recorder rec(*store);
     rec.setState(&live.scheduler().state());
+    live.addSchedulerSink(&rec);
+    // What a resumed run needs, kept as it changes (durably: state documents).
+    QObject::connect(&live, &Runtime::LiveRun::stateChanged, &live, [&] {
+        const qint64 at = QDateTime::currentMSecsSinceEpoch();
+        rec.recordState(live.scheduler().state(), at);
+        store->putState(QString::fromLatin1(kLiveRunKey),
+                        QJsonDocument(live.resumeState()).toJson(QJsonDocument::Compact),
+                        at);
+    });
     QObject::connect(&live,
                      &Runtime::LiveRun::processEvent,
                      &live,
@@ -232,8 +282,6 @@ int runRun(const QStringList &argList, Io &io)
     const QStringList orphans = live.stop(30'000);
     std::signal(SIGINT, SIG_DFL);
     std::signal(SIGTERM, SIG_DFL);
-    for (const Sched::SchedEvent &e : live.schedulerEvents().events())
-        rec.record(e);
     rec.recordState(live.scheduler().state(), QDateTime::currentMSecsSinceEpoch());
     const bool flushed = store->flush();
 

@@ -41,8 +41,9 @@ inline const Command kCommands[] = {
          "replay a scenario on the simulated appliance",
          runSimulate},
         {"run",
-         "run --scenario FILE [--for DURATION] [--policy NAME|none] [--db FILE] [--json]  run a "
-         "scenario on the wall clock with real processes (simulated cards)",
+         "run --scenario FILE [--for DURATION] [--policy NAME|none] [--db FILE [--resume]] "
+         "[--json]  "
+         "run a scenario on the wall clock with real processes (simulated cards)",
          runRun},
         {"events",
          "events export --db FILE --format csv|jsonl [--from T] [--to T] [--severity S] [--source "

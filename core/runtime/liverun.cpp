@@ -12,6 +12,9 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <csignal>
+
+#include <sys/prctl.h>
 
 namespace Zhaoxi::Runtime {
 
@@ -100,6 +103,7 @@ LiveRun::LiveRun(const Sim::Scenario &scenario, LiveRunOptions options, QObject 
     m_work = std::make_unique<ProcessWorkloads>(*m_sched, *m_runner, ids, wo);
     connect(m_work.get(), &ProcessWorkloads::eventRecorded, this, &LiveRun::processEvent);
     connect(m_work.get(), &ProcessWorkloads::changed, this, [this] { step(now()); });
+    connect(m_work.get(), &ProcessWorkloads::recordsChanged, this, &LiveRun::stateChanged);
 
     m_scraper = std::make_unique<Scraper>();
     connect(m_scraper.get(), &Scraper::scraped, this, &LiveRun::onScraped);
@@ -140,9 +144,45 @@ LiveRun::~LiveRun()
 qint64 LiveRun::now() const
 {
     if (!m_started && m_wallStartMs == 0)
-        return m_scenario.startMs;
-    return m_scenario.startMs
+        return m_options.resumeAtMs.value_or(m_scenario.startMs);
+    return m_clockStartMs
            + qint64(std::llround(double(wallNow() - m_wallStartMs) * m_scenario.liveSpeed));
+}
+
+QJsonObject LiveRun::resumeState() const
+{
+    return QJsonObject{{QStringLiteral("scenario_ms"), double(now())},
+                       {QStringLiteral("data_dir"), m_options.dataDir},
+                       {QStringLiteral("processes"), m_work->records()}};
+}
+
+void LiveRun::rebuildFromState()
+{
+    const Sched::ClusterState &st = m_sched->state();
+    for (const Sched::Job &j : st.jobs()) {
+        if (j.spec.kind == Domain::WorkloadKind::Inference && j.spec.inference) {
+            for (ServiceRt &s : m_services) {
+                if (s.def.spec.inference->service != j.spec.inference->service)
+                    continue;
+                // Names are never given twice, also after the replica ended.
+                const int dash = j.spec.name.lastIndexOf(QLatin1Char('-'));
+                s.nextName = std::max(s.nextName, j.spec.name.mid(dash + 1).toInt() + 1);
+                if (!j.isTerminal())
+                    s.replicas.append(ReplicaRt{j.id, std::nullopt, std::nullopt, false});
+            }
+            continue;
+        }
+        if (j.isTerminal())
+            continue;
+        for (int i = 0; i < m_scenario.training.size(); ++i)
+            if (m_scenario.training[i].spec.name == j.spec.name && !m_trainingJobs[i].isValid())
+                m_trainingJobs[i] = j.id;
+    }
+    // Training that had ended keeps its slot, so that it is not submitted again.
+    for (const Sched::Job &j : st.jobs())
+        for (int i = 0; i < m_scenario.training.size(); ++i)
+            if (m_scenario.training[i].spec.name == j.spec.name && !m_trainingJobs[i].isValid())
+                m_trainingJobs[i] = j.id;
 }
 
 bool LiveRun::start(QString *error)
@@ -175,12 +215,21 @@ bool LiveRun::start(QString *error)
     }
     if (!QDir().mkpath(m_options.dataDir))
         return fail(QStringLiteral("cannot create the data directory %1").arg(m_options.dataDir));
+    m_clockStartMs = m_options.resumeAtMs.value_or(m_scenario.startMs);
     m_wallStartMs = wallNow();
     m_started = true;
     const qint64 t = now();
-    for (int i = 0; i < m_services.size(); ++i)
-        for (int r = 0; r < m_services[i].def.spec.inference->minReplicas; ++r)
+    if (m_options.resumeAtMs) {
+        rebuildFromState();
+        m_work->adopt(m_options.processRecords, t);
+    }
+    for (int i = 0; i < m_services.size(); ++i) {
+        int active = 0;
+        for (const ReplicaRt &r : std::as_const(m_services[i].replicas))
+            active += !r.leaving;
+        for (int r = active; r < m_services[i].def.spec.inference->minReplicas; ++r)
             addReplica(i, t, ActionReason::None);
+    }
     if (m_policy) {
         m_policy->start(*this, t);
         m_policyWakeMs = t;
@@ -197,12 +246,13 @@ void LiveRun::startLoad(int service)
 {
     ServiceRt &s = m_services[service];
     // The service's rate curve over the run, in real requests per second at wall offsets.
-    const qint64 runMs = m_scenario.durationMs;
+    const qint64 from = m_clockStartMs;
+    const qint64 runMs = std::max<qint64>(1000, m_scenario.startMs + m_scenario.durationMs - from);
     const int points = 96;
     QStringList rate;
     for (int i = 0; i <= points; ++i) {
         const qint64 at = runMs * i / points;
-        const double r = s.def.curve.rate(localWeekMs(m_scenario.startMs + at));
+        const double r = s.def.curve.rate(localWeekMs(from + at));
         rate << QStringLiteral("%1s:%2")
                         .arg(double(at) / m_scenario.liveSpeed / 1000.0, 0, 'f', 3)
                         .arg(r, 0, 'f', 3);
@@ -224,6 +274,8 @@ void LiveRun::startLoad(int service)
             QDir(m_options.dataDir)
                     .filePath(QStringLiteral("load-%1.json").arg(s.def.spec.inference->service)));
     s.load->setStandardErrorFile(QProcess::nullDevice());
+    // A load generator is the run's own helper, not a workload: it dies with the run.
+    s.load->setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGTERM); });
     s.load->start();
 }
 
@@ -365,6 +417,7 @@ void LiveRun::control()
         s.maxServing = std::max(s.maxServing, serving);
     }
     publishEndpoints();
+    Q_EMIT stateChanged();
 }
 
 LiveRun::ReplicaRt *LiveRun::replicaOfKey(const QString &key, int *service)

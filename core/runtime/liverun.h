@@ -35,6 +35,11 @@ struct LiveRunOptions
     QString policy; // empty: the scenario's default; "none": no policy
     // The wall clock, UTC epoch ms. Empty: the system's.
     std::function<qint64()> clock;
+    // Resuming a run whose owner died: the scenario time it had reached (its clock goes on from
+    // there) and its process records (ProcessWorkloads::records()). The scenario's state must
+    // then be the one restored from the store.
+    std::optional<qint64> resumeAtMs;
+    QJsonObject processRecords;
 };
 
 // A scenario run with real processes (zhaoxictl run): the scenario's cards as the simulated
@@ -90,6 +95,11 @@ public:
     // One control period now (tests may drive it by hand as well).
     void control();
 
+    // Receives every scheduler event as it happens (the store's recorder).
+    void addSchedulerSink(Sched::EventSink *sink) { m_sched->addSink(sink); }
+    // What a resumed run needs, for the store: {"scenario_ms", "data_dir", "processes"}.
+    QJsonObject resumeState() const;
+
     // --- PolicyContext -----------------------------------------------------------------------
     const Sched::Scheduler &scheduler() const override { return *m_sched; }
     qint64 localWeekMs(qint64 nowMs) const override;
@@ -115,6 +125,8 @@ public:
 Q_SIGNALS:
     void processEvent(const Zhaoxi::Runtime::ProcessEvent &event);
     void applianceEvent(const Zhaoxi::Device::ApplianceEvent &event);
+    // The state worth keeping changed (each control period, and when processes start or end).
+    void stateChanged();
 
 private:
     struct ReplicaRt
@@ -155,6 +167,7 @@ private:
     void onProbed(const QString &key, bool ok, const QString &error);
     void publishEndpoints();
     void startLoad(int service);
+    void rebuildFromState(); // a resumed run: its replicas and training jobs
     ReplicaRt *replicaOfKey(const QString &key, int *service);
     void addReplica(int service, qint64 nowMs, Policy::ActionReason why);
 
@@ -186,6 +199,7 @@ private:
     QList<Domain::JobId> m_trainingJobs; // by scenario index (invalid until submitted)
     QTimer m_timer;
     qint64 m_wallStartMs = 0;
+    qint64 m_clockStartMs = 0;  // the scenario time at m_wallStartMs
     qint64 m_periodMs = 1000;   // the control period, wall ms
     int m_windowSlots = 12;     // control periods in the policy's window
     qint64 m_policyWakeMs = -1; // scenario time

@@ -8,6 +8,7 @@
 #include "core/sched/scheduler.h"
 
 #include <QHash>
+#include <QJsonObject>
 #include <QObject>
 #include <QString>
 #include <QStringList>
@@ -153,11 +154,27 @@ public:
 
     const QList<ProcessEvent> &events() const { return m_events; }
 
+    // --- Across a restart ---------------------------------------------------------------------
+    // What runs now and every job's figures, for the store: {"jobs": [{"job", "name", "port",
+    // "stats": {...}, "procs": [{"rank", "units": [{"card", "uid"}], "info":
+    // ProcessInfo::toJson()}]}]} (procs empty for a job with nothing running).
+    // recordsChanged() says when it changed (a process started or ended).
+    QJsonObject records() const;
+    // After a restart, on a scheduler restored to the state it had (storage's restoreState):
+    // every recorded process still running is adopted and watched again (Adopted), never
+    // launched a second time; a job whose processes are gone is requeued from its checkpoint
+    // (Vanished; or finished when each exited 0 on its own); a process recorded for a job the
+    // state no longer runs is stopped. Active jobs without a record are launched by the next
+    // sync(). Call once, before the first sync().
+    void adopt(const QJsonObject &records, qint64 nowMs);
+
 Q_SIGNALS:
     void eventRecorded(const Zhaoxi::Runtime::ProcessEvent &event);
     // Something changed that the scheduler should look at (a job ended, a checkpoint was
     // acknowledged): tick it, then sync().
     void changed();
+    // records() changed.
+    void recordsChanged();
 
 private:
     struct Proc

@@ -12,6 +12,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QSet>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -213,6 +214,49 @@ private Q_SLOTS:
         QVERIFY(processesUnder(dir.path()).isEmpty());
     }
 
+    void aRunKilledMidwayIsResumedAdoptingItsProcesses()
+    {
+        QTemporaryDir dir;
+        const QString db = dir.filePath(QStringLiteral("resume.sqlite"));
+        const QStringList args{QStringLiteral("run"),
+                               QStringLiteral("--scenario"),
+                               scenario(QStringLiteral("live-window.json")),
+                               QStringLiteral("--db"),
+                               db,
+                               QStringLiteral("--json")};
+        QProcess first;
+        first.start(QStringLiteral(ZHAOXICTL_PATH), args);
+        QVERIFY(first.waitForStarted());
+        // Past the window switch (10 min of scenario at 120x: 5 s), then the owner dies hard.
+        QTRY_VERIFY_WITH_TIMEOUT(!processesUnder(dir.path() + QStringLiteral("/runs")).isEmpty(),
+                                 30'000);
+        QTest::qWait(8000);
+        first.kill();
+        QVERIFY(first.waitForFinished());
+        QTest::qWait(500);
+        // A job never dies because its owner did: the shims and their jobs run on.
+        const QStringList orphaned = processesUnder(dir.path() + QStringLiteral("/runs/"));
+        QVERIFY2(!orphaned.isEmpty(), "no process outlived the killed run");
+
+        const Result r = zhaoxictl(args + QStringList{QStringLiteral("--resume")}, 120'000);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(r.report.value(QStringLiteral("orphans")).toArray().size(), 0);
+        QVERIFY(processesUnder(dir.path()).isEmpty());
+        // Each process alive at the restart was adopted, and the first replica (alive all
+        // along) was never started a second time.
+        const QStringList codes = eventCodes(db);
+        QCOMPARE(codes.count(QStringLiteral("process-adopted")), orphaned.size());
+        const QJsonObject chat0
+                = byName(r.report, QStringLiteral("jobs"), QStringLiteral("chat-0"));
+        QCOMPARE(chat0.value(QStringLiteral("starts")).toInt(), 1);
+        QCOMPARE(chat0.value(QStringLiteral("state")).toString(), QStringLiteral("running"));
+        // Names are never given twice.
+        QSet<QString> names;
+        for (const QJsonValue &v : r.report.value(QStringLiteral("jobs")).toArray())
+            names.insert(v.toObject().value(QStringLiteral("name")).toString());
+        QCOMPARE(names.size(), r.report.value(QStringLiteral("jobs")).toArray().size());
+    }
+
     void badInputIsRefusedNamingWhatIsWrong_data()
     {
         QTest::addColumn<QStringList>("args");
@@ -229,6 +273,11 @@ private Q_SLOTS:
                                QStringLiteral(ZHAOXI_SOURCE_DIR
                                               "/resources/scenarios/small-ramp.json")}
                 << QStringLiteral("service chat: run: required on a real appliance");
+        QTest::newRow("resume without a store")
+                << QStringList{QStringLiteral("--scenario"),
+                               scenario(QStringLiteral("live-window.json")),
+                               QStringLiteral("--resume")}
+                << QStringLiteral("holds no run to resume");
         QTest::newRow("unknown policy") << QStringList{QStringLiteral("--scenario"),
                                                        scenario(QStringLiteral("live-window.json")),
                                                        QStringLiteral("--policy"),

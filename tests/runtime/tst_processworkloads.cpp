@@ -10,6 +10,7 @@
 #include <QDateTime>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QJsonArray>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -102,14 +103,21 @@ struct Rig
     }
 
     explicit Rig(int n = 1)
-        : sched(cards(n), Sched::defaultProfile(), schedOptions())
+        : Rig(cards(n), QString())
+    {}
+    // An appliance come back after a restart: the state it had, its data directory.
+    Rig(Sched::ClusterState state, const QString &dataDir)
+        : sched(std::move(state), Sched::defaultProfile(), schedOptions())
         , runner(Runtime::ProcessRunner::Options{QStringLiteral(SHIM_PATH), 20})
-        , work(sched, runner, fakeIds(), options(dir.path()))
+        , work(sched, runner, fakeIds(), options(dataDir.isEmpty() ? dir.path() : dataDir))
     {
         QObject::connect(&work, &Runtime::ProcessWorkloads::changed, &work, [this] { tick(); });
     }
+    bool abandon = false; // the owner dies: its processes must go on
     ~Rig()
     {
+        if (abandon)
+            return;
         const QStringList alive = work.stopAll(10'000);
         if (!alive.isEmpty())
             qWarning("processes left alive: %s", qPrintable(alive.join(QLatin1Char(' '))));
@@ -330,6 +338,53 @@ private Q_SLOTS:
             if (e.code == ProcessEventCode::Restarting)
                 backoffs << e.value;
         QCOMPARE(backoffs, (QList<qint64>{50, 100}));
+    }
+
+    void afterARestartEveryProcessIsAdoptedNotLaunchedAgain()
+    {
+        QTemporaryDir data;
+        auto first = std::make_unique<Rig>(Rig::cards(3), data.path());
+        const Domain::JobId train = first->submit(demoTraining(QStringLiteral("train"), 0, 20));
+        const Domain::JobId server
+                = first->submit(shellJob(QStringLiteral("server"), QStringLiteral("sleep 60")));
+        const Domain::JobId doomed
+                = first->submit(shellJob(QStringLiteral("doomed"), QStringLiteral("sleep 60")));
+        QVERIFY(first->waitFor([&] { return first->work.stats(train).checkpoints >= 1; }));
+        const qint64 trainPid = first->last(ProcessEventCode::Started, train)->value;
+        const qint64 serverPid = first->last(ProcessEventCode::Started, server)->value;
+        const qint64 doomedPid = first->last(ProcessEventCode::Started, doomed)->value;
+        const QJsonObject records = first->work.records();
+        QCOMPARE(records.value(QStringLiteral("jobs")).toArray().size(), 3);
+        const Sched::ClusterState state = first->sched.state();
+        // The owner dies without stopping anything; one job dies while nobody watches.
+        first->abandon = true;
+        first.reset();
+        QVERIFY(alive(trainPid) && alive(serverPid));
+        ::kill(-pid_t(doomedPid), SIGKILL);
+        QTRY_VERIFY(!alive(doomedPid));
+
+        Rig second(state, data.path());
+        second.work.adopt(records, Rig::now());
+        second.tick();
+        QCOMPARE(second.count(ProcessEventCode::Adopted, train), 1);
+        QCOMPARE(second.count(ProcessEventCode::Adopted, server), 1);
+        QCOMPARE(second.count(ProcessEventCode::Started, train), 0); // never two copies
+        QCOMPARE(second.count(ProcessEventCode::Started, server), 0);
+        QCOMPARE(second.state(train), Sched::JobState::Running);
+        QCOMPARE(second.state(server), Sched::JobState::Running);
+        // The one that vanished goes back to the queue from its checkpoint and starts again.
+        QCOMPARE(second.count(ProcessEventCode::Vanished, doomed), 1);
+        QVERIFY(second.waitFor(
+                [&] { return second.count(ProcessEventCode::Started, doomed) == 1; }));
+        // The adopted trainer is watched: its progress goes on, and it still obeys a drain.
+        const qint64 step = second.work.stats(train).lastStep;
+        QVERIFY(second.waitFor([&] { return second.work.stats(train).lastStep > step; }));
+        QCOMPARE(second.work.stats(train).starts, 1);
+        second.sched.requeue(train, Rig::now(), true);
+        second.tick();
+        QCOMPARE(second.count(ProcessEventCode::CheckpointRequested, train), 1);
+        QVERIFY(second.waitFor([&] { return !alive(trainPid); }));
+        QVERIFY(second.count(ProcessEventCode::CheckpointAcknowledged, train) >= 1);
     }
 
     void aSpecWithoutRunIsRefusedOnTheRealAppliance()
