@@ -11,6 +11,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMap>
 #include <QProcess>
 #include <QSet>
 #include <QTemporaryDir>
@@ -76,8 +77,8 @@ QStringList processesUnder(const QString &dir)
     return found;
 }
 
-// The store's events as CSV rows of "source,code" for one check.
-QStringList eventCodes(const QString &db)
+// The store's events, in (time, id) order.
+QList<QJsonObject> events(const QString &db)
 {
     QProcess p;
     p.start(QStringLiteral(ZHAOXICTL_PATH),
@@ -88,12 +89,21 @@ QStringList eventCodes(const QString &db)
              QStringLiteral("--format"),
              QStringLiteral("jsonl")});
     p.waitForFinished(60'000);
-    QStringList codes;
+    QList<QJsonObject> out;
     for (const QByteArray &line : p.readAllStandardOutput().split('\n')) {
         const QJsonObject o = QJsonDocument::fromJson(line).object();
         if (!o.isEmpty())
-            codes << o.value(QStringLiteral("code")).toString();
+            out << o;
     }
+    return out;
+}
+
+// The store's event codes, in (time, id) order.
+QStringList eventCodes(const QString &db)
+{
+    QStringList codes;
+    for (const QJsonObject &o : events(db))
+        codes << o.value(QStringLiteral("code")).toString();
     return codes;
 }
 
@@ -212,6 +222,61 @@ private Q_SLOTS:
         }
         QCOMPARE(r.report.value(QStringLiteral("orphans")).toArray().size(), 0);
         QVERIFY(processesUnder(dir.path()).isEmpty());
+    }
+
+    void theTwinAndTheRealRunDecideAlike()
+    {
+        // The same scenario, once modelled and once with real processes: the policy takes the
+        // same actions in the same order, and every job is placed and evicted the same way.
+        // Times aside, and so is how a drain waits: the twin's checkpoint may fall on the edge
+        // itself, the real job is asked and answers (job-preempting, its own checkpoints).
+        QTemporaryDir dir;
+        const QString twin = dir.filePath(QStringLiteral("twin.sqlite"));
+        const QString real = dir.filePath(QStringLiteral("real.sqlite"));
+        const QString file = scenario(QStringLiteral("live-twin.json"));
+        QCOMPARE(zhaoxictl({QStringLiteral("simulate"),
+                            QStringLiteral("--scenario"),
+                            file,
+                            QStringLiteral("--db"),
+                            twin},
+                           60'000)
+                         .exitCode,
+                 0);
+        const Result r = zhaoxictl({QStringLiteral("run"),
+                                    QStringLiteral("--scenario"),
+                                    file,
+                                    QStringLiteral("--db"),
+                                    real,
+                                    QStringLiteral("--json")},
+                                   120'000);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const auto decisions = [](const QString &db) {
+            QStringList policy;
+            QMap<int, QStringList> jobs;
+            for (const QJsonObject &e : events(db)) {
+                const QString code = e.value(QStringLiteral("code")).toString();
+                const int job = e.value(QStringLiteral("job")).toInt(-1);
+                // The twin's modelled milestones (training-checkpoint, -resumed, -completed)
+                // are the real run's process events.
+                const bool milestone = code == QLatin1String("training-checkpoint")
+                                       || code == QLatin1String("training-resumed")
+                                       || code == QLatin1String("training-completed");
+                if (e.value(QStringLiteral("source")).toString() == QLatin1String("policy")
+                    && !milestone)
+                    policy << code + QLatin1Char(' ') + QString::number(job);
+                else if (code == QLatin1String("job-placed") || code == QLatin1String("job-evicted")
+                         || code == QLatin1String("job-finished"))
+                    jobs[job] << code;
+            }
+            return std::make_pair(policy, jobs);
+        };
+        const auto [twinPolicy, twinJobs] = decisions(twin);
+        const auto [realPolicy, realJobs] = decisions(real);
+        QVERIFY(twinPolicy.contains(QStringLiteral("window-switch -1")));
+        QVERIFY(twinPolicy.contains(QStringLiteral("training-requeued 0")));
+        QCOMPARE(realPolicy, twinPolicy);
+        QCOMPARE(realJobs, twinJobs);
+        QCOMPARE(r.report.value(QStringLiteral("orphans")).toArray().size(), 0);
     }
 
     void aRunKilledMidwayIsResumedAdoptingItsProcesses()
