@@ -87,6 +87,7 @@ Storage::Severity severityOf(Runtime::ProcessEventCode code)
     case C::ReadyTimeout:
     case C::ProgressStalled:
     case C::Vanished:
+    case C::MpsDaemonFailed:
         return Storage::Severity::Error;
     case C::Restarting:
     case C::ProgressError:

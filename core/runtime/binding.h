@@ -31,6 +31,10 @@ struct UnitIds
     std::function<QString(Domain::CardId, int profile, int start)> instanceUuid;
     // The MPS daemon of a card in MPS mode.
     std::function<MpsDirs(Domain::CardId)> mpsDirs;
+    // The account the card's MPS daemon serves now (empty: no clients), and a client of that
+    // account coming (true) or going (false). An MPS daemon serves one user id at a time.
+    std::function<QString(Domain::CardId)> mpsUser;
+    std::function<void(Domain::CardId, const QString &user, bool coming)> mpsClient;
 };
 
 // One process of a job and what binds it to its units. A job is one process, except a gang of

@@ -2,6 +2,7 @@
 #include "liverun.h"
 
 #include "endpoints.h"
+#include "mpsdaemons.h"
 #include "scraper.h"
 
 #include <QDateTime>
@@ -88,13 +89,18 @@ LiveRun::LiveRun(const Sim::Scenario &scenario, LiveRunOptions options, QObject 
                 return i.uuid;
         return QString();
     };
-    const QString mpsRoot = QDir(m_options.dataDir).filePath(QStringLiteral("mps"));
-    ids.mpsDirs = [mpsRoot, backend](Domain::CardId card) {
-        const QList<Device::CardInfo> cards = backend->cards();
-        const QString dir = QDir(mpsRoot).filePath(card.value() < cards.size()
-                                                           ? cards[card.value()].uuid
-                                                           : QString::number(card.value()));
-        return MpsDirs{dir + QStringLiteral("/pipe"), dir + QStringLiteral("/log")};
+    m_mps = std::make_unique<MpsDaemons>(
+            MpsDaemons::Options{QDir(m_options.dataDir).filePath(QStringLiteral("mps")),
+                                m_options.mpsControlPath,
+                                ids.cardUuid});
+    MpsDaemons *mps = m_mps.get();
+    ids.mpsDirs = [mps](Domain::CardId card) { return mps->dirs(card); };
+    ids.mpsUser = [mps](Domain::CardId card) { return mps->clientUser(card); };
+    ids.mpsClient = [mps](Domain::CardId card, const QString &user, bool coming) {
+        if (coming)
+            mps->addClient(card, user);
+        else
+            mps->removeClient(card, user);
     };
     ProcessWorkloads::Options wo;
     wo.dataDir = m_options.dataDir;
@@ -344,6 +350,8 @@ void LiveRun::step(qint64 t)
         m_schedWakeMs = r.nextWakeMs;
         const bool stepsQueued = !m_deviceEvents.isEmpty();
         flushDevice(t);
+        // A card that entered MPS mode gets its daemon before its clients start.
+        noteMps(m_mps->follow(m_sched->state()));
         m_work->sync(t);
         if (!stepsQueued)
             break;
@@ -501,6 +509,18 @@ void LiveRun::publishEndpoints()
     m_endpointError = r.ok ? QString() : r.error;
 }
 
+void LiveRun::noteMps(const QStringList &changes)
+{
+    for (const QString &c : changes) {
+        ProcessEvent e;
+        e.atMs = now();
+        e.code = c.startsWith(QLatin1String("failed")) ? ProcessEventCode::MpsDaemonFailed
+                                                       : ProcessEventCode::MpsDaemon;
+        e.detail = c;
+        Q_EMIT processEvent(e);
+    }
+}
+
 QStringList LiveRun::stop(qint64 waitMs)
 {
     m_timer.stop();
@@ -512,6 +532,7 @@ QStringList LiveRun::stop(qint64 waitMs)
         }
     }
     const QStringList alive = m_work->stopAll(waitMs);
+    noteMps(m_mps->stopAll());
     m_started = false;
     return alive;
 }

@@ -22,12 +22,16 @@ namespace Zhaoxi::Runtime {
 
 class Scraper;
 class EndpointPublisher;
+class MpsDaemons;
 
 struct LiveRunOptions
 {
     QString dataDir;  // jobs/, endpoints/ (created)
     QString shimPath; // the zhaoxi-shim executable
     QString loadPath; // zhaoxi-demo-load, for scenarios with live.load; empty: none
+    // nvidia-cuda-mps-control for cards in MPS mode; empty: the cards are simulated (the
+    // daemons' lifecycle runs without the binary).
+    QString mpsControlPath;
     // The longest control period, wall ms (scheduler tick, probes, scrapes): the scenario's
     // period at its speed, within [250 ms, this].
     qint64 controlPeriodMs = 1000;
@@ -168,6 +172,7 @@ private:
     void publishEndpoints();
     void startLoad(int service);
     void rebuildFromState(); // a resumed run: its replicas and training jobs
+    void noteMps(const QStringList &changes);
     ReplicaRt *replicaOfKey(const QString &key, int *service);
     void addReplica(int service, qint64 nowMs, Policy::ActionReason why);
 
@@ -180,6 +185,7 @@ private:
     std::unique_ptr<ProcessWorkloads> m_work;
     std::unique_ptr<Scraper> m_scraper;
     std::unique_ptr<EndpointPublisher> m_endpoints;
+    std::unique_ptr<MpsDaemons> m_mps;
     std::unique_ptr<Policy::Policy> m_policy;
     Sched::MemoryEventSink m_schedEvents{200'000};
     Device::MemoryApplianceEventSink m_applianceEvents{200'000};

@@ -14,6 +14,7 @@
 #include <memory>
 
 #include <pwd.h>
+#include <unistd.h>
 
 namespace Zhaoxi::Runtime {
 
@@ -58,6 +59,10 @@ const char *toString(ProcessEventCode code)
         return "process-adopted";
     case ProcessEventCode::Vanished:
         return "process-vanished";
+    case ProcessEventCode::MpsDaemon:
+        return "mps-daemon";
+    case ProcessEventCode::MpsDaemonFailed:
+        return "mps-daemon-failed";
     }
     return "?";
 }
@@ -88,6 +93,12 @@ QString safeName(const QString &name)
                        ? c
                        : QLatin1Char('_');
     return out.left(64);
+}
+
+QString runnerAccount()
+{
+    const passwd *pw = getpwuid(geteuid());
+    return pw ? QString::fromLocal8Bit(pw->pw_name) : QString::number(geteuid());
 }
 
 bool isRoot(const QString &user)
@@ -399,6 +410,21 @@ bool ProcessWorkloads::launch(Run &run, qint64 nowMs)
     // A new run of the job reads only the progress it writes from now on.
     QFile::remove(progressPath);
 
+    // Clients of one MPS card run as one account: its daemon serves one user id at a time.
+    const QString account = spec.user.isEmpty() ? runnerAccount() : spec.user;
+    QList<Domain::CardId> mpsCards;
+    for (const Sched::Assignment &a : job.assignments) {
+        if (m_sched.state().card(a.card).mode != Domain::PartitionMode::Mps)
+            continue;
+        const QString serving = m_ids.mpsUser ? m_ids.mpsUser(a.card) : QString();
+        if (!serving.isEmpty() && serving != account)
+            return failLaunch(QStringLiteral("the MPS daemon of card %1 serves %2, not %3: the "
+                                             "clients of one MPS card run as one account")
+                                      .arg(a.card.value())
+                                      .arg(serving, account));
+        mpsCards << a.card;
+    }
+
     JobStats &stats = m_stats[run.job.value()];
     const bool inference = job.spec.kind == WorkloadKind::Inference;
     if (inference)
@@ -453,6 +479,10 @@ bool ProcessWorkloads::launch(Run &run, qint64 nowMs)
             emitEvent(pe);
         }
     }
+    if (m_ids.mpsClient)
+        for (const Domain::CardId c : std::as_const(mpsCards))
+            m_ids.mpsClient(c, account, true);
+    run.account = account;
     Q_EMIT recordsChanged();
     run.launched = true;
     run.startedMs = wallNow();
@@ -524,6 +554,10 @@ void ProcessWorkloads::onExited(const QString &key, const ExitInfo &exit)
     const qint64 now = m_options.clock();
     Proc &proc = run->procs[index];
     proc.running = false;
+    if (m_ids.mpsClient)
+        for (const Sched::Assignment &a : std::as_const(proc.units))
+            if (m_sched.state().card(a.card).mode == Domain::PartitionMode::Mps)
+                m_ids.mpsClient(a.card, run->account, false);
     proc.exitCode = exit.code;
     proc.exitSignal = exit.signal;
     JobStats &stats = m_stats[run->job.value()];

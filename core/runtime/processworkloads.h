@@ -40,6 +40,8 @@ enum class ProcessEventCode : std::uint8_t {
                             // said once, at the first process
     Adopted,                // a process found running after a restart, watched again
     Vanished,               // a recorded process gone while nobody watched; requeued
+    MpsDaemon,              // a card's MPS control daemon started or stopped; detail says which
+    MpsDaemonFailed,        // it could not be started; detail says why
 };
 
 const char *toString(ProcessEventCode code);
@@ -202,6 +204,7 @@ private:
         int crashes = 0;
         qint64 restartAtMs = -1; // inference: relaunch then
         bool ending = false;     // the scheduler ended it: exits are expected
+        QString account;         // the account its processes run as
     };
 
     void record(const Sched::SchedEvent &event) override;

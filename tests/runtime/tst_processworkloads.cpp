@@ -2,6 +2,7 @@
 // Real processes for the jobs the scheduler places: launched bound to their units, signalled at
 // a checkpoint when preempted, finished or failed by their exit, restarted with back-off when
 // they serve. Every process a test starts is gone when it ends.
+#include "core/runtime/mpsdaemons.h"
 #include "core/runtime/processworkloads.h"
 #include "core/sched/scheduler.h"
 
@@ -15,6 +16,8 @@
 #include <QtTest>
 
 #include <csignal>
+
+#include <unistd.h>
 
 using namespace Zhaoxi;
 using namespace Zhaoxi::Sched::Test;
@@ -106,10 +109,10 @@ struct Rig
         : Rig(cards(n), QString())
     {}
     // An appliance come back after a restart: the state it had, its data directory.
-    Rig(Sched::ClusterState state, const QString &dataDir)
+    Rig(Sched::ClusterState state, const QString &dataDir, Runtime::UnitIds ids = fakeIds())
         : sched(std::move(state), Sched::defaultProfile(), schedOptions())
         , runner(Runtime::ProcessRunner::Options{QStringLiteral(SHIM_PATH), 20})
-        , work(sched, runner, fakeIds(), options(dataDir.isEmpty() ? dir.path() : dataDir))
+        , work(sched, runner, std::move(ids), options(dataDir.isEmpty() ? dir.path() : dataDir))
     {
         QObject::connect(&work, &Runtime::ProcessWorkloads::changed, &work, [this] { tick(); });
     }
@@ -385,6 +388,56 @@ private Q_SLOTS:
         QCOMPARE(second.count(ProcessEventCode::CheckpointRequested, train), 1);
         QVERIFY(second.waitFor([&] { return !alive(trainPid); }));
         QVERIFY(second.count(ProcessEventCode::CheckpointAcknowledged, train) >= 1);
+    }
+
+    void theClientsOfAnMpsCardRunAsOneAccount()
+    {
+        if (::geteuid() != 0)
+            QSKIP("needs root to run a job as another account");
+        QTemporaryDir data;
+        Runtime::MpsDaemons mps(
+                {data.filePath(QStringLiteral("mps")), QString(), fakeIds().cardUuid});
+        Runtime::UnitIds ids = fakeIds();
+        ids.mpsDirs = [&](Domain::CardId c) { return mps.dirs(c); };
+        ids.mpsUser = [&](Domain::CardId c) { return mps.clientUser(c); };
+        ids.mpsClient = [&](Domain::CardId c, const QString &user, bool coming) {
+            coming ? mps.addClient(c, user) : mps.removeClient(c, user);
+        };
+        Sched::ClusterState state(catalogue());
+        addHost(state, QStringLiteral("edge"), QStringLiteral("L40S-48GB"), 1, PartitionMode::Mps);
+        mps.follow(state);
+        Rig rig(state, data.path(), ids);
+        Domain::WorkloadSpec a = fraction(QStringLiteral("embed-a"), 250);
+        a.run = runOf({QStringLiteral("/bin/sh"),
+                       QStringLiteral("-c"),
+                       QStringLiteral("echo share=$CUDA_MPS_ACTIVE_THREAD_PERCENTAGE "
+                                      "pipe=$CUDA_MPS_PIPE_DIRECTORY; sleep 30")});
+        const Domain::JobId first = rig.submit(a);
+        QCOMPARE(rig.count(ProcessEventCode::Started, first), 1);
+        QCOMPARE(mps.clientUser(Domain::CardId(0)), QStringLiteral("root"));
+        // The MPS variables reach the client.
+        QVERIFY(rig.waitFor([&] { return rig.log(first).contains(QLatin1String("share=25 ")); }));
+        QVERIFY2(
+                rig.log(first).contains(QStringLiteral("pipe=") + mps.dirs(Domain::CardId(0)).pipe),
+                qPrintable(rig.log(first)));
+        Domain::WorkloadSpec b = a;
+        b.name = QStringLiteral("embed-b");
+        b.run->user = QStringLiteral("nobody");
+        const Domain::JobId other = rig.submit(b);
+        QCOMPARE(rig.state(other), Sched::JobState::Failed);
+        QVERIFY2(rig.last(ProcessEventCode::LaunchFailed, other)
+                         ->detail.contains(QLatin1String("serves root")),
+                 qPrintable(rig.last(ProcessEventCode::LaunchFailed, other)->detail));
+        Domain::WorkloadSpec c = a;
+        c.name = QStringLiteral("embed-c");
+        const Domain::JobId same = rig.submit(c);
+        QCOMPARE(rig.count(ProcessEventCode::Started, same), 1);
+        QCOMPARE(rig.state(first), Sched::JobState::Running);
+        // When its last client goes, the daemon serves nobody.
+        rig.sched.cancel(first, Rig::now());
+        rig.sched.cancel(same, Rig::now());
+        rig.tick();
+        QVERIFY(rig.waitFor([&] { return mps.clientUser(Domain::CardId(0)).isEmpty(); }));
     }
 
     void aSpecWithoutRunIsRefusedOnTheRealAppliance()
