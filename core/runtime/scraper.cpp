@@ -360,6 +360,11 @@ bool Connection::parseHead(QString *error)
             return false;
         }
         const bool http10 = status.at(7) == '0';
+        if (code >= 200) { // known even if a header below is wrong
+            m_answer.status = code;
+            m_answer.reason
+                    = status.size() > 13 ? status.sliced(13).trimmed().toByteArray() : QByteArray();
+        }
 
         qint64 contentLength = -1;
         bool chunked = false, otherCoding = false, close = http10;
@@ -410,9 +415,6 @@ bool Connection::parseHead(QString *error)
             }
             continue; // 100 Continue and the like: the real answer follows
         }
-        m_answer.status = code;
-        m_answer.reason
-                = status.size() > 13 ? status.sliced(13).trimmed().toByteArray() : QByteArray();
         m_keepAlive = !close;
         if (code == 204 || code == 304) {
             m_framing = Framing::None;

@@ -5,15 +5,28 @@
 //
 // Threading: a Scraper lives on the thread that creates it (which needs an event loop) and is
 // used from that thread only, like any QObject. scrape() and probe() return at once; the HTTP
-// work, and parsing the body (parseExposition), happen on a private thread the Scraper owns,
-// with its own QNetworkAccessManager. Results come back as signals emitted on the Scraper's own
-// thread, from its event loop, never from inside scrape() or probe(), so a slot may call them
-// again. Destroying the Scraper aborts what is in flight; no signal is emitted after that.
+// work, and parsing the body (parseExposition), happen on a private thread the Scraper owns.
+// Results come back as signals emitted on the Scraper's own thread, from its event loop, never
+// from inside scrape() or probe(), so a slot may call them again. Destroying the Scraper closes
+// its connections and drops what is in flight without waiting for any server; no signal is
+// emitted after that.
 //
-// Each request: HTTP/1.1 GET, no proxy (the appliance's servers are local), redirects not
-// followed, a total deadline of timeoutMs (2 s by default) after which it is aborted whatever
-// the server does (a server trickling bytes too), and a body of at most maxBodyBytes. A slow or
-// dead server therefore holds up nothing but its own key.
+// HTTP: a small HTTP/1.1 client of its own on QTcpSocket (QNetworkAccessManager cost several
+// times more CPU per request than reading the page). Each request is `GET <path> HTTP/1.1` with
+// Host and Connection: keep-alive, to plain http:// URLs only (no TLS), to the address or host
+// name the URL gives (loopback or not), no proxy, redirects not followed (a 3xx is an error like
+// any other status but 200). The body is framed by Content-Length, chunked transfer coding, or
+// the close of the connection when neither is given. The connection is kept for the next request
+// to the same host and port, so scraping a server once a second costs one connection, not one a
+// second; a second connection is opened only while the first is busy (a probe beside a scrape),
+// and an idle one is closed after 30 s, or when the server closes it. A request on a kept
+// connection that the server closed before answering (its idle timeout striking just then) is
+// sent once more on a new connection; a new connection's failure is reported as it is.
+//
+// Each request has a total deadline of timeoutMs (2 s by default) from when it is started,
+// connecting and any second try included, after which it is aborted whatever the server does (a
+// server trickling bytes too), and a body of at most maxBodyBytes. A slow or dead server
+// therefore holds up nothing but its own key.
 //
 // At most one scrape and one probe are in flight per key (a key names one server, e.g. a
 // replica job). A scrape() for a key whose previous scrape has not reported yet is skipped: it
@@ -24,9 +37,12 @@
 // - scraped(key, scrape): scrape.readAtMs is the wall-clock UTC ms when the answer was complete
 //   (or the failure known). scrape.ok() when a 200 answer was read: its body is parsed into
 //   scrape.metrics (lines that did not parse are in scrape.metrics.errors; the rest is kept).
-//   Otherwise scrape.error says what went wrong and names the URL: "timed out after 2000 ms",
-//   the network error (e.g. "Connection refused"), "HTTP 503 Service Unavailable", or the size
-//   limit; scrape.httpStatus is the status when one came (0 if none).
+//   Otherwise scrape.error says what went wrong, as "GET <url>: <what>": "timed out after 2000
+//   ms", the network error (e.g. "Connection refused"), "HTTP 503 Service Unavailable", "answer
+//   larger than 16777216 bytes", an answer that is not HTTP or broke off ("the server closed
+//   the connection before the answer was complete"), or "only http:// URLs are supported";
+//   scrape.httpStatus is the status when a status line came (0 if none), even when the rest of
+//   the answer then failed.
 // - probed(key, ok, error): ok exactly when the server answered 200; error is empty then, and
 //   otherwise in the same words as a scrape's.
 

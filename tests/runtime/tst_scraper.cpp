@@ -19,6 +19,7 @@
 #include <QTemporaryDir>
 
 #include <csignal>
+#include <functional>
 #include <memory>
 #include <sys/types.h>
 
@@ -58,6 +59,100 @@ public:
 private:
     QTcpServer m_server;
 };
+
+// A loopback HTTP server whose answers the test writes. Each request head that arrives is handed
+// to `answer` with the number of that request on its connection (from 1); it writes to the
+// socket what the server is to send, and may close it. Counts connections and requests.
+class ScriptedServer
+{
+public:
+    using Answer = std::function<void(QTcpSocket *socket, int nth, const QByteArray &head)>;
+
+    explicit ScriptedServer(Answer answer)
+        : m_answer(std::move(answer))
+    {
+        m_server.listen(QHostAddress::LocalHost, 0);
+        QObject::connect(&m_server, &QTcpServer::newConnection, &m_server, [this] {
+            while (QTcpSocket *s = m_server.nextPendingConnection()) {
+                s->setParent(&m_server);
+                ++m_connections;
+                QObject::connect(s, &QTcpSocket::readyRead, s, [this, s] { read(s); });
+                QObject::connect(s, &QTcpSocket::disconnected, s, [this, s] {
+                    ++m_closed;
+                    m_buffers.remove(s);
+                    s->deleteLater();
+                });
+            }
+        });
+    }
+    ~ScriptedServer()
+    {
+        // Before the members the sockets' signals refer to are gone.
+        const QList<QTcpSocket *> sockets = m_server.findChildren<QTcpSocket *>();
+        for (QTcpSocket *s : sockets) {
+            s->disconnect();
+            delete s;
+        }
+    }
+    quint16 port() const { return m_server.serverPort(); }
+    int connections() const { return m_connections; }
+    int closed() const { return m_closed; } // connections that are closed by now, by either side
+    int requests() const { return m_heads.size(); }
+    QList<QByteArray> heads() const { return m_heads; }
+
+private:
+    void read(QTcpSocket *s)
+    {
+        QByteArray &buffer = m_buffers[s];
+        buffer += s->readAll();
+        for (qsizetype end; (end = buffer.indexOf("\r\n\r\n")) >= 0;) {
+            const QByteArray head = buffer.left(end + 4);
+            buffer.remove(0, end + 4);
+            m_heads.append(head);
+            const int nth = s->property("requests").toInt() + 1;
+            s->setProperty("requests", nth);
+            m_answer(s, nth, head); // may close (and so delete later) the socket
+            if (!m_buffers.contains(s))
+                return;
+        }
+    }
+
+    QTcpServer m_server;
+    Answer m_answer;
+    QHash<QTcpSocket *, QByteArray> m_buffers;
+    QList<QByteArray> m_heads;
+    int m_connections = 0;
+    int m_closed = 0;
+};
+
+const QByteArray upBody = "# TYPE up gauge\nup 1\n";
+
+QByteArray okAnswer(const QByteArray &body = upBody, const QByteArray &headers = {})
+{
+    return "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: "
+           + QByteArray::number(body.size()) + "\r\n" + headers + "\r\n" + body;
+}
+
+// Writes `pieces` one by one, 10 ms apart (so that they arrive apart), then closes the socket if
+// `close`.
+void writeInPieces(QTcpSocket *socket, const QList<QByteArray> &pieces, bool close)
+{
+    if (pieces.size() == 1) {
+        socket->write(pieces.first());
+        if (close)
+            socket->disconnectFromHost();
+        return;
+    }
+    for (qsizetype i = 0; i < pieces.size(); ++i) {
+        QTimer::singleShot(int(10 * i), socket, [socket, piece = pieces.at(i)] {
+            socket->write(piece);
+            socket->flush();
+        });
+    }
+    if (close)
+        QTimer::singleShot(
+                int(10 * pieces.size()), socket, [socket] { socket->disconnectFromHost(); });
+}
 
 } // namespace
 
@@ -410,6 +505,374 @@ private Q_SLOTS:
         QCOMPARE(scraper.skippedCount(), qint64(2));
         QVERIFY(spy.wait(waitMs));
         QCOMPARE(spy.size(), 2);
+    }
+
+    // ---- the HTTP client against odd servers (ScriptedServer) ----------------------------------
+
+    void keepAliveUsesOneConnection()
+    {
+        ScriptedServer server([](QTcpSocket *s, int, const QByteArray &) { s->write(okAnswer()); });
+        Scraper scraper;
+        QThread *reportedOn = nullptr;
+        connect(&scraper, &Scraper::scraped, this, [&reportedOn] {
+            reportedOn = QThread::currentThread();
+        });
+        const QUrl where = url(server.port(), QStringLiteral("/metrics?x=1"));
+        const int n = 20;
+        for (int i = 0; i < n; ++i) {
+            const std::optional<Scrape> s = scrapeNow(scraper, QStringLiteral("k"), where);
+            QVERIFY(s);
+            QVERIFY2(s->ok(), qPrintable(s->error));
+            QCOMPARE(s->httpStatus, 200);
+            QCOMPARE(s->metrics.samples(QStringLiteral("up")).value(0).value, 1.0);
+        }
+        QCOMPARE(reportedOn, QThread::currentThread()); // the owner's thread
+        QCOMPARE(server.requests(), n);
+        QCOMPARE(server.connections(), 1);
+        const QByteArray head = server.heads().first();
+        QVERIFY2(head.startsWith("GET /metrics?x=1 HTTP/1.1\r\n"), head.constData());
+        const QByteArray host = "\r\nHost: 127.0.0.1:" + QByteArray::number(server.port()) + "\r\n";
+        QVERIFY2(head.contains(host), head.constData());
+        QVERIFY2(head.contains("\r\nConnection: keep-alive\r\n"), head.constData());
+    }
+
+    void answersFramedEachWay_data()
+    {
+        QTest::addColumn<QList<QByteArray>>("pieces"); // what the server sends for each request
+        QTest::addColumn<bool>("serverCloses");        // after each answer
+        QTest::addColumn<int>("connections");          // for three scrapes
+
+        const QByteArray chunkedHead = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
+        QTest::newRow("Content-Length") << QList<QByteArray>{okAnswer()} << false << 1;
+        QTest::newRow("Content-Length, in pieces")
+                << QList<QByteArray>{"HTTP/1.1 200 OK\r\nContent-Len",
+                                     "gth: 21\r\n\r",
+                                     "\n# TYPE up gauge\n",
+                                     "up 1\n"}
+                << false << 1;
+        QTest::newRow("chunked")
+                << QList<QByteArray>{chunkedHead
+                                     + "10\r\n# TYPE up gauge\n\r\n5\r\nup 1\n\r\n0\r\n\r\n"}
+                << false << 1;
+        QTest::newRow("chunked, extensions and trailers")
+                << QList<QByteArray>{chunkedHead
+                                     + "10;a=b\r\n# TYPE up gauge\n\r\n005 \r\nup 1\n\r\n0\r\n"
+                                       "X-Checksum: 1\r\n\r\n"}
+                << false << 1;
+        QTest::newRow("chunked, in pieces") << QList<QByteArray>{"HTTP/1.1 200 OK\r\nTransfer-Enc",
+                                                                 "oding: chunked\r\n\r\n1",
+                                                                 "0\r\n# TYPE up gauge\n\r",
+                                                                 "\n5\r\nup 1\n",
+                                                                 "\r\n0\r\n",
+                                                                 "\r\n"}
+                                            << false << 1;
+        QTest::newRow("neither: until the close")
+                << QList<QByteArray>{"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n" + upBody}
+                << true << 3;
+        QTest::newRow("Connection: close")
+                << QList<QByteArray>{okAnswer(upBody, "Connection: close\r\n")} << true << 3;
+        QTest::newRow("HTTP/1.0") << QList<QByteArray>{
+                "HTTP/1.0 200 OK\r\nContent-Length: 21\r\n\r\n"
+                + upBody} << true << 3;
+        QTest::newRow("100 Continue first")
+                << QList<QByteArray>{"HTTP/1.1 100 Continue\r\n\r\n" + okAnswer()} << false << 1;
+        QTest::newRow("bare LF line ends")
+                << QList<QByteArray>{"HTTP/1.1 200 OK\nContent-Length: 21\n\n" + upBody} << false
+                << 1;
+    }
+
+    void answersFramedEachWay()
+    {
+        QFETCH(QList<QByteArray>, pieces);
+        QFETCH(bool, serverCloses);
+        QFETCH(int, connections);
+        ScriptedServer server([&](QTcpSocket *s, int, const QByteArray &) {
+            writeInPieces(s, pieces, serverCloses);
+        });
+        Scraper scraper;
+        for (int i = 0; i < 3; ++i) {
+            const std::optional<Scrape> s = scrapeNow(
+                    scraper, QStringLiteral("k"), url(server.port(), QStringLiteral("/m")));
+            QVERIFY(s);
+            QVERIFY2(s->ok(), qPrintable(s->error));
+            QVERIFY2(s->metrics.errors.isEmpty(),
+                     qPrintable(s->metrics.errors.value(0).toString()));
+            QCOMPARE(s->metrics.samples(QStringLiteral("up")).value(0).value, 1.0);
+        }
+        QCOMPARE(server.requests(), 3);
+        QCOMPARE(server.connections(), connections);
+    }
+
+    void badAnswersAreErrors_data()
+    {
+        QTest::addColumn<QByteArray>("answer");
+        QTest::addColumn<bool>("serverCloses");
+        QTest::addColumn<QString>("error"); // the end of the error
+        QTest::addColumn<int>("status");
+
+        QTest::newRow("not HTTP") << QByteArray("SSH-2.0-OpenSSH_9.2\r\n\r\n") << false
+                                  << QStringLiteral(
+                                             "not an HTTP/1.x answer: \"SSH-2.0-OpenSSH_9.2\"")
+                                  << 0;
+        QTest::newRow("bad Content-Length")
+                << QByteArray("HTTP/1.1 200 OK\r\nContent-Length: 12x\r\n\r\n") << false
+                << QStringLiteral("bad Content-Length in the answer: \"12x\"") << 200;
+        QTest::newRow("bad chunk size")
+                << QByteArray("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n")
+                << false << QStringLiteral("bad chunk size in the answer: \"zz\"") << 200;
+        QTest::newRow("a chunk longer than its size")
+                << QByteArray("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n")
+                << false << QStringLiteral("a chunk in the answer does not end where its size says")
+                << 200;
+        QTest::newRow("closed in the body")
+                << QByteArray("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nup 1\n") << true
+                << QStringLiteral("the server closed the connection before the answer was complete")
+                << 200;
+        QTest::newRow("closed without answering")
+                << QByteArray() << true
+                << QStringLiteral("the server closed the connection without answering") << 0;
+        QTest::newRow("a redirect is not followed")
+                << QByteArray("HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:1/metrics\r\n"
+                              "Content-Length: 0\r\n\r\n")
+                << false << QStringLiteral("HTTP 302 Found") << 302;
+        QTest::newRow("404") << QByteArray("HTTP/1.1 404 Not Found\r\nContent-Length: 9\r\n\r\n"
+                                           "not here\n")
+                             << false << QStringLiteral("HTTP 404 Not Found") << 404;
+        QTest::newRow("a status without a reason")
+                << QByteArray("HTTP/1.1 500\r\nContent-Length: 0\r\n\r\n") << false
+                << QStringLiteral("HTTP 500") << 500;
+        QTest::newRow("announced over the cap")
+                << QByteArray("HTTP/1.1 200 OK\r\nContent-Length: "
+                              + QByteArray::number(Scraper::maxBodyBytes + 1) + "\r\n\r\n")
+                << false << QStringLiteral("answer larger than %1 bytes").arg(Scraper::maxBodyBytes)
+                << 200;
+    }
+
+    void badAnswersAreErrors()
+    {
+        QFETCH(QByteArray, answer);
+        QFETCH(bool, serverCloses);
+        QFETCH(QString, error);
+        QFETCH(int, status);
+        ScriptedServer server([&](QTcpSocket *s, int, const QByteArray &) {
+            s->write(answer);
+            if (serverCloses)
+                s->disconnectFromHost();
+        });
+        Scraper scraper;
+        const QUrl where = url(server.port(), QStringLiteral("/metrics"));
+        const std::optional<Scrape> s = scrapeNow(scraper, QStringLiteral("k"), where);
+        QVERIFY(s);
+        QVERIFY(!s->ok());
+        QVERIFY2(s->error.startsWith(QStringLiteral("GET ") + where.toString()
+                                     + QStringLiteral(": ")),
+                 qPrintable(s->error));
+        QVERIFY2(s->error.endsWith(error), qPrintable(s->error));
+        QCOMPARE(s->httpStatus, status);
+        QVERIFY(s->metrics.families.isEmpty());
+        QCOMPARE(server.requests(), 1); // not sent again, not redirected
+        QCOMPARE(server.connections(), 1);
+
+        QSignalSpy probed(&scraper, &Scraper::probed);
+        scraper.probe(QStringLiteral("k"), where);
+        QVERIFY(probed.wait(waitMs));
+        QCOMPARE(probed.first().at(1).toBool(), false);
+        QVERIFY2(probed.first().at(2).toString().endsWith(error),
+                 qPrintable(probed.first().at(2).toString()));
+    }
+
+    void aBodyGrowingPastTheCapIsCut_data()
+    {
+        QTest::addColumn<bool>("chunked");
+        QTest::newRow("chunked") << true;
+        QTest::newRow("until the close") << false;
+    }
+
+    void aBodyGrowingPastTheCapIsCut()
+    {
+        QFETCH(bool, chunked);
+        const int mib = 1024 * 1024;
+        const int pieces = int(Scraper::maxBodyBytes / mib) + 1;
+        const QByteArray line = QByteArray(63, 'x').prepend("# ").append('\n'); // 66 bytes
+        QByteArray piece = line.repeated(mib / line.size() + 1).left(mib - 1).append('\n');
+        ScriptedServer server([&](QTcpSocket *s, int, const QByteArray &) {
+            s->write(chunked ? "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                             : "HTTP/1.1 200 OK\r\n\r\n");
+            for (int i = 0; i < pieces; ++i) {
+                if (chunked)
+                    s->write(QByteArray::number(mib, 16) + "\r\n" + piece + "\r\n");
+                else
+                    s->write(piece);
+            }
+            if (chunked)
+                s->write("0\r\n\r\n");
+            s->disconnectFromHost();
+        });
+        Scraper scraper;
+        const std::optional<Scrape> s = scrapeNow(
+                scraper, QStringLiteral("big"), url(server.port(), QStringLiteral("/metrics")));
+        QVERIFY(s);
+        QVERIFY(!s->ok());
+        QVERIFY2(s->error.endsWith(
+                         QStringLiteral("answer larger than %1 bytes").arg(Scraper::maxBodyBytes)),
+                 qPrintable(s->error));
+        QCOMPARE(s->httpStatus, 200);
+    }
+
+    void aDribblingServerIsCutAtTheDeadline_data()
+    {
+        QTest::addColumn<QByteArray>("head"); // sent at once; then one byte every 20 ms
+        QTest::addColumn<int>("status");
+        QTest::newRow("in the body")
+                << QByteArray("HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n") << 200;
+        QTest::newRow("in the head") << QByteArray("HTTP/1.1 200 OK\r\nX-Slow: ") << 0;
+    }
+
+    void aDribblingServerIsCutAtTheDeadline()
+    {
+        QFETCH(QByteArray, head);
+        QFETCH(int, status);
+        int dribbled = 0;
+        ScriptedServer server([&](QTcpSocket *s, int, const QByteArray &) {
+            s->write(head);
+            auto *drip = new QTimer(s);
+            connect(drip, &QTimer::timeout, s, [s, &dribbled] {
+                s->write("x");
+                ++dribbled;
+            });
+            drip->start(20);
+        });
+        {
+            // Destroyed while the answer is still dribbling in: that must not hang either.
+            Scraper scraper;
+            scraper.scrape(QStringLiteral("d"), url(server.port(), QStringLiteral("/metrics")));
+            QTRY_VERIFY_WITH_TIMEOUT(dribbled > 0, waitMs);
+        }
+        QTRY_COMPARE_WITH_TIMEOUT(server.closed(), 1, waitMs);
+
+        Scraper scraper;
+        scraper.setTimeoutMs(300);
+        const int before = dribbled;
+        const std::optional<Scrape> s = scrapeNow(
+                scraper, QStringLiteral("d"), url(server.port(), QStringLiteral("/metrics")));
+        QVERIFY(s);
+        QVERIFY(!s->ok());
+        QVERIFY2(s->error.endsWith(QStringLiteral("timed out after 300 ms")), qPrintable(s->error));
+        QCOMPARE(s->httpStatus, status);
+        QVERIFY(dribbled > before);                            // it was sending all along
+        QTRY_COMPARE_WITH_TIMEOUT(server.closed(), 2, waitMs); // the scraper gave up the connection
+    }
+
+    void aKeptConnectionTheServerJustClosedIsTriedOnceMore()
+    {
+        // The server answers the first request of each connection and closes the connection on
+        // the second one, unanswered, as a server does whose idle timeout struck just then.
+        ScriptedServer server([](QTcpSocket *s, int nth, const QByteArray &) {
+            if (nth == 1)
+                s->write(okAnswer());
+            else
+                s->abort();
+        });
+        Scraper scraper;
+        const QUrl where = url(server.port(), QStringLiteral("/metrics"));
+        for (int i = 1; i <= 3; ++i) {
+            const std::optional<Scrape> s = scrapeNow(scraper, QStringLiteral("k"), where);
+            QVERIFY(s);
+            QVERIFY2(s->ok(), qPrintable(s->error));
+            QCOMPARE(server.connections(), i);
+        }
+        QCOMPARE(server.requests(), 5); // 1, then 2 for each later scrape
+    }
+
+    void aFreshConnectionClosedUnansweredIsNotTriedAgain()
+    {
+        ScriptedServer server([](QTcpSocket *s, int, const QByteArray &) { s->abort(); });
+        Scraper scraper;
+        const std::optional<Scrape> s = scrapeNow(
+                scraper, QStringLiteral("k"), url(server.port(), QStringLiteral("/metrics")));
+        QVERIFY(s);
+        QVERIFY(!s->ok());
+        QCOMPARE(s->httpStatus, 0);
+        QCOMPARE(server.requests(), 1);
+        QCOMPARE(server.connections(), 1);
+    }
+
+    void aProbeReads503AndKeepsTheConnection()
+    {
+        ScriptedServer server([](QTcpSocket *s, int nth, const QByteArray &) {
+            if (nth == 1)
+                s->write("HTTP/1.1 503 Service Unavailable\r\nContent-Length: 12\r\n\r\nwarming "
+                         "up\r\n");
+            else
+                s->write("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nok\n");
+        });
+        Scraper scraper;
+        QSignalSpy probed(&scraper, &Scraper::probed);
+        const QUrl health = url(server.port(), QStringLiteral("/health"));
+        scraper.probe(QStringLiteral("p"), health);
+        QVERIFY(probed.wait(waitMs));
+        QCOMPARE(probed.at(0).at(0).toString(), QStringLiteral("p"));
+        QCOMPARE(probed.at(0).at(1).toBool(), false);
+        QCOMPARE(probed.at(0).at(2).toString(),
+                 QStringLiteral("GET ") + health.toString()
+                         + QStringLiteral(": HTTP 503 Service Unavailable"));
+        scraper.probe(QStringLiteral("p"), health);
+        QVERIFY(probed.wait(waitMs));
+        QCOMPARE(probed.at(1).at(1).toBool(), true);
+        QCOMPARE(probed.at(1).at(2).toString(), QString());
+        QCOMPARE(server.connections(), 1); // the 503's body was read to its end
+    }
+
+    void aScrapeAndAProbeOfOneServerAtOnce()
+    {
+        // Answers held back until both requests are in: neither may wait for the other.
+        QList<QPair<QTcpSocket *, QByteArray>> held;
+        ScriptedServer server([&held](QTcpSocket *s, int, const QByteArray &head) {
+            held.append({s, head});
+            if (held.size() < 2)
+                return;
+            for (const auto &[socket, h] : std::as_const(held))
+                socket->write(h.startsWith("GET /health")
+                                      ? QByteArray("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+                                      : okAnswer());
+        });
+        Scraper scraper;
+        QSignalSpy scraped(&scraper, &Scraper::scraped);
+        QSignalSpy probed(&scraper, &Scraper::probed);
+        scraper.scrape(QStringLiteral("r"), url(server.port(), QStringLiteral("/metrics")));
+        scraper.probe(QStringLiteral("r"), url(server.port(), QStringLiteral("/health")));
+        QVERIFY(scraper.isScraping(QStringLiteral("r")) && scraper.isProbing(QStringLiteral("r")));
+        QTRY_VERIFY_WITH_TIMEOUT(scraped.size() == 1 && probed.size() == 1, waitMs);
+        QVERIFY(scraped.first().at(1).value<Scrape>().ok());
+        QVERIFY(probed.first().at(1).toBool());
+        QCOMPARE(server.connections(), 2);
+        QCOMPARE(scraper.skippedCount(), qint64(0));
+    }
+
+    void aHostNameIsLookedUp()
+    {
+        ScriptedServer server([](QTcpSocket *s, int, const QByteArray &) { s->write(okAnswer()); });
+        Scraper scraper;
+        const QUrl where(QStringLiteral("http://localhost:%1/metrics").arg(server.port()));
+        const std::optional<Scrape> s = scrapeNow(scraper, QStringLiteral("n"), where);
+        QVERIFY(s);
+        QVERIFY2(s->ok(), qPrintable(s->error));
+        QVERIFY(server.heads().value(0).contains(
+                QByteArray("\r\nHost: localhost:" + QByteArray::number(server.port()) + "\r\n")));
+    }
+
+    void onlyHttpUrls()
+    {
+        Scraper scraper;
+        QSignalSpy spy(&scraper, &Scraper::scraped);
+        scraper.scrape(QStringLiteral("s"), QUrl(QStringLiteral("https://127.0.0.1:1/metrics")));
+        QCOMPARE(spy.size(), 0); // never from inside scrape()
+        QVERIFY(spy.wait(waitMs));
+        const Scrape s = spy.first().at(1).value<Scrape>();
+        QCOMPARE(
+                s.error,
+                QStringLiteral("GET https://127.0.0.1:1/metrics: only http:// URLs are supported"));
+        QVERIFY(!scraper.isScraping(QStringLiteral("s")));
     }
 
     void loadFollowsThePublishedEndpoints()
