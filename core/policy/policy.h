@@ -108,6 +108,17 @@ public:
     virtual qint64 historyBucketMs() const = 0;
 };
 
+// The events a PolicyContext records for the policy's actions, the same for the twin and the
+// real appliance.
+Device::ApplianceEvent budgetSetEvent(const Sched::ClassBudget &budget,
+                                      qint64 nowMs,
+                                      ActionReason why);
+Device::ApplianceEvent trainingRequeuedEvent(
+        JobId job, qint64 nowMs, bool atCheckpoint, qint64 leavesAtMs, ActionReason why);
+Device::ApplianceEvent trainingKeptEvent(JobId job, qint64 nowMs, ActionReason why);
+Device::ApplianceEvent trainingPowerCapEvent(double watts, qint64 nowMs);
+Device::ApplianceEvent trainingBandwidthEvent(double share, qint64 nowMs);
+
 // Why a policy's parameters were refused: the field (JSON path under the policy's object) and
 // why, in English.
 struct PolicyError

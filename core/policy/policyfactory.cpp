@@ -4,6 +4,10 @@
 #include "staticsplit.h"
 #include "timewindows.h"
 
+#include <algorithm>
+#include <climits>
+#include <cmath>
+
 namespace Zhaoxi::Policy {
 
 QStringList policyNames()
@@ -31,6 +35,62 @@ std::unique_ptr<Policy> makePolicy(const QString &name,
                              QStringLiteral("unknown policy \"%1\" (known: %2)")
                                      .arg(name, policyNames().join(QStringLiteral(", ")))};
     return nullptr;
+}
+
+Device::ApplianceEvent budgetSetEvent(const Sched::ClassBudget &budget,
+                                      qint64 nowMs,
+                                      ActionReason why)
+{
+    Device::ApplianceEvent ev;
+    ev.atMs = nowMs;
+    ev.code = Device::ApplianceEventCode::BudgetSet;
+    ev.reason = why;
+    ev.a = int(std::min<qint64>(budget.inferenceMilli, INT_MAX));
+    ev.value = budget.trainingMilli;
+    return ev;
+}
+
+Device::ApplianceEvent trainingRequeuedEvent(
+        JobId job, qint64 nowMs, bool atCheckpoint, qint64 leavesAtMs, ActionReason why)
+{
+    Device::ApplianceEvent ev;
+    ev.atMs = nowMs;
+    ev.code = Device::ApplianceEventCode::TrainingRequeued;
+    ev.reason = why;
+    ev.job = job;
+    ev.a = atCheckpoint ? 1 : 0;
+    ev.value = leavesAtMs;
+    return ev;
+}
+
+Device::ApplianceEvent trainingKeptEvent(JobId job, qint64 nowMs, ActionReason why)
+{
+    Device::ApplianceEvent ev;
+    ev.atMs = nowMs;
+    ev.code = Device::ApplianceEventCode::TrainingKept;
+    ev.reason = why;
+    ev.job = job;
+    return ev;
+}
+
+Device::ApplianceEvent trainingPowerCapEvent(double watts, qint64 nowMs)
+{
+    Device::ApplianceEvent ev;
+    ev.atMs = nowMs;
+    ev.code = Device::ApplianceEventCode::PowerCapSet;
+    ev.a = int(Domain::WorkloadKind::Training);
+    ev.value = qint64(watts);
+    return ev;
+}
+
+Device::ApplianceEvent trainingBandwidthEvent(double share, qint64 nowMs)
+{
+    Device::ApplianceEvent ev;
+    ev.atMs = nowMs;
+    ev.code = Device::ApplianceEventCode::BandwidthQuotaSet;
+    ev.a = int(Domain::WorkloadKind::Training);
+    ev.value = qint64(std::llround(share * 1000));
+    return ev;
 }
 
 } // namespace Zhaoxi::Policy

@@ -683,13 +683,7 @@ void LiveRun::setBudget(const Sched::ClassBudget &budget, qint64 nowMs, ActionRe
     if (budget == m_sched->classBudget())
         return;
     m_sched->setClassBudget(budget, nowMs);
-    ApplianceEvent ev;
-    ev.atMs = nowMs;
-    ev.code = ApplianceEventCode::BudgetSet;
-    ev.reason = why;
-    ev.a = int(std::min<qint64>(budget.inferenceMilli, INT_MAX));
-    ev.value = budget.trainingMilli;
-    record(ev);
+    record(Policy::budgetSetEvent(budget, nowMs, why));
     step(nowMs);
 }
 
@@ -698,14 +692,7 @@ qint64 LiveRun::requeueTraining(JobId job, qint64 nowMs, bool atCheckpoint, Acti
     const qint64 at = m_sched->requeue(job, nowMs, atCheckpoint);
     if (at < 0)
         return at;
-    ApplianceEvent ev;
-    ev.atMs = nowMs;
-    ev.code = ApplianceEventCode::TrainingRequeued;
-    ev.reason = why;
-    ev.job = job;
-    ev.a = atCheckpoint ? 1 : 0;
-    ev.value = at;
-    record(ev);
+    record(Policy::trainingRequeuedEvent(job, nowMs, atCheckpoint, at, why));
     step(nowMs);
     return at;
 }
@@ -714,33 +701,18 @@ bool LiveRun::keepTraining(JobId job, qint64 nowMs, ActionReason why)
 {
     if (!m_sched->keep(job, nowMs))
         return false;
-    ApplianceEvent ev;
-    ev.atMs = nowMs;
-    ev.code = ApplianceEventCode::TrainingKept;
-    ev.reason = why;
-    ev.job = job;
-    record(ev);
+    record(Policy::trainingKeptEvent(job, nowMs, why));
     return true;
 }
 
 void LiveRun::setTrainingPowerCapW(double watts, qint64 nowMs)
 {
-    ApplianceEvent ev;
-    ev.atMs = nowMs;
-    ev.code = ApplianceEventCode::PowerCapSet;
-    ev.a = int(Domain::WorkloadKind::Training);
-    ev.value = qint64(watts);
-    record(ev);
+    record(Policy::trainingPowerCapEvent(watts, nowMs));
 }
 
 void LiveRun::setTrainingBandwidthShare(double share, qint64 nowMs)
 {
-    ApplianceEvent ev;
-    ev.atMs = nowMs;
-    ev.code = ApplianceEventCode::BandwidthQuotaSet;
-    ev.a = int(Domain::WorkloadKind::Training);
-    ev.value = qint64(std::llround(share * 1000));
-    record(ev);
+    record(Policy::trainingBandwidthEvent(share, nowMs));
 }
 
 void LiveRun::record(const ApplianceEvent &event)

@@ -1338,13 +1338,7 @@ void Engine::setBudget(const Sched::ClassBudget &budget, qint64 nowMs, ActionRea
     if (budget == m_sched->classBudget())
         return;
     m_sched->setClassBudget(budget, nowMs);
-    ApplianceEvent ev;
-    ev.atMs = nowMs;
-    ev.code = ApplianceEventCode::BudgetSet;
-    ev.reason = why;
-    ev.a = int(std::min<qint64>(budget.inferenceMilli, INT_MAX));
-    ev.value = budget.trainingMilli;
-    m_events.record(ev);
+    m_events.record(Policy::budgetSetEvent(budget, nowMs, why));
     m_dirty = true;
 }
 
@@ -1353,14 +1347,7 @@ qint64 Engine::requeueTraining(JobId job, qint64 nowMs, bool atCheckpoint, Actio
     const qint64 at = m_sched->requeue(job, nowMs, atCheckpoint);
     if (at < 0)
         return at;
-    ApplianceEvent ev;
-    ev.atMs = nowMs;
-    ev.code = ApplianceEventCode::TrainingRequeued;
-    ev.reason = why;
-    ev.job = job;
-    ev.a = atCheckpoint ? 1 : 0;
-    ev.value = at;
-    m_events.record(ev);
+    m_events.record(Policy::trainingRequeuedEvent(job, nowMs, atCheckpoint, at, why));
     if (at > nowMs)
         push(at, Kind::SchedWake);
     m_dirty = true;
@@ -1372,12 +1359,7 @@ bool Engine::keepTraining(JobId job, qint64 nowMs, ActionReason why)
 {
     if (!m_sched->keep(job, nowMs))
         return false;
-    ApplianceEvent ev;
-    ev.atMs = nowMs;
-    ev.code = ApplianceEventCode::TrainingKept;
-    ev.reason = why;
-    ev.job = job;
-    m_events.record(ev);
+    m_events.record(Policy::trainingKeptEvent(job, nowMs, why));
     m_dirty = true;
     return true;
 }
@@ -1385,23 +1367,13 @@ bool Engine::keepTraining(JobId job, qint64 nowMs, ActionReason why)
 void Engine::setTrainingPowerCapW(double watts, qint64 nowMs)
 {
     m_trainingPowerCapW = watts;
-    ApplianceEvent ev;
-    ev.atMs = nowMs;
-    ev.code = ApplianceEventCode::PowerCapSet;
-    ev.a = int(Domain::WorkloadKind::Training);
-    ev.value = qint64(watts);
-    m_events.record(ev);
+    m_events.record(Policy::trainingPowerCapEvent(watts, nowMs));
 }
 
 void Engine::setTrainingBandwidthShare(double share, qint64 nowMs)
 {
     m_trainingBandwidthShare = share;
-    ApplianceEvent ev;
-    ev.atMs = nowMs;
-    ev.code = ApplianceEventCode::BandwidthQuotaSet;
-    ev.a = int(Domain::WorkloadKind::Training);
-    ev.value = qint64(std::llround(share * 1000));
-    m_events.record(ev);
+    m_events.record(Policy::trainingBandwidthEvent(share, nowMs));
 }
 
 QList<QList<double>> Engine::history(int service) const
