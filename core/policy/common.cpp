@@ -3,10 +3,7 @@
 
 #include "queueing.h"
 
-#include "core/catalogue/layoutrules.h"
-#include "core/sched/migfit.h"
-
-#include <QSet>
+#include "core/sched/trial.h"
 
 #include <optional>
 
@@ -50,33 +47,6 @@ int replicasForRate(const ServiceView &s,
     return std::clamp(n, s.minReplicas, s.maxReplicas);
 }
 
-namespace {
-bool cardServes(const Sched::ClusterState &st,
-                const Sched::CardState &c,
-                const Domain::WorkloadSpec &spec)
-{
-    const Domain::CardModel &m = st.model(c);
-    if (!spec.affinity.cardModels.isEmpty()) {
-        bool ok = false;
-        for (const QString &n : spec.affinity.cardModels)
-            ok |= m.matchesName(n);
-        if (!ok)
-            return false;
-    }
-    switch (spec.demand.compute.kind) {
-    case ComputeDemand::Kind::MigProfile:
-        return m.profileIndex(spec.demand.compute.profile) >= 0;
-    case ComputeDemand::Kind::MigSlices:
-        return m.supportsMig();
-    case ComputeDemand::Kind::Fraction:
-        return !m.softModes.isEmpty() || m.supportsMig();
-    case ComputeDemand::Kind::WholeCard:
-        return true;
-    }
-    return true;
-}
-} // namespace
-
 qint64 freeTraining(PolicyContext &ctx,
                     qint64 nowMs,
                     qint64 milli,
@@ -99,6 +69,10 @@ qint64 freeTraining(PolicyContext &ctx,
             }
         }
     }
+    // The cards the scheduler could ever put one of its replicas on.
+    const QList<Sched::CardId> serving = serviceSpec
+                                                 ? ctx.scheduler().cardsThatCouldServe(*serviceSpec)
+                                                 : QList<Sched::CardId>();
     QList<TrainingView> views = ctx.training(nowMs);
     qint64 freed = 0;
     QList<TrainingView> candidates;
@@ -107,7 +81,7 @@ qint64 freeTraining(PolicyContext &ctx,
         if (serviceSpec) {
             bool fits = false;
             for (const Sched::Assignment &a : j.assignments)
-                fits |= cardServes(st, st.card(a.card), *serviceSpec);
+                fits |= serving.contains(a.card);
             if (!fits)
                 continue;
         }
@@ -148,25 +122,6 @@ qint64 freeTraining(PolicyContext &ctx,
 
 namespace {
 
-// The MIG profile a replica of this demand takes on this model (-1: none).
-int replicaProfile(const Domain::CardModel &m, const Domain::ComputeDemand &d)
-{
-    if (d.kind == ComputeDemand::Kind::MigProfile)
-        return m.profileIndex(d.profile);
-    int best = -1;
-    for (int p = 0; p < m.migProfiles.size(); ++p) {
-        const int slices = m.migProfiles[p].computeSlices;
-        const bool ok = d.kind == ComputeDemand::Kind::MigSlices ? slices >= d.slices
-                        : d.kind == ComputeDemand::Kind::Fraction
-                                ? slices * 1000 >= d.milli * m.migComputeSlices
-                                : slices == m.migComputeSlices;
-        if (ok && !m.migProfiles[p].mediaExtensions
-            && (best < 0 || slices < m.migProfiles[best].computeSlices))
-            best = p;
-    }
-    return best;
-}
-
 bool isTraining(const Sched::Job &j)
 {
     return j.spec.kind != Domain::WorkloadKind::Inference;
@@ -184,7 +139,8 @@ int makeRoomForService(PolicyContext &ctx,
 {
     if (replicas <= 0)
         return 0;
-    const Sched::ClusterState &st = ctx.scheduler().state();
+    const Sched::Scheduler &sched = ctx.scheduler();
+    const Sched::ClusterState &st = sched.state();
     const Domain::WorkloadSpec *spec = nullptr;
     const QString name = ctx.services(nowMs).value(service).name;
     for (const Sched::Job &j : st.jobs()) {
@@ -195,105 +151,48 @@ int makeRoomForService(PolicyContext &ctx,
     }
     if (!spec)
         return 0;
-    const Domain::ComputeDemand &d = spec->demand.compute;
-    QHash<int, QList<Domain::MigPlacement>> added; // by card: replicas already planned there
-    QHash<int, int> addedMilli;
-    QSet<int> leaving; // jobs planned to leave in this call
     QHash<int, TrainingView> views;
     for (const TrainingView &v : ctx.training(nowMs))
         views.insert(v.job.value(), v);
-    // Training already leaving makes room for free when it leaves in time: by the deadline when
-    // draining, at once otherwise (one the scheduler set to leave at a far checkpoint for a
-    // waiting replica is a victim like any other: asked at once, it goes at once).
+    // Whether a replica fits once some training has left is the scheduler's answer, on a trial
+    // copy of its state that follows this call's plan: each replica planned takes its unit there
+    // and its victims leave there. Training already leaving makes room for free when it leaves
+    // in time: by the deadline when draining, at once otherwise (one the scheduler set to leave
+    // at a far checkpoint for a waiting replica is a victim like any other: asked at once, it
+    // goes at once).
+    Sched::Trial trial(sched, nowMs);
     const qint64 leaveBy = drain ? deadlineMs : nowMs;
-    auto goesBy = [&](JobId j) {
-        const Sched::Job &job = st.job(j);
-        return leaving.contains(j.value())
-               || (job.state == Sched::JobState::Preempting && job.evictAtMs <= leaveBy);
-    };
+    for (const Sched::Job &j : st.jobs()) {
+        if (isTraining(j) && j.state == Sched::JobState::Preempting && j.evictAtMs <= leaveBy)
+            trial.leave(j.id);
+    }
+    const QList<Sched::CardId> serving = sched.cardsThatCouldServe(*spec);
     int placed = 0;
     for (int k = 0; k < replicas; ++k) {
         struct Option
         {
-            Sched::CardId card;
+            Sched::CardFit fit;
             QList<JobId> victims;
             double cost = 0;
-            int profile = -1;
-            int start = -1;
         };
         std::optional<Option> best;
-        for (const Sched::CardState &c : st.cards()) {
-            if (c.health == Sched::CardHealth::Failed || !st.host(c.host).up
-                || !cardServes(st, c, *spec))
-                continue;
-            const Domain::CardModel &m = st.model(c);
-            // Which jobs hold the card: those staying whatever happens, and training that could go.
-            QList<JobId> trainingHere;
-            bool otherWork = false;
-            for (const Sched::Unit &u : c.units) {
-                if (!u.job.isValid())
-                    continue;
-                const Sched::Job &j = st.job(u.job);
-                if (isTraining(j)
-                    && (j.state == Sched::JobState::Running
-                        || j.state == Sched::JobState::Preempting)) {
-                    if (!trainingHere.contains(u.job))
-                        trainingHere.append(u.job);
-                } else {
-                    otherWork = true;
-                }
-            }
-            // Try first with only the training already leaving in time gone; then with the
-            // cheapest set of the rest gone that makes it fit (by the cost below, every set
-            // tried: a card holds a handful of training jobs), not all of it.
+        for (Sched::CardId card : serving) {
+            const Sched::ClusterState &ts = trial.state();
+            // The training that could go from the card (what already leaves in time is gone).
             QList<JobId> could;
-            for (JobId j : trainingHere) {
-                if (!goesBy(j))
-                    could.append(j);
+            for (const Sched::Unit &u : ts.card(card).units) {
+                if (u.job.isValid() && isTraining(ts.job(u.job)) && ts.job(u.job).isActive()
+                    && !could.contains(u.job))
+                    could.append(u.job);
             }
+            bool hopeless = false;
             auto tryVictims = [&](const QList<JobId> &victims) -> std::optional<Option> {
-                auto stays = [&](const Sched::Unit &u) {
-                    if (!u.job.isValid())
-                        return false;
-                    const Sched::Job &j = st.job(u.job);
-                    if (!isTraining(j) || goesBy(u.job))
-                        return !isTraining(j);
-                    return !victims.contains(u.job);
-                };
                 Option opt;
-                opt.card = c.id;
-                bool fits = false;
-                if (c.mode == Domain::PartitionMode::Mig) {
-                    const int p = replicaProfile(m, d);
-                    if (p < 0)
-                        return std::nullopt;
-                    QList<Domain::MigPlacement> layout = added.value(c.id.value());
-                    for (const Sched::Unit &u : c.units) {
-                        if (stays(u))
-                            layout.append({u.profile, u.start});
-                    }
-                    // Where the scheduler will create it.
-                    const int start = Sched::MigFit::plannedStart(m, layout, p);
-                    fits = start >= 0;
-                    opt.profile = p;
-                    opt.start = start;
-                } else if (c.mode == Domain::PartitionMode::Whole) {
-                    bool busy = false;
-                    for (const Sched::Unit &u : c.units)
-                        busy |= stays(u);
-                    fits = !busy && !added.contains(c.id.value())
-                           && (d.kind == ComputeDemand::Kind::WholeCard || !otherWork);
-                } else {
-                    int used = addedMilli.value(c.id.value());
-                    for (const Sched::Unit &u : c.units) {
-                        if (stays(u))
-                            used += u.milli;
-                    }
-                    const int need = d.kind == ComputeDemand::Kind::Fraction ? d.milli : 1000;
-                    fits = used + need <= 1000;
-                }
-                if (!fits)
+                opt.fit = trial.fitOn(*spec, card, victims);
+                if (!opt.fit.isSuccess()) {
+                    hopeless |= opt.fit.status.code != Sched::Status::Code::Unschedulable;
                     return std::nullopt;
+                }
                 opt.victims = victims;
                 for (JobId v : victims) {
                     const TrainingView tv = views.value(v.value());
@@ -306,8 +205,12 @@ int makeRoomForService(PolicyContext &ctx,
                 }
                 return opt;
             };
+            // Try first with only the training already leaving in time gone; then with the
+            // cheapest set of the rest gone that makes it fit (by the cost above, every set
+            // tried: a card holds a handful of training jobs), not all of it. Nothing to try
+            // where no eviction could help.
             std::optional<Option> here = tryVictims({});
-            if (!here && !could.isEmpty()) {
+            if (!here && !hopeless && !could.isEmpty()) {
                 // Beyond a handful, all of them (the sets would be too many to try).
                 const int n = int(could.size());
                 const quint32 all = n <= 8 ? (1u << n) - 1 : 0;
@@ -332,11 +235,10 @@ int makeRoomForService(PolicyContext &ctx,
         if (!best)
             break;
         ++placed;
-        if (best->profile >= 0)
-            added[best->card.value()].append({best->profile, best->start});
-        addedMilli[best->card.value()] += d.kind == ComputeDemand::Kind::Fraction ? d.milli : 1000;
+        for (JobId v : best->victims)
+            trial.leave(v);
+        trial.take(*spec, best->fit);
         for (JobId v : best->victims) {
-            leaving.insert(v.value());
             const TrainingView tv = views.value(v.value());
             if (drain && tv.finishEtaMs >= 0 && tv.finishEtaMs <= deadlineMs)
                 continue; // it ends by itself in time
@@ -393,6 +295,7 @@ int consolidateTraining(PolicyContext &ctx,
                 ++it;
         }
     }
+    Sched::Trial trial(ctx.scheduler(), nowMs); // queries only: it stays as the state is
     // The first waiting whole-card training job, in queue order, that this can help.
     for (JobId id : ctx.scheduler().queue()) {
         const Sched::Job &waiting = st.job(id);
@@ -408,14 +311,18 @@ int consolidateTraining(PolicyContext &ctx,
         const int need = waiting.spec.demand.cards;
         int free = 0;
         QList<Candidate> candidates;
+        // Whether the waiting job could have a card is the scheduler's answer on the trial:
+        // once what already leaves has left (free), or once the small jobs on it left too (a
+        // candidate); a card that could never serve it (its model, its memory) is neither.
+        // Which jobs may be moved for it is this policy's rule.
         for (const Sched::CardState &c : st.cards()) {
-            if (c.health == Sched::CardHealth::Failed || !st.host(c.host).up
-                || !cardServes(st, c, waiting.spec) || c.mode != Domain::PartitionMode::Mig)
+            if (c.mode != Domain::PartitionMode::Mig)
                 continue;
+            const Sched::CardId card = c.id;
             Candidate cand;
             cand.card = c.id;
             bool blocked = false;
-            bool leaving = true;
+            QList<JobId> leaving; // already on their way out
             for (const Sched::Unit &u : c.units) {
                 if (!u.job.isValid())
                     continue;
@@ -425,18 +332,19 @@ int consolidateTraining(PolicyContext &ctx,
                     blocked = true;
                     break;
                 }
-                leaving &= j.state == Sched::JobState::Preempting;
                 if (!cand.jobs.contains(u.job)) {
                     cand.jobs.append(u.job);
                     cand.milli += st.unitMilli(c, u);
+                    if (j.state == Sched::JobState::Preempting)
+                        leaving.append(u.job);
                 }
             }
             if (blocked)
                 continue;
-            if (cand.jobs.isEmpty() || leaving)
+            if (trial.fitOn(waiting.spec, card, leaving).isSuccess())
                 ++free;
-            else
-                candidates.append(cand);
+            else if (leaving.size() < cand.jobs.size())
+                candidates.append(cand); // if the card would do once they left (below)
         }
         if (free >= need)
             return 0; // it will be placed (or waits for its budget), nothing to move
@@ -445,7 +353,17 @@ int consolidateTraining(PolicyContext &ctx,
         std::sort(candidates.begin(), candidates.end(), [](const Candidate &a, const Candidate &b) {
             return a.milli != b.milli ? a.milli < b.milli : a.card < b.card;
         });
-        candidates = candidates.mid(0, need - free);
+        // The cheapest cards that would do once their jobs left, as many as are needed.
+        QList<Candidate> chosen;
+        for (const Candidate &c : std::as_const(candidates)) {
+            if (chosen.size() + free >= need)
+                break;
+            if (trial.fitOn(waiting.spec, c.card, c.jobs).isSuccess())
+                chosen.append(c);
+        }
+        if (free + chosen.size() < need)
+            continue;
+        candidates = chosen;
         qint64 freed = 0;
         for (const Candidate &c : candidates)
             freed += c.milli;
@@ -508,7 +426,6 @@ int defragmentInference(PolicyContext &ctx, qint64 nowMs, DefragMemo *memo)
     {
         int service = -1;
         JobId job;
-        int profile = -1;
     };
     struct CardPlan
     {
@@ -517,10 +434,10 @@ int defragmentInference(PolicyContext &ctx, qint64 nowMs, DefragMemo *memo)
         bool movable = true;
     };
     QList<CardPlan> donors;
-    QList<int> receivers; // cards serving inference
-    for (const Sched::CardState &c : st.cards()) {
-        if (c.health == Sched::CardHealth::Failed || !st.host(c.host).up
-            || c.mode != Domain::PartitionMode::Mig || !cardServes(st, c, waiting->spec))
+    QList<Sched::CardId> receivers; // cards serving inference
+    for (Sched::CardId card : ctx.scheduler().cardsThatCouldServe(waiting->spec)) {
+        const Sched::CardState &c = st.card(card);
+        if (!st.host(c.host).up || c.mode != Domain::PartitionMode::Mig)
             continue;
         CardPlan plan;
         plan.card = c.id;
@@ -530,8 +447,7 @@ int defragmentInference(PolicyContext &ctx, qint64 nowMs, DefragMemo *memo)
             const Sched::Job &j = st.job(u.job);
             if (j.spec.inference) {
                 if (serviceOf.contains(j.spec.inference->service))
-                    plan.moves.append(
-                            Move{serviceOf.value(j.spec.inference->service), u.job, u.profile});
+                    plan.moves.append(Move{serviceOf.value(j.spec.inference->service), u.job});
                 else
                     plan.movable = false;
             } else if (!isTraining(j) || j.spec.priority >= waiting->spec.priority
@@ -541,7 +457,7 @@ int defragmentInference(PolicyContext &ctx, qint64 nowMs, DefragMemo *memo)
         }
         if (plan.moves.isEmpty())
             continue;
-        receivers.append(c.id.value());
+        receivers.append(c.id);
         if (plan.movable)
             donors.append(plan);
     }
@@ -549,58 +465,45 @@ int defragmentInference(PolicyContext &ctx, qint64 nowMs, DefragMemo *memo)
         return a.moves.size() != b.moves.size() ? a.moves.size() < b.moves.size() : a.card < b.card;
     });
     for (const CardPlan &donor : std::as_const(donors)) {
-        // Room for each of its replicas on the other inference cards, as they are laid out
-        // (idle instances of the profile, or slots free for a new one), fullest card first.
-        QHash<int, QList<Domain::MigPlacement>> layouts;
-        QHash<int, QList<int>> idle; // by card: idle instances' profiles still unclaimed
-        for (int r : std::as_const(receivers)) {
-            if (r == donor.card.value())
-                continue;
-            const Sched::CardState &c = st.cards()[r];
-            for (const Sched::Unit &u : c.units) {
-                layouts[r].append({u.profile, u.start});
-                if (!u.job.isValid() && u.state == Sched::UnitState::Ready)
-                    idle[r].append(u.profile);
-            }
-        }
-        QList<QPair<Move, int>> plan;
+        // Room for each of its replicas on the other inference cards as they are laid out
+        // (moveReplica places the new replica there now, beside the old one): the scheduler's
+        // answer on a trial where the replicas planned before it already took theirs. Of the
+        // cards with room, the fullest first.
+        Sched::Trial trial(ctx.scheduler(), nowMs);
+        Sched::FitOptions asLaidOut;
+        asLaidOut.reconfigure = false;
+        asLaidOut.classBudget = true;
+        QList<QPair<Move, Sched::CardId>> plan;
         for (const Move &m : donor.moves) {
-            int best = -1;
+            const Domain::WorkloadSpec &spec = st.job(m.job).spec;
+            std::optional<Sched::CardFit> best;
             int bestFree = INT_MAX;
-            for (auto it = layouts.cbegin(); it != layouts.cend(); ++it) {
-                const Sched::CardState &c = st.cards()[it.key()];
-                const Domain::CardModel &model = st.model(c);
-                int used = 0;
-                for (const Domain::MigPlacement &l : it.value())
-                    used += model.migProfiles[l.profile].computeSlices;
-                const bool fits = idle.value(it.key()).contains(m.profile)
-                                  || Catalogue::firstFreeStart(model, it.value(), m.profile) >= 0;
-                const int free = model.migComputeSlices - used;
-                if (fits && (free < bestFree || (free == bestFree && it.key() < best))) {
-                    best = it.key();
+            for (Sched::CardId r : std::as_const(receivers)) {
+                if (r == donor.card)
+                    continue;
+                const Sched::CardFit fit = trial.fitOn(spec, r, {}, asLaidOut);
+                if (!fit.isSuccess())
+                    continue;
+                const Sched::CardState &c = trial.state().card(r);
+                const Domain::CardModel &model = trial.state().model(c);
+                int free = model.migComputeSlices;
+                for (const Sched::Unit &u : c.units)
+                    free -= model.migProfiles[u.profile].computeSlices;
+                if (!best || free < bestFree) {
+                    best = fit;
                     bestFree = free;
                 }
             }
-            if (best < 0)
+            if (!best || !trial.take(spec, *best).isValid())
                 break;
-            if (idle[best].contains(m.profile)) {
-                idle[best].removeOne(m.profile); // already in the layout
-            } else {
-                const Domain::CardModel &model = st.model(st.cards()[best]);
-                layouts[best].append(
-                        {m.profile, Sched::MigFit::plannedStart(model, layouts[best], m.profile)});
-            }
-            plan.append({m, best});
+            plan.append({m, best->card});
         }
         if (plan.size() != donor.moves.size())
             continue;
         int moved = 0;
         for (const auto &p : std::as_const(plan)) {
-            moved += ctx.moveReplica(p.first.service,
-                                     p.first.job,
-                                     Sched::CardId(p.second),
-                                     nowMs,
-                                     ActionReason::Consolidate);
+            moved += ctx.moveReplica(
+                    p.first.service, p.first.job, p.second, nowMs, ActionReason::Consolidate);
         }
         memo->lastMs = nowMs;
         return moved;

@@ -41,8 +41,9 @@ inline qint64 inferenceMilli(const ServiceView &s, int replicas)
 // Takes training off at least `milli` of compute (counting jobs already leaving), cheapest
 // first: `drain` waits for each job's next checkpoint (or its natural end) when that comes by
 // `deadlineMs`, and takes the rest at once; otherwise all go at once, those that lose least
-// first. Lower priority goes first. When `forService` >= 0, only jobs on cards whose model can
-// host that service's replicas count. Returns the compute freed or being freed.
+// first. Lower priority goes first. When `forService` >= 0, only jobs on cards that could ever
+// hold one of that service's replicas count (Scheduler::cardsThatCouldServe). Returns the compute
+// freed or being freed.
 qint64 freeTraining(PolicyContext &ctx,
                     qint64 nowMs,
                     qint64 milli,
@@ -54,8 +55,11 @@ qint64 freeTraining(PolicyContext &ctx,
 // Makes room for `replicas` waiting replicas of one service: for each, the card that can take
 // one at least cost: a card where training already leaving makes room costs nothing; otherwise
 // the training on the card that would then fit it leaves (whole gangs), cheapest card first
-// (compute taken, then work lost). `drain`: at the next checkpoint when it comes by
-// `deadlineMs`, else at once. Returns how many replicas have room (now or once training left).
+// (compute taken, then work lost). Whether a card takes a replica once some jobs left is the
+// scheduler's answer on a trial copy that follows the plan (Sched::Trial: its filters, its MIG
+// planning, host resources); which victims, at what cost, is this function's. `drain`: at the
+// next checkpoint when it comes by `deadlineMs`, else at once. Returns how many replicas have
+// room (now or once training left).
 int makeRoomForService(PolicyContext &ctx,
                        qint64 nowMs,
                        int service,
@@ -85,8 +89,10 @@ struct ConsolidationMemo
 // priority could use (inference scaled down around them) leave, when that gives the waiting job
 // all the cards it needs and its class budget allows it: a lone job on the one card needed at
 // its next checkpoint (by `deadlineMs`), otherwise all of them at once, so that the cards are
-// empty together. One waiting job per call, and not the same one again within memo->retryMs
-// while it still waits; returns how many jobs were asked to leave.
+// empty together. A card counts when the scheduler would give the waiting job a unit of it once
+// those jobs (or those already leaving) had left (Sched::Trial::fitOn). One waiting job per
+// call, and not the same one again within memo->retryMs while it still waits; returns how many
+// jobs were asked to leave.
 int consolidateTraining(PolicyContext &ctx,
                         qint64 nowMs,
                         qint64 deadlineMs,
@@ -104,8 +110,11 @@ struct DefragMemo
 // so that the card can go to training whole. Only when every service is steady (nothing waits,
 // loads or drains), a whole-card training job waits and its class budget has a card's worth
 // left; the card chosen holds only replicas and small training of lower priority (which
-// consolidateTraining then moves), and is the one with the fewest replicas to move. Needs
-// PolicyContext::moveReplica. Returns how many replicas it moved.
+// consolidateTraining then moves), and is the one with the fewest replicas to move. Room for a
+// replica on another card is the scheduler's answer for that card as it is laid out, with the
+// moves planned before it taken (Sched::Trial::fitOn, no reconfiguration, within the class
+// budget, as moveReplica places it). Needs PolicyContext::moveReplica. Returns how many replicas
+// it moved.
 int defragmentInference(PolicyContext &ctx, qint64 nowMs, DefragMemo *memo);
 
 // Applies the QoS knobs when they change (remembers the last values).

@@ -25,6 +25,7 @@ enum class EventCode : std::uint8_t {
     CardFailed,
     CardRecovered,
     BudgetChanged,
+    JobPriorityChanged, // value = the new priority, `start` = the one before (an operator's)
 };
 
 const char *eventCodeName(EventCode code);
@@ -50,6 +51,18 @@ class EventSink
 public:
     virtual ~EventSink() = default;
     virtual void record(const SchedEvent &event) = 0;
+};
+
+struct Step;
+
+// Receives every committed Statement's steps, in order, as the statement commits and before the
+// events they make are published; on the scheduler's thread. The device bridge turns them into
+// the backend's orders (core/runtime/devicebridge.h).
+class StepSink
+{
+public:
+    virtual ~StepSink() = default;
+    virtual void committed(const QList<Step> &steps, qint64 nowMs) = 0;
 };
 
 // Keeps events in memory (tests, the simulator's reports). Bounded when `capacity` > 0.

@@ -43,6 +43,8 @@ const char *eventCodeName(EventCode code)
         return "card-recovered";
     case EventCode::BudgetChanged:
         return "budget-changed";
+    case EventCode::JobPriorityChanged:
+        return "job-priority-changed";
     }
     return "unknown";
 }
@@ -74,6 +76,9 @@ void Scheduler::publish(const SchedEvent &e)
 
 void Scheduler::publishSteps(const QList<Step> &steps, qint64 nowMs)
 {
+    if (!steps.isEmpty())
+        for (StepSink *sink : std::as_const(m_stepSinks))
+            sink->committed(steps, nowMs);
     for (const Step &s : steps) {
         SchedEvent e;
         e.atMs = nowMs;
@@ -241,6 +246,24 @@ bool Scheduler::checkpointed(JobId job, qint64 nowMs)
     st.evict(job, nowMs);
     st.commit();
     publishSteps(st.steps(), nowMs);
+    return true;
+}
+
+bool Scheduler::setPriority(JobId job, int priority, qint64 nowMs)
+{
+    if (!job.isValid() || job.value() >= m_state.jobs().size() || m_state.job(job).isTerminal())
+        return false;
+    Job &j = m_state.jobRef(job);
+    if (j.spec.priority == priority)
+        return true;
+    SchedEvent e;
+    e.atMs = nowMs;
+    e.code = EventCode::JobPriorityChanged;
+    e.job = job;
+    e.start = j.spec.priority;
+    e.value = priority;
+    j.spec.priority = priority;
+    publish(e);
     return true;
 }
 
@@ -558,6 +581,76 @@ bool Scheduler::tryPreempt(JobId id, qint64 nowMs, Decision &d, CardId onCard)
     return true;
 }
 
+std::optional<Scheduler::Reconfiguration> Scheduler::reconfiguration(const ClusterState &state,
+                                                                     const CycleContext &ctx,
+                                                                     const Job &job,
+                                                                     const CardState &c)
+{
+    const HostState &h = state.host(c.host);
+    if (c.health == CardHealth::Failed || c.cordoned || !h.up)
+        return std::nullopt;
+    const ModelFit &mf = ctx.models[c.model];
+    if (!mf.allowed)
+        return std::nullopt;
+    if (!job.spec.affinity.host.isEmpty() && job.spec.affinity.host != h.name)
+        return std::nullopt;
+    if (h.cpuMilli - h.usedCpuMilli < job.spec.demand.hostCpuMilli
+        || h.memoryMiB - h.usedMemoryMiB < job.spec.demand.hostMemoryMiB)
+        return std::nullopt;
+    const ComputeDemand &d = job.spec.demand.compute;
+    const bool wantsMig = d.kind == ComputeDemand::Kind::MigProfile
+                          || d.kind == ComputeDemand::Kind::MigSlices
+                          || job.spec.isolation == Domain::IsolationRequirement::HardOnly;
+    const CardModel &m = state.model(c);
+    Reconfiguration opt;
+    opt.card = c.id;
+    if (c.mode == PartitionMode::Mig) {
+        if (mf.profileOrder.isEmpty())
+            return std::nullopt;
+        QList<PlannerInstance> cur;
+        for (const Unit &u : c.units)
+            cur.append({u.uid, u.profile, u.start, u.job.isValid() || u.state != UnitState::Ready});
+        opt.plan = planRepartition(m, cur, {mf.profileOrder.first()});
+        if (opt.plan.satisfied < 1 || !opt.plan.destroyedBusy.isEmpty() || !opt.plan.changed)
+            return std::nullopt;
+        opt.cost = opt.plan.destroyedIdle;
+    } else if (c.clients == 0) {
+        // An idle card in the wrong mode: switch it.
+        if (wantsMig && m.supportsMig())
+            opt.mode = PartitionMode::Mig;
+        else if (job.spec.isolation == Domain::IsolationRequirement::HardOnly
+                 && c.mode != PartitionMode::Whole && mf.wholeOk)
+            opt.mode = PartitionMode::Whole;
+        else if (!mf.wholeOk && d.kind != ComputeDemand::Kind::MigProfile && mf.softMilli > 0
+                 && !m.softModes.isEmpty())
+            opt.mode = m.softModes.first().mode;
+        else
+            return std::nullopt;
+        opt.cost = 1;
+    } else {
+        return std::nullopt;
+    }
+    return opt;
+}
+
+QList<int> Scheduler::applyReconfiguration(Statement &st, const Reconfiguration &r)
+{
+    QList<int> destroyed;
+    if (r.mode) {
+        st.setMode(r.card, *r.mode);
+        return destroyed;
+    }
+    // The plan's destroys make the room; the placement creates the instance where it strands
+    // least (MigFit::creatableStart) rather than at the plan's lowest start.
+    for (const RepartitionStep &s : r.plan.steps) {
+        if (s.kind == RepartitionStep::Kind::Destroy) {
+            st.destroyPartition(r.card, s.uid);
+            destroyed.append(s.uid);
+        }
+    }
+    return destroyed;
+}
+
 // When no card can take the job as the cards are laid out, change the layout of one idle card:
 // switch an idle card to the mode the demand needs, or repartition a MIG card by destroying idle
 // instances (never busy ones). Single-card jobs only; gangs wait for whole cards to free up.
@@ -570,79 +663,18 @@ bool Scheduler::tryReconfigure(JobId id, qint64 nowMs, const QList<HostId> &skip
     DecideOptions o;
     o.classBudgetLeft = budgetLeft(job.spec.kind);
     m_framework.prepare(ctx, m_state, job, nowMs, o);
-    const ComputeDemand &d = job.spec.demand.compute;
-    const bool wantsMig = d.kind == ComputeDemand::Kind::MigProfile
-                          || d.kind == ComputeDemand::Kind::MigSlices
-                          || job.spec.isolation == Domain::IsolationRequirement::HardOnly;
-
-    struct Option
-    {
-        CardId card;
-        int cost = 0; // disruption: idle instances destroyed, +1 for a mode switch
-        std::optional<PartitionMode> mode;
-        RepartitionPlan plan;
-    };
-    std::optional<Option> best;
+    std::optional<Reconfiguration> best;
     for (const CardState &c : m_state.cards()) {
-        const HostState &h = m_state.host(c.host);
-        if (c.health == CardHealth::Failed || c.cordoned || !h.up || skipHosts.contains(h.id))
+        if (skipHosts.contains(c.host))
             continue;
-        const ModelFit &mf = ctx.models[c.model];
-        if (!mf.allowed)
-            continue;
-        if (!job.spec.affinity.host.isEmpty() && job.spec.affinity.host != h.name)
-            continue;
-        if (h.cpuMilli - h.usedCpuMilli < job.spec.demand.hostCpuMilli
-            || h.memoryMiB - h.usedMemoryMiB < job.spec.demand.hostMemoryMiB)
-            continue;
-        const CardModel &m = m_state.model(c);
-        Option opt;
-        opt.card = c.id;
-        if (c.mode == PartitionMode::Mig) {
-            if (mf.profileOrder.isEmpty())
-                continue;
-            QList<PlannerInstance> cur;
-            for (const Unit &u : c.units)
-                cur.append({u.uid,
-                            u.profile,
-                            u.start,
-                            u.job.isValid() || u.state != UnitState::Ready});
-            opt.plan = planRepartition(m, cur, {mf.profileOrder.first()});
-            if (opt.plan.satisfied < 1 || !opt.plan.destroyedBusy.isEmpty() || !opt.plan.changed)
-                continue;
-            opt.cost = opt.plan.destroyedIdle;
-        } else if (c.clients == 0) {
-            // An idle card in the wrong mode: switch it.
-            if (wantsMig && m.supportsMig())
-                opt.mode = PartitionMode::Mig;
-            else if (job.spec.isolation == Domain::IsolationRequirement::HardOnly
-                     && c.mode != PartitionMode::Whole && mf.wholeOk)
-                opt.mode = PartitionMode::Whole;
-            else if (!mf.wholeOk && d.kind != ComputeDemand::Kind::MigProfile && mf.softMilli > 0
-                     && !m.softModes.isEmpty())
-                opt.mode = m.softModes.first().mode;
-            else
-                continue;
-            opt.cost = 1;
-        } else {
-            continue;
-        }
-        if (!best || opt.cost < best->cost)
-            best = opt;
+        std::optional<Reconfiguration> opt = reconfiguration(m_state, ctx, job, c);
+        if (opt && (!best || opt->cost < best->cost))
+            best = std::move(opt);
     }
     if (!best)
         return false;
     Statement st(m_state);
-    if (best->mode) {
-        st.setMode(best->card, *best->mode);
-    } else {
-        // The plan's destroys make the room; the placement below creates the instance where
-        // it strands least (MigFit::creatableStart) rather than at the plan's lowest start.
-        for (const RepartitionStep &s : best->plan.steps) {
-            if (s.kind == RepartitionStep::Kind::Destroy)
-                st.destroyPartition(best->card, s.uid);
-        }
-    }
+    applyReconfiguration(st, *best);
     o.onlyCard = best->card;
     o.allowCreatePartitions = true;
     Decision dec = m_framework.decide(m_state, job, nowMs, o);
@@ -712,7 +744,7 @@ Decision Scheduler::placeWithPreemption(JobId id, qint64 nowMs, CardId onCard)
     return d;
 }
 
-Feasibility Scheduler::couldEverRun(const WorkloadSpec &spec) const
+ClusterState Scheduler::idealFor(const WorkloadSpec &spec) const
 {
     // The appliance empty, every healthy card in the mode that suits this demand best.
     ClusterState ideal(m_state.catalogue());
@@ -737,6 +769,12 @@ Feasibility Scheduler::couldEverRun(const WorkloadSpec &spec) const
                 ideal.setCardHealth(nc, CardHealth::Failed);
         }
     }
+    return ideal;
+}
+
+Feasibility Scheduler::couldEverRun(const WorkloadSpec &spec) const
+{
+    ClusterState ideal = idealFor(spec);
     const JobId probe = ideal.addJob(spec, 0);
     DecideOptions o;
     o.trace = false;
@@ -841,6 +879,60 @@ std::optional<qint64> Scheduler::earliestStart(const WorkloadSpec &spec,
         st.commit();
     }
     return std::nullopt;
+}
+
+QList<CardId> Scheduler::cardsThatCouldServe(const WorkloadSpec &spec) const
+{
+    ClusterState ideal = idealFor(spec);
+    const JobId probe = ideal.addJob(spec, 0);
+    // The filters alone, host by host: the cards a placement could use are those they keep.
+    CycleContext ctx;
+    DecideOptions o;
+    o.trace = false;
+    m_framework.prepare(ctx, ideal, ideal.job(probe), 0, o);
+    QList<CardId> cards;
+    if (ctx.unitsNeeded < 1)
+        return cards;
+    for (const HostState &h : ideal.hosts()) {
+        // Empty and in the same mode, the healthy cards of one model on a host get the same
+        // verdict: for a single card, one of each model is asked (creatable starts are dear to
+        // work out on an empty MIG card). A gang's verdict depends on how many, so all are.
+        CardMask mask = allCards(h) & ~h.failedCards;
+        if (ctx.unitsNeeded == 1) {
+            CardMask one = 0;
+            quint64 seen = 0; // models
+            for (int i = 0; i < h.cardCount; ++i) {
+                const int model = ideal.cards()[h.firstCard + i].model;
+                if ((mask >> i & 1) && (model >= 64 || !(seen >> model & 1))) {
+                    one |= CardMask(1) << i;
+                    if (model < 64)
+                        seen |= quint64(1) << model;
+                }
+            }
+            mask = one;
+        }
+        if (mask == 0 || !m_framework.filterHost(ctx, h, &mask).isSuccess())
+            continue;
+        for (int i = 0; i < h.cardCount; ++i) {
+            const CardState &c = ideal.cards()[h.firstCard + i];
+            bool kept = mask >> i & 1;
+            for (int k = 0; !kept && ctx.unitsNeeded == 1 && k < h.cardCount; ++k)
+                kept = (mask >> k & 1) && ideal.cards()[h.firstCard + k].model == c.model;
+            if (kept && c.health != CardHealth::Failed)
+                cards.append(c.id);
+        }
+    }
+    return cards;
+}
+
+CardFit Scheduler::fitOn(const WorkloadSpec &spec,
+                         CardId card,
+                         qint64 nowMs,
+                         const QList<JobId> &leaving,
+                         const FitOptions &options) const
+{
+    Trial trial(*this, nowMs);
+    return trial.fitOn(spec, card, leaving, options);
 }
 
 } // namespace Zhaoxi::Sched

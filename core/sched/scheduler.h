@@ -4,7 +4,9 @@
 #include "events.h"
 #include "framework.h"
 #include "preemption.h"
+#include "repartitionplanner.h"
 #include "statement.h"
+#include "trial.h"
 
 #include <QHash>
 #include <QList>
@@ -66,7 +68,16 @@ public:
     const ClusterState &state() const { return m_state; }
     const Framework &framework() const { return m_framework; }
     const SchedulerOptions &options() const { return m_options; }
+    // Whether placements may create MIG instances and change idle layouts (a real appliance only
+    // when its settings allow changing MIG), from the next cycle.
+    void setAllowRepartitioning(bool allow)
+    {
+        m_options.allowCreatePartitions = allow;
+        m_options.allowReconfigure = allow;
+    }
     void addSink(EventSink *sink) { m_sinks.append(sink); }
+    // Every committed statement's steps, before their events (the device bridge). Not owned.
+    void addStepSink(StepSink *sink) { m_stepSinks.append(sink); }
 
     // --- Commands -------------------------------------------------------------------------
     JobId submit(const WorkloadSpec &spec, qint64 nowMs);
@@ -88,6 +99,10 @@ public:
     // runs on. Only for a job that leaves on its own account (not as the victim of a waiting
     // job, which counts on its room). False when there is nothing to call off.
     bool keep(JobId job, qint64 nowMs);
+    // An operator's new priority for a job that has not ended: the queue's order and who may
+    // preempt whom follow it from the next cycle (a running job is not moved by it). False when
+    // the job has ended or does not exist.
+    bool setPriority(JobId job, int priority, qint64 nowMs);
     // A card failed: its jobs return to the queue from their checkpoints; the card takes no work.
     void cardFailed(CardId card, qint64 nowMs);
     void cardRecovered(CardId card, qint64 nowMs);
@@ -134,12 +149,48 @@ public:
                                         qint64 nowMs,
                                         const QList<BudgetChange> &changes = {}) const;
 
+    // --- Queries on a trial copy (issue 13; for the policies, see trial.h) ------------------
+    // Could one unit of `spec` go on `card` now if `leaving` had left? The unit the scheduler
+    // would give it there (by its filters, its MIG planning and, with options.reconfigure, the
+    // change its cycle makes to an idle card), or why not. One Trial, one Trial::fitOn; changes
+    // nothing. Policies that weigh many cases build one Trial and ask it.
+    CardFit fitOn(const WorkloadSpec &spec,
+                  CardId card,
+                  qint64 nowMs,
+                  const QList<JobId> &leaving = {},
+                  const FitOptions &options = {}) const;
+    // The cards that could ever hold `spec` (one of its cards, for a gang): on the empty
+    // appliance couldEverRun imagines (every card in the mode that suits the demand best), the
+    // ones the filters keep: model and affinity, card memory, isolation, the host's size and
+    // pin, a gang's width and link domain. Failed cards are not among them. In card order.
+    QList<CardId> cardsThatCouldServe(const WorkloadSpec &spec) const;
+
     // --- Explanations ----------------------------------------------------------------------
     const DecisionTrace *lastTrace(JobId job) const;
     const std::deque<DecisionTrace> &recentTraces() const { return m_ring; }
     QList<JobId> queue() const; // pending jobs, in queue order
 
 private:
+    friend class Trial;
+    // The change tryReconfigure would make to one idle card so that `job` fits it, with its cost
+    // (idle instances destroyed, 1 for a mode switch); nullopt: none. `ctx` is prepared for the
+    // job. Shared with Trial so that its prediction is the cycle's decision.
+    struct Reconfiguration
+    {
+        CardId card;
+        int cost = 0;
+        std::optional<PartitionMode> mode;
+        RepartitionPlan plan;
+    };
+    static std::optional<Reconfiguration> reconfiguration(const ClusterState &state,
+                                                          const CycleContext &ctx,
+                                                          const Job &job,
+                                                          const CardState &card);
+    // Applies its mode switch, or its destroys (the placement then creates what it needs);
+    // returns the uids destroyed.
+    static QList<int> applyReconfiguration(Statement &st, const Reconfiguration &r);
+    // The empty appliance couldEverRun asks about: each card in the mode that suits `spec`.
+    ClusterState idealFor(const WorkloadSpec &spec) const;
     bool end(JobId job, JobState terminal, qint64 nowMs);
     void publish(const SchedEvent &e);
     void publishSteps(const QList<Step> &steps, qint64 nowMs);
@@ -154,6 +205,7 @@ private:
     SchedulerOptions m_options;
     ClassBudget m_budget;
     QList<EventSink *> m_sinks;
+    QList<StepSink *> m_stepSinks;
     QHash<int, DecisionTrace> m_lastTrace; // by job id
     std::deque<DecisionTrace> m_ring;
     QHash<int, Reason> m_waitingReason; // by job id, to record changes only

@@ -88,6 +88,11 @@ void Recorder::record(const SchedEvent &ev)
     case EventCode::BudgetChanged:
         p.insert(QStringLiteral("value"), ev.value);
         break;
+    case EventCode::JobPriorityChanged:
+        p.insert(QStringLiteral("priority"), ev.value);
+        p.insert(QStringLiteral("was"), ev.start);
+        p.remove(QStringLiteral("start"));
+        break;
     default:
         if (ev.value != 0)
             p.insert(QStringLiteral("value"), ev.value);

@@ -4,7 +4,8 @@
 // 05:00, so 08:00 is t = 3 h), two training jobs.
 // And the policies' shared helpers on cards driven by hand: stranded MIG slots handed back
 // to waiting training by moving a replica; room for a replica made by the fewest jobs leaving;
-// the guard withdrawing a replica still waiting for room once the pressure is gone.
+// the guard withdrawing a replica still waiting for room once the pressure is gone; no room made
+// for a replica the scheduler could not place anyway.
 #include "core/catalogue/catalogue.h"
 #include "core/policy/common.h"
 #include "core/policy/policy.h"
@@ -59,7 +60,7 @@ Scenario stranded()
                                     "replicas": {"min": 1, "max": 1}}},
              "serviceTimeMs": 60, "loadTime": "20s", "rate": {"constant": 2}},
             {"spec": {"name": "image", "kind": "inference",
-                      "demand": {"compute": {"profile": "2g.35gb"}, "memoryGiB": 24},
+                      "demand": {"compute": {"profile": "2g.35gb"}, "memoryGiB": 24, "hostCpu": 4},
                       "priority": 500, "preemption": "never", "isolation": "hard",
                       "inference": {"service": "image", "sloP99Ms": 8000,
                                     "replicas": {"min": 1, "max": 2}}},
@@ -87,7 +88,8 @@ Scenario stranded()
 }
 
 // One H200 in MIG mode: an image replica (2g) and five one-slice training jobs fill it.
-Scenario fullCard()
+// `cpuBound`: the host has just the CPU the first replica takes.
+Scenario fullCard(bool cpuBound = false)
 {
     QByteArray training;
     for (int i = 0; i < 5; ++i) {
@@ -101,12 +103,13 @@ Scenario fullCard()
     }
     const QByteArray json = R"({
         "name": "a full card", "duration": "1h", "seed": 5,
-        "appliance": {"name": "one", "hosts": [{"name": "h", "cpu": 128, "memoryGiB": 1024,
+        "appliance": {"name": "one", "hosts": [{"name": "h", "cpu": )"
+                            + QByteArray(cpuBound ? "4" : "128") + R"(, "memoryGiB": 1024,
             "cards": [{"model": "H200-141GB", "mode": "mig"}]}]},
         "history": {"days": 1, "noise": 0},
         "services": [
             {"spec": {"name": "image", "kind": "inference",
-                      "demand": {"compute": {"profile": "2g.35gb"}, "memoryGiB": 24},
+                      "demand": {"compute": {"profile": "2g.35gb"}, "memoryGiB": 24, "hostCpu": 4},
                       "priority": 500, "preemption": "never", "isolation": "hard",
                       "inference": {"service": "image", "sloP99Ms": 8000,
                                     "replicas": {"min": 1, "max": 2}}},
@@ -333,6 +336,28 @@ private Q_SLOTS:
             running += e.scheduler().state().job(e.trainingJob(i)).state
                        == Sched::JobState::Running;
         QCOMPARE(running, 3);
+    }
+
+    void noRoomIsMadeWhereTheReplicaCouldNotGo()
+    {
+        // As before, but the host has no CPU left for a second replica: training leaving would
+        // not let the scheduler place it, so none is asked to leave (the room check is the
+        // scheduler's own, host resources included).
+        const Scenario s = fullCard(true);
+        Engine e(s, QStringLiteral("none"), s.seed);
+        e.advanceTo(kMin);
+        for (int i = 0; i < 5; ++i)
+            QCOMPARE(e.scheduler().state().job(e.trainingJob(i)).state, Sched::JobState::Running);
+        e.setReplicas(0, 2, e.nowMs(), Device::ActionReason::LoadRose);
+        QCOMPARE(e.services(e.nowMs()).first().pending, 1);
+        QCOMPARE(Policy::makeRoomForService(
+                         e, e.nowMs(), 0, 1, false, e.nowMs(), Device::ActionReason::SloAtRisk),
+                 0);
+        QVERIFY(eventsOf(e, ApplianceEventCode::TrainingRequeued).isEmpty());
+        e.advanceTo(3 * kMin);
+        QCOMPARE(e.services(e.nowMs()).first().serving, 1);
+        for (int i = 0; i < 5; ++i)
+            QCOMPARE(e.scheduler().state().job(e.trainingJob(i)).state, Sched::JobState::Running);
     }
 
     void aWaitingReplicaGoesWhenThePressureDoes()

@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The three questions: place now, could this ever run here, when could it start.
+// The three questions: place now, could this ever run here, when could it start. And the
+// policies' questions on a trial copy (issue 13): would a unit of this fit on this card once these
+// jobs left, and which cards could ever serve it; each answer checked against what the scheduler
+// then does on the same state.
 #include "core/sched/scheduler.h"
+#include "core/sched/trial.h"
 #include "fixture.h"
+
+#include <memory>
 
 using namespace Zhaoxi;
 using namespace Zhaoxi::Sched;
@@ -16,6 +22,142 @@ ClusterState mixedAppliance()
     addHost(s, QStringLiteral("dgx"), QStringLiteral("H100-SXM5-80GB"), 8, PartitionMode::Whole, 2);
     addHost(s, QStringLiteral("edge"), QStringLiteral("L40S-48GB"), 2, PartitionMode::TimeSlicing);
     return s;
+}
+
+const QString kH200 = QStringLiteral("H200-141GB");
+
+// A replica as the demo day's image service asks for one: a 2g instance, hard isolation, above
+// training in priority.
+WorkloadSpec imageReplica()
+{
+    WorkloadSpec w = migProfile(QStringLiteral("image"), QStringLiteral("2g.35gb"), 500);
+    w.demand.memoryMiB = 24 * 1024;
+    w.demand.hostCpuMilli = 2000;
+    return w;
+}
+
+// A small training job on MIG slices.
+WorkloadSpec sliceJob(const QString &name, int slices)
+{
+    WorkloadSpec w = migSlices(name, slices, 12 * 1024);
+    w.kind = WorkloadKind::Training;
+    w.inference.reset();
+    w.isolation = IsolationRequirement::HardOnly;
+    w.priority = 70;
+    return w;
+}
+
+// One card, some work on it, a question about it. Card 0 of host "h" is the card asked about.
+struct Scene
+{
+    std::unique_ptr<Scheduler> s;
+    WorkloadSpec probe;
+    QList<JobId> leaving;
+    bool viaTick = false; // the scheduler changes the card first: its cycle decides, not placeNow
+};
+
+// The job placed now on card 0, or a failed test.
+JobId placeOn(Scheduler &s, const WorkloadSpec &w)
+{
+    const JobId j = s.submit(w, 0);
+    if (!s.placeNow(j, 0, CardId(0)).status.isSuccess())
+        qFatal("scene: %s does not fit card 0", qPrintable(w.name));
+    return j;
+}
+
+// The job whose MIG instance starts at `start` on card 0.
+JobId jobAtStart(const Scheduler &s, int start)
+{
+    for (const Unit &u : s.state().card(CardId(0)).units) {
+        if (u.start == start)
+            return u.job;
+    }
+    qFatal("scene: no instance at start %d", start);
+    return JobId();
+}
+
+Scene scene(int which)
+{
+    Scene sc;
+    ClusterState st(catalogue());
+    sc.probe = imageReplica();
+    switch (which) {
+    case 0:  // MIG: an idle instance of the replica's profile
+    case 1:  // MIG: free slots for a new instance
+    case 2:  // MIG: the profile's slots taken
+    case 3:  // MIG: free once a victim leaves (its instance taken over)
+    case 4:  // MIG: free once victims leave and their idle instances make way
+    case 10: // MIG: the host's CPU taken
+        addHost(st,
+                QStringLiteral("h"),
+                kH200,
+                1,
+                PartitionMode::Mig,
+                1,
+                which == 10 ? 8000 : 128000);
+        break;
+    case 5: // whole card free
+    case 6: // whole card busy
+        addHost(st, QStringLiteral("h"), QStringLiteral("H100-SXM5-80GB"), 1, PartitionMode::Whole);
+        break;
+    default: // soft-sliced
+        addHost(st,
+                QStringLiteral("h"),
+                QStringLiteral("L40S-48GB"),
+                1,
+                PartitionMode::TimeSlicing);
+        break;
+    }
+    sc.s = std::make_unique<Scheduler>(st);
+    Scheduler &s = *sc.s;
+    switch (which) {
+    case 0:
+        if (!s.applyLayout(CardId(0), {{profileIndex(kH200, QStringLiteral("2g.35gb")), 4}}, 0))
+            qFatal("scene: the 2g instance was refused");
+        break;
+    case 2:
+    case 4:
+        for (int i = 0; i < 7; ++i)
+            placeOn(s, sliceJob(QStringLiteral("one-%1").arg(i), 1));
+        if (which == 4)
+            sc.leaving = {jobAtStart(s, 0), jobAtStart(s, 1)};
+        sc.viaTick = which == 4;
+        break;
+    case 3: {
+        const JobId two = placeOn(s, sliceJob(QStringLiteral("two"), 2));
+        for (int i = 0; i < 5; ++i)
+            placeOn(s, sliceJob(QStringLiteral("one-%1").arg(i), 1));
+        sc.leaving = {two};
+        break;
+    }
+    case 6:
+        placeOn(s, wholeCards(QStringLiteral("busy"), 1));
+        [[fallthrough]];
+    case 5:
+        sc.probe = wholeCards(QStringLiteral("whole"), 1, 50);
+        break;
+    case 7: // soft share: the card's compute taken
+        for (int i = 0; i < 4; ++i)
+            placeOn(s, fraction(QStringLiteral("q-%1").arg(i), 250, 4096));
+        sc.probe = fraction(QStringLiteral("embed"), 250, 4096, 500);
+        break;
+    case 8: // soft share: the mode's client limit (16 on an L40S time-sliced)
+        for (int i = 0; i < 16; ++i)
+            placeOn(s, fraction(QStringLiteral("q-%1").arg(i), 50, 1024));
+        sc.probe = fraction(QStringLiteral("embed"), 50, 1024, 500);
+        break;
+    case 9: // affinity excludes the model
+        sc.probe = fraction(QStringLiteral("embed"), 250, 4096, 500);
+        sc.probe.affinity.cardModels = {kH200};
+        break;
+    case 10: {
+        WorkloadSpec cpu = sliceJob(QStringLiteral("cpu-bound"), 1);
+        cpu.demand.hostCpuMilli = 7000;
+        placeOn(s, cpu);
+        break;
+    }
+    }
+    return sc;
 }
 } // namespace
 
@@ -155,6 +297,225 @@ private Q_SLOTS:
         QCOMPARE(s.state().job(j).assignments.first().card, CardId(9));
         // Dropping a running job again is refused.
         QCOMPARE(s.placeNow(j, 0, CardId(8)).status.code, Status::Code::Error);
+    }
+
+    void fitOnIsWhatTheSchedulerDoes_data()
+    {
+        QTest::addColumn<int>("which");
+        QTest::addColumn<QString>("reason"); // "none": it fits
+        QTest::addColumn<int>("kind");       // UnitChoice::Kind when it fits
+        QTest::addColumn<bool>("reconfigures");
+        const int existing = int(UnitChoice::Kind::Existing);
+        const int partition = int(UnitChoice::Kind::NewPartition);
+        QTest::newRow("MIG: idle instance of the profile") << 0 << "none" << existing << false;
+        QTest::newRow("MIG: free slots for the profile") << 1 << "none" << partition << false;
+        QTest::newRow("MIG: the profile's slots taken") << 2 << "needs-repartition" << -1 << false;
+        QTest::newRow("MIG: free once a victim leaves") << 3 << "none" << existing << false;
+        QTest::newRow("MIG: free once victims leave and their instances go")
+                << 4 << "none" << partition << true;
+        QTest::newRow("whole card free") << 5 << "none" << existing << false;
+        QTest::newRow("whole card busy") << 6 << "no-free-unit" << -1 << false;
+        QTest::newRow("soft share: compute full") << 7 << "card-compute-in-use" << -1 << false;
+        QTest::newRow("soft share: clients full") << 8 << "too-many-clients" << -1 << false;
+        QTest::newRow("affinity excludes the model") << 9 << "model-not-allowed" << -1 << false;
+        QTest::newRow("MIG: host CPU taken") << 10 << "insufficient-host-cpu" << -1 << false;
+    }
+
+    void fitOnIsWhatTheSchedulerDoes()
+    {
+        QFETCH(int, which);
+        QFETCH(QString, reason);
+        QFETCH(int, kind);
+        QFETCH(bool, reconfigures);
+        Scene sc = scene(which);
+        Scheduler &s = *sc.s;
+        const ClusterState before = s.state();
+        const CardFit fit = s.fitOn(sc.probe, CardId(0), 0, sc.leaving);
+        QVERIFY(s.state() == before); // the question changes nothing
+        QCOMPARE(fit.card, CardId(0));
+        QCOMPARE(QString::fromLatin1(reasonCode(fit.status.reason)), reason);
+        QCOMPARE(fit.isSuccess(), reason == QLatin1String("none"));
+        QCOMPARE(fit.reconfigures(), reconfigures);
+        if (fit.isSuccess()) {
+            QCOMPARE(int(fit.unit.kind), kind);
+            QCOMPARE(fit.unit.card, CardId(0));
+        }
+
+        // The scheduler, told the same, does the same.
+        for (JobId j : std::as_const(sc.leaving))
+            QVERIFY(s.requeue(j, 0, false) == 0);
+        const JobId id = s.submit(sc.probe, 0);
+        if (!sc.viaTick) {
+            const Decision d = s.placeNow(id, 0, CardId(0));
+            QCOMPARE(d.status.code, fit.status.code);
+            QCOMPARE(d.status.reason, fit.status.reason);
+            QCOMPARE(d.status.a, fit.status.a);
+            QCOMPARE(d.status.b, fit.status.b);
+            if (d.status.isSuccess())
+                QCOMPARE(d.placement->units.first(), fit.unit);
+        } else {
+            // Nothing fits the card as laid out: the cycle changes it, then places.
+            QVERIFY(!s.fitOn(sc.probe, CardId(0), 0, {}, FitOptions{false, false}).isSuccess());
+            s.tick(0);
+            const Job &j = s.state().job(id);
+            QCOMPARE(j.isActive(), fit.isSuccess());
+            QCOMPARE(j.assignments.size(), 1);
+            const Unit *u = s.state().card(CardId(0)).unit(j.assignments.first().unitUid);
+            QVERIFY(u);
+            QCOMPARE(u->profile, fit.unit.profile);
+            QCOMPARE(u->start, fit.unit.start);
+            for (int uid : fit.destroyedUids)
+                QVERIFY(!before.card(CardId(0)).unit(uid) || !s.state().card(CardId(0)).unit(uid));
+        }
+        ZX_CHECK_INVARIANTS(s.state());
+    }
+
+    void trialFollowsThePlan()
+    {
+        // Three 2g instances fit an H200 (starts 0, 2, 4); the trial takes them one by one and
+        // refuses the fourth, as the scheduler then places three replicas and keeps one waiting.
+        ClusterState st(catalogue());
+        addHost(st, QStringLiteral("h"), kH200, 1, PartitionMode::Mig);
+        Scheduler s(st);
+        const ClusterState before = s.state();
+        QList<CardFit> taken;
+        {
+            Trial trial(s, 0);
+            for (int i = 0; i < 4; ++i) {
+                const CardFit fit = trial.fitOn(imageReplica(), CardId(0));
+                if (i < 3) {
+                    QVERIFY2(fit.isSuccess(), qPrintable(fit.status.describe()));
+                    QVERIFY(trial.take(imageReplica(), fit).isValid());
+                    taken.append(fit);
+                } else {
+                    QCOMPARE(fit.status.code, Status::Code::Unschedulable);
+                    QVERIFY(!trial.take(imageReplica(), fit).isValid());
+                }
+            }
+            // A fit the trial has moved past is not taken again.
+            QVERIFY(!trial.take(imageReplica(), taken.first()).isValid());
+            QCOMPARE(trial.state().card(CardId(0)).clients, 3);
+        }
+        QVERIFY(s.state() == before);
+        QList<JobId> ids;
+        for (int i = 0; i < 4; ++i)
+            ids.append(s.submit(imageReplica(), 0));
+        s.tick(0);
+        for (int i = 0; i < 3; ++i) {
+            const Job &j = s.state().job(ids[i]);
+            QVERIFY(j.isActive());
+            const Unit *u = s.state().card(CardId(0)).unit(j.assignments.first().unitUid);
+            QCOMPARE(u->profile, taken[i].unit.profile);
+            QCOMPARE(u->start, taken[i].unit.start);
+        }
+        QCOMPARE(s.state().job(ids[3]).state, JobState::Pending);
+    }
+
+    void trialLeaveFreesTheUnit()
+    {
+        // A victim left in the trial frees its unit and its host resources there only.
+        ClusterState st(catalogue());
+        addHost(st, QStringLiteral("h"), QStringLiteral("H100-SXM5-80GB"), 1, PartitionMode::Whole);
+        Scheduler s(st);
+        const JobId busy = s.submit(wholeCards(QStringLiteral("busy"), 1), 0);
+        s.tick(0);
+        Trial trial(s, 0);
+        const WorkloadSpec w = wholeCards(QStringLiteral("w"), 1, 50);
+        QCOMPARE(trial.fitOn(w, CardId(0)).status.reason, Reason::NoFreeUnit);
+        QVERIFY(trial.fitOn(w, CardId(0), {busy}).isSuccess()); // asked, not done
+        QCOMPARE(trial.fitOn(w, CardId(0)).status.reason, Reason::NoFreeUnit);
+        trial.leave(busy);
+        QVERIFY(trial.fitOn(w, CardId(0)).isSuccess());
+        QCOMPARE(s.state().job(busy).state, JobState::Running);
+        QCOMPARE(trial.state().job(busy).state, JobState::Pending);
+    }
+
+    void trialRespectsTheBudgetWhenAsked()
+    {
+        ClusterState st(catalogue());
+        addHost(st, QStringLiteral("h"), kH200, 1, PartitionMode::Mig);
+        Scheduler s(st);
+        ClassBudget b;
+        b.inferenceMilli = 200; // less than a 2g instance (285)
+        s.setClassBudget(b, 0);
+        QVERIFY(s.fitOn(imageReplica(), CardId(0), 0).isSuccess());
+        const CardFit within = s.fitOn(imageReplica(), CardId(0), 0, {}, FitOptions{true, true});
+        QCOMPARE(within.status.reason, Reason::ClassBudgetExceeded);
+        const JobId j = s.submit(imageReplica(), 0);
+        QCOMPARE(s.placeNow(j, 0, CardId(0)).status.reason, Reason::ClassBudgetExceeded);
+    }
+
+    void cardsThatCouldServe_data()
+    {
+        QTest::addColumn<int>("which");
+        QTest::addColumn<QList<int>>("cards");
+        // The appliance: dgx (cards 0..3, H200 in whole mode now), edge (cards 4, 5: L40S).
+        QTest::newRow("MIG profile: the models that have it") << 0 << QList<int>{0, 1, 2, 3};
+        QTest::newRow("share pinned to a model by affinity") << 1 << QList<int>{4, 5};
+        QTest::newRow("whole card too large for the L40S") << 2 << QList<int>{0, 1, 2, 3};
+        QTest::newRow("whole card that fits any") << 3 << QList<int>{0, 1, 2, 3, 4, 5};
+        QTest::newRow("gang wider than any host") << 4 << QList<int>{};
+        QTest::newRow("hard isolation on slices: the L40S whole too")
+                << 5 << QList<int>{0, 1, 2, 3, 4, 5};
+        QTest::newRow("failed card left out") << 6 << QList<int>{0, 2, 3};
+        QTest::newRow("more host CPU than the edge has") << 7 << QList<int>{0, 1, 2, 3};
+    }
+
+    void cardsThatCouldServe()
+    {
+        QFETCH(int, which);
+        QFETCH(QList<int>, cards);
+        ClusterState st(catalogue());
+        addHost(st, QStringLiteral("dgx"), kH200, 4, PartitionMode::Whole, 1, 224000);
+        addHost(st,
+                QStringLiteral("edge"),
+                QStringLiteral("L40S-48GB"),
+                2,
+                PartitionMode::Mps,
+                1,
+                64000);
+        Scheduler s(st);
+        // Busy cards count as they could be: "ever" looks past what runs now.
+        s.submit(wholeCards(QStringLiteral("fill"), 4), 0);
+        s.tick(0);
+        WorkloadSpec w;
+        switch (which) {
+        case 0:
+            w = imageReplica();
+            break;
+        case 1:
+            w = fraction(QStringLiteral("embed"), 250, 8192);
+            w.affinity.cardModels = {QStringLiteral("L40S-48GB")};
+            break;
+        case 2:
+            w = wholeCards(QStringLiteral("big"), 1);
+            w.demand.memoryMiB = 120 * 1024;
+            break;
+        case 3:
+            w = wholeCards(QStringLiteral("lora"), 1);
+            w.demand.memoryMiB = 30 * 1024;
+            break;
+        case 4:
+            w = wholeCards(QStringLiteral("g5"), 5);
+            break;
+        case 5:
+            w = sliceJob(QStringLiteral("sweep"), 1);
+            break;
+        case 6:
+            s.cardFailed(CardId(1), 0);
+            w = imageReplica();
+            break;
+        case 7:
+            w = wholeCards(QStringLiteral("cpu"), 1);
+            w.demand.hostCpuMilli = 100000;
+            break;
+        }
+        QList<int> got;
+        for (CardId c : s.cardsThatCouldServe(w))
+            got.append(c.value());
+        QCOMPARE(got, cards);
+        // Agrees with couldEverRun.
+        QCOMPARE(s.couldEverRun(w).possible, !cards.isEmpty());
     }
 };
 
