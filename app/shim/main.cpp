@@ -347,7 +347,9 @@ int main(int argc, char **argv)
         workdir = dir;
     closeOtherFds(g_statusFd);
 
-    ::setsid(); // fails only when already a group leader, e.g. under systemd-run: fine
+    // Its own session when started by hand; under the runner (which starts one for it, so a launch
+    // it gives up can end the whole group) or systemd-run it already leads one and this fails: fine.
+    ::setsid();
     struct sigaction ign = {};
     ign.sa_handler = SIG_IGN;
     ::sigaction(SIGHUP, &ign, nullptr);

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <vector>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pwd.h>
@@ -30,7 +31,6 @@ namespace {
 
 constexpr int kExitLines = 20;
 constexpr qint64 kMinLogLimit = 4096;
-constexpr int kLaunchTimeoutMs = 30000;
 // A shim copies what is left in the pipe and writes the exit file right after its job ends; one
 // that is still there this long after is considered broken and the job vanished.
 constexpr qint64 kShimLingerMs = 10000;
@@ -50,6 +50,7 @@ struct ProcState
 {
     bool exists = false;
     char state = '?';
+    qint64 parent = 0; // field 4
     quint64 startTicks = 0;
 };
 
@@ -81,6 +82,7 @@ ProcState readProc(qint64 pid)
         return out;
     out.exists = true;
     out.state = fields[0].isEmpty() ? '?' : fields[0].at(0);
+    out.parent = fields[1].toLongLong();
     out.startTicks = fields[19].toULongLong();
     return out;
 }
@@ -309,7 +311,48 @@ bool writeInfoFile(const ProcessInfo &info)
     return f.commit();
 }
 
-// Waits for our shim that reported a failure (it exits right after), killing it if it does not.
+// The processes whose parent is `pid` (/proc/<pid>/task/<tid>/children needs a kernel option
+// that not every kernel has: every /proc/<n>/stat is read instead; this is a rare path).
+QList<pid_t> childrenOf(pid_t pid)
+{
+    QList<pid_t> out;
+    DIR *proc = ::opendir("/proc");
+    if (!proc)
+        return out;
+    while (const dirent *e = ::readdir(proc)) {
+        char *end = nullptr;
+        const long n = std::strtol(e->d_name, &end, 10);
+        if (n <= 0 || *end != '\0' || n == pid)
+            continue;
+        if (readProc(n).parent == pid)
+            out << pid_t(n);
+    }
+    ::closedir(proc);
+    return out;
+}
+
+// Ends everything a launch that is given up may have left running, and reaps our shim. `shim`
+// leads its own process group (the runner's child starts a session before it execs), which
+// holds the shim, or a wrapper that has not exec'd it yet, and whatever they started without a
+// session of their own; the job started by the shim leads a group of its own, under the shim.
+// The shim's group is stopped first so that nothing in it can fork while its children are looked
+// up (a fork racing the stop either fails or yields a child that is stopped and found too); then
+// each child's group and the shim's own get SIGKILL, stopped or not.
+void killLaunch(pid_t shim)
+{
+    ::kill(-shim, SIGSTOP);
+    for (const pid_t child : childrenOf(shim)) {
+        ::kill(-child, SIGKILL); // the job's group: it leads one once it has started its session
+        ::kill(child, SIGKILL);  // a child that had not started its session yet
+    }
+    ::kill(-shim, SIGKILL);
+    ::kill(shim, SIGKILL);
+    while (::waitpid(shim, nullptr, 0) < 0 && errno == EINTR) {
+    }
+}
+
+// Waits for our shim that reported a failure (it exits right after: its job never ran), and ends
+// it and anything it left when it does not.
 void reapFailedShim(pid_t pid)
 {
     for (int i = 0; i < 500; ++i) {
@@ -318,9 +361,7 @@ void reapFailedShim(pid_t pid)
             return;
         ::usleep(10000);
     }
-    ::kill(pid, SIGKILL);
-    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
-    }
+    killLaunch(pid);
 }
 
 } // namespace
@@ -651,6 +692,10 @@ std::optional<ProcessInfo> ProcessRunner::launch(const LaunchRequest &r, QString
         sigset_t none;
         sigemptyset(&none);
         ::sigprocmask(SIG_SETMASK, &none, nullptr);
+        // A group of its own, led by this pid: a launch given up can then end the shim and all
+        // it started so far (killLaunch), whatever it was doing. It fails only for a group
+        // leader, which a child just forked is not.
+        ::setsid();
         if (::dup2(devNull, 0) < 0 || ::dup2(errFile, 1) < 0 || ::dup2(errFile, 2) < 0
             || ::fcntl(statusWrite, F_SETFD, 0) < 0)
             ::_exit(127);
@@ -678,14 +723,20 @@ std::optional<ProcessInfo> ProcessRunner::launch(const LaunchRequest &r, QString
     QByteArray status;
     QElapsedTimer waited;
     waited.start();
+    const int launchTimeoutMs = qMax(1, m_options.launchTimeoutMs);
+    bool timedOut = false;
     for (;;) {
-        const qint64 left = kLaunchTimeoutMs - waited.elapsed();
-        if (left <= 0)
+        const qint64 left = launchTimeoutMs - waited.elapsed();
+        if (left <= 0) {
+            timedOut = true;
             break;
+        }
         pollfd pfd{statusRead, POLLIN, 0};
         const int n = ::poll(&pfd, 1, int(left));
         if (n < 0 && errno == EINTR)
             continue;
+        if (n == 0)
+            timedOut = true;
         if (n <= 0)
             break;
         char buf[256];
@@ -701,7 +752,7 @@ std::optional<ProcessInfo> ProcessRunner::launch(const LaunchRequest &r, QString
     ::close(statusRead);
     const QList<QByteArray> words = status.trimmed().split(' ');
 
-    if (words.size() == 3 && words[0] == "ok") {
+    if (words.size() == 3 && words[0] == "ok" && words[1].toLongLong() > 0) {
         ProcessInfo info;
         info.key = r.key;
         info.dir = r.dir;
@@ -725,18 +776,24 @@ std::optional<ProcessInfo> ProcessRunner::launch(const LaunchRequest &r, QString
         return info;
     }
 
-    if (words.isEmpty() || words[0] != "fail") // nothing said: it died or hangs
-        ::kill(shim, SIGKILL);
-    reapFailedShim(shim);
-    if (words.size() == 3 && words[0] == "fail")
+    const bool failed = words.size() == 3 && words[0] == "fail";
+    // Nothing (or nothing sensible) said: the shim died, hangs, or is slow; its job may already
+    // run even so. Nothing of this launch may outlive it: no one would watch or stop it.
+    if (failed)
+        reapFailedShim(shim);
+    else
+        killLaunch(shim);
+    if (failed)
         return refuse(startFailure(r, QString::fromLatin1(words[1]), words[2].toInt()));
     bool cut = false;
     const QString shimErr
             = QString::fromLocal8Bit(readTail(r.dir + QLatin1String("/shim.err"), 2048, &cut))
                       .trimmed();
     return refuse(
-            QStringLiteral("cannot start \"%1\": the shim gave no status%2")
+            QStringLiteral("cannot start \"%1\": the shim gave no status%2%3")
                     .arg(r.argv.first(),
+                         timedOut ? QStringLiteral(" within %1 ms").arg(launchTimeoutMs)
+                                  : QString(),
                          shimErr.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(shimErr)));
 }
 

@@ -114,6 +114,8 @@ public:
     {
         QString shimPath; // the zhaoxi-shim executable (absolute)
         int pollIntervalMs = 100;
+        // How long launch() waits for the shim's status line (clamped to at least 1 ms).
+        int launchTimeoutMs = 30'000;
     };
 
     explicit ProcessRunner(const Options &options, QObject *parent = nullptr);
@@ -126,7 +128,13 @@ public:
     // cannot be made, or the exec failed ("no such file", "not executable / permission denied",
     // a failed chdir or privilege drop, naming the step). On success it is watched and its
     // ProcessInfo is also written to <dir>/info. Blocks for as long as the shim takes to fork
-    // and exec (milliseconds; up to 30 s under a slow systemd).
+    // and exec (milliseconds; seconds under a slow systemd), at most Options::launchTimeoutMs.
+    // When the shim gives no status by then, or ends without one ("the shim gave no status
+    // [within N ms]"), the launch is refused and nothing of it is left running: the shim runs in
+    // a process group of its own (pgid = its pid), which is stopped, then killed together with
+    // each of the shim's children and their groups (the job, if it had started), and the shim
+    // is reaped. (Descendants that made sessions of their own below the job are out of reach, as
+    // for stop().) No exited signal comes for a refused launch.
     std::optional<ProcessInfo> launch(const LaunchRequest &request, QString *error);
 
     // After a restart: true when the process still runs (same pid AND startTicks) and is now

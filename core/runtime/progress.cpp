@@ -94,10 +94,12 @@ std::optional<ProgressLine> parseProgressLine(const QByteArray &line, QString *e
 
 ProgressFollower::ProgressFollower(const QString &path)
     : m_path(path)
+    , m_native(path.toLocal8Bit())
 {}
 
 void ProgressFollower::restart()
 {
+    m_seenSize = -1;
     m_offset = 0;
     m_lineNumber = 0;
     m_skipping = false;
@@ -108,7 +110,7 @@ void ProgressFollower::skipExisting()
     restart();
     m_haveIdentity = false;
     struct stat st = {};
-    if (m_path.isEmpty() || ::stat(m_path.toLocal8Bit().constData(), &st) != 0)
+    if (m_path.isEmpty() || ::stat(m_native.constData(), &st) != 0)
         return;
     m_device = quint64(st.st_dev);
     m_inode = quint64(st.st_ino);
@@ -121,9 +123,16 @@ ProgressFollower::Result ProgressFollower::poll(qint64 nowMs)
     Result result;
     if (m_path.isEmpty())
         return result;
-    const QByteArray native = m_path.toLocal8Bit();
-    // open + fstat rather than stat + open: the identity checked is the file actually read.
-    const int fd = ::open(native.constData(), O_RDONLY | O_CLOEXEC);
+    // The common case, nothing written since the last look, costs one stat. Otherwise open +
+    // fstat: the identity checked is the file actually read.
+    {
+        struct stat quick = {};
+        if (::stat(m_native.constData(), &quick) == 0 && m_haveIdentity
+            && quint64(quick.st_dev) == m_device && quint64(quick.st_ino) == m_inode
+            && qint64(quick.st_size) == m_seenSize)
+            return result;
+    }
+    const int fd = ::open(m_native.constData(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         if (errno != ENOENT)
             result.errors << QStringLiteral("progress file %1: %2")
@@ -146,6 +155,9 @@ ProgressFollower::Result ProgressFollower::poll(qint64 nowMs)
     m_haveIdentity = true;
 
     const qint64 available = qMin<qint64>(qint64(st.st_size) - m_offset, maxReadBytes);
+    // Read up to the end (not capped by maxReadBytes): then the next poll may skip the file.
+    if (qint64(st.st_size) - m_offset <= maxReadBytes)
+        m_seenSize = qint64(st.st_size);
     if (available <= 0) {
         ::close(fd);
         return result;
@@ -161,6 +173,8 @@ ProgressFollower::Result ProgressFollower::poll(qint64 nowMs)
         got += n;
     }
     ::close(fd);
+    if (got < available)
+        m_seenSize = -1; // a short read: look again next time
     data.truncate(got);
 
     qint64 pos = 0;

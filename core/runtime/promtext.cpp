@@ -2,11 +2,25 @@
 #include "promtext.h"
 
 #include <QHash>
-#include <QMap>
 
 #include <algorithm>
+#include <array>
+#include <charconv>
 #include <cmath>
 #include <limits>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+// Why it is written the way it is: the live run scrapes every replica once a second (64 on a full
+// appliance), so this file runs 64 times a second, the parse on the scraper's thread and the
+// window on the runtime's. It once cost about 0.1 ms a scrape, the largest share of the
+// runtime's own CPU (issue 13): a copy of every line, a QString for every name and label of every
+// sample, each number (`le` included) lowered and copied before it was read, and per window a
+// string key built, sorted and hashed for every bucket of both scrapes, into maps. Now a line is
+// read in place (views into the page), the strings of one page are made once and shared by its
+// samples, plain decimals are read without a copy, and a window digests the wanted family of
+// each scrape into small sorted vectors, label set by label set, and subtracts them.
 
 namespace Zhaoxi::Runtime {
 
@@ -31,9 +45,9 @@ bool isDigit(char c)
 
 // Go's strconv.ParseFloat is what Prometheus uses: it takes Inf, +Inf, -Inf, NaN and
 // "Infinity" in any case besides ordinary decimal numbers.
-std::optional<double> parseFloat(const QByteArray &token)
+std::optional<double> parseFloatSlow(QByteArrayView token)
 {
-    const QByteArray lower = token.toLower();
+    const QByteArray lower = token.toByteArray().toLower();
     if (lower == "+inf" || lower == "inf" || lower == "+infinity" || lower == "infinity")
         return inf;
     if (lower == "-inf" || lower == "-infinity")
@@ -43,13 +57,65 @@ std::optional<double> parseFloat(const QByteArray &token)
     if (token.isEmpty())
         return std::nullopt;
     bool ok = false;
-    const double v = token.toDouble(&ok);
+    const double v = token.toByteArray().toDouble(&ok);
     if (!ok)
         return std::nullopt;
     return v;
 }
 
-std::optional<MetricType> typeFromString(const QByteArray &text)
+// Servers write plain decimals ("12", "-0.5", "1.5e-3") nearly always: those are read in place;
+// from_chars rounds exactly, as toDouble does. Anything else (a sign '+', "1.", Inf, blanks, an
+// overflow) takes the slow path, whose grammar is the whole of ParseFloat's and toDouble's.
+std::optional<double> parseFloat(QByteArrayView token)
+{
+    const char *const begin = token.data();
+    const char *const end = begin + token.size();
+    const auto digits = [end](const char *p) {
+        while (p != end && isDigit(*p))
+            ++p;
+        return p;
+    };
+    const char *p = begin;
+    if (p != end && *p == '-')
+        ++p;
+    const char *q = digits(p);
+    bool plain = q != p;
+    if (plain && q != end && *q == '.') {
+        p = q + 1;
+        q = digits(p);
+        plain = q != p;
+    }
+    if (plain && q != end && (*q == 'e' || *q == 'E')) {
+        p = q + 1;
+        if (p != end && (*p == '+' || *p == '-'))
+            ++p;
+        q = digits(p);
+        plain = q != p;
+    }
+    if (plain && q == end) {
+        double v = 0;
+        const std::from_chars_result r = std::from_chars(begin, end, v);
+        if (r.ec == std::errc() && r.ptr == end)
+            return v;
+    }
+    return parseFloatSlow(token);
+}
+
+// The same on a label value already made a QString (as parseFloat(value.toUtf8()) would).
+std::optional<double> parseFloat(QStringView text)
+{
+    char buf[64];
+    if (text.size() <= qsizetype(sizeof buf)) {
+        qsizetype i = 0;
+        for (; i < text.size() && text[i].unicode() < 0x80; ++i)
+            buf[i] = char(text[i].unicode());
+        if (i == text.size())
+            return parseFloat(QByteArrayView(buf, i));
+    }
+    return parseFloatSlow(text.toUtf8());
+}
+
+std::optional<MetricType> typeFromString(QByteArrayView text)
 {
     if (text == "counter")
         return MetricType::Counter;
@@ -64,19 +130,20 @@ std::optional<MetricType> typeFromString(const QByteArray &text)
     return std::nullopt;
 }
 
-QString quoted(const QByteArray &text)
+QString quoted(QByteArrayView text)
 {
     return QLatin1Char('\'') + QString::fromUtf8(text) + QLatin1Char('\'');
 }
 
-// A cursor over one line (without its line end).
+// A cursor over one line (without its line end); what it returns are views into the page.
 class Cursor
 {
 public:
-    explicit Cursor(const QByteArray &line)
+    explicit Cursor(QByteArrayView line)
         : m_s(line)
     {}
     bool atEnd() const { return m_pos >= m_s.size(); }
+    qsizetype pos() const { return m_pos; }
     char peek() const { return atEnd() ? '\0' : m_s.at(m_pos); }
     char take() { return atEnd() ? '\0' : m_s.at(m_pos++); }
     // Returns whether any blank was skipped.
@@ -88,7 +155,7 @@ public:
         return m_pos > from;
     }
     // [a-zA-Z_:][a-zA-Z0-9_:]* for metrics; labels allow no ':'. Empty when none is here.
-    QByteArray name(bool colons)
+    QByteArrayView name(bool colons)
     {
         const qsizetype from = m_pos;
         auto first = [&](char c) { return isLetter(c) || c == '_' || (colons && c == ':'); };
@@ -97,28 +164,32 @@ public:
         ++m_pos;
         while (!atEnd() && (first(m_s.at(m_pos)) || isDigit(m_s.at(m_pos))))
             ++m_pos;
-        return m_s.mid(from, m_pos - from);
+        return m_s.sliced(from, m_pos - from);
     }
-    QByteArray token()
+    QByteArrayView token()
     {
         const qsizetype from = m_pos;
         while (!atEnd() && !isBlank(m_s.at(m_pos)))
             ++m_pos;
-        return m_s.mid(from, m_pos - from);
+        return m_s.sliced(from, m_pos - from);
     }
-    QByteArray rest()
+    QByteArrayView rest()
     {
-        const QByteArray r = m_s.mid(m_pos);
+        const QByteArrayView r = m_s.sliced(m_pos);
         m_pos = m_s.size();
         return r;
     }
+    QByteArrayView between(qsizetype from, qsizetype to) const
+    {
+        return m_s.sliced(from, to - from);
+    }
 
 private:
-    const QByteArray &m_s;
+    QByteArrayView m_s;
     qsizetype m_pos = 0;
 };
 
-QString unescapeHelp(const QByteArray &text)
+QString unescapeHelp(QByteArrayView text)
 {
     QByteArray out;
     out.reserve(text.size());
@@ -134,13 +205,58 @@ QString unescapeHelp(const QByteArray &text)
     return QString::fromUtf8(out);
 }
 
+// A label value between its quotes, escapes already checked valid.
+QByteArray unescapeLabel(QByteArrayView raw)
+{
+    QByteArray out;
+    out.reserve(raw.size());
+    for (qsizetype i = 0; i < raw.size(); ++i) {
+        const char c = raw.at(i);
+        if (c != '\\') {
+            out.append(c);
+            continue;
+        }
+        const char esc = raw.at(++i);
+        out.append(esc == 'n' ? '\n' : esc);
+    }
+    return out;
+}
+
+// The strings of one page, each made into a QString once: a page repeats its sample names, label
+// names and most label values on every line, and its samples then share one copy of each. The
+// keys are raw bytes of the page (a label value still escaped: names have no backslash and an
+// unescaped raw value is its own text, so one table serves both), valid while it is parsed.
+// (std::hash, not qHash: Qt's vectorised hash reads whole 16-byte blocks, past the end of a
+// view into the page, which memcheck rightly reports.)
+class Strings
+{
+public:
+    template<typename Make>
+    QString get(QByteArrayView raw, Make make)
+    {
+        const std::string_view key(raw.data(), size_t(raw.size()));
+        const auto it = m_table.find(key);
+        if (it != m_table.end())
+            return it->second;
+        return m_table.emplace(key, make()).first->second;
+    }
+    QString get(QByteArrayView raw)
+    {
+        // An empty value is a null QString, as QString::fromUtf8 of an empty QByteArray is.
+        return get(raw, [raw] { return raw.isEmpty() ? QString() : QString::fromUtf8(raw); });
+    }
+
+private:
+    std::unordered_map<std::string_view, QString> m_table;
+};
+
 class Builder
 {
 public:
     Exposition result;
 
     // Returns the error for a malformed line (the line then changes nothing), or empty.
-    QString line(const QByteArray &line)
+    QString line(QByteArrayView line)
     {
         Cursor c(line);
         c.skipBlanks();
@@ -157,8 +273,32 @@ private:
         bool typed = false;
         bool helped = false;
     };
+    // A label as the page spelled it, and as made a QString.
+    struct Seen
+    {
+        QByteArrayView raw;
+        QString text;
+    };
     QHash<QString, int> m_index;
     QList<State> m_state;
+    Strings m_strings;
+    // The last sample's name and family: the samples of a family come one after another.
+    // Forgotten at each HELP or TYPE line, which may add a family or change a type.
+    Seen m_lastName;
+    int m_lastFamily = -1;
+    bool m_lastIsBucket = false;
+    // The last sample's labels by position, and this sample's as they are read.
+    std::vector<std::pair<Seen, Seen>> m_lastLabels;
+    std::vector<std::pair<Seen, Seen>> m_labels;
+
+    QString intern(QByteArrayView raw, Seen *last)
+    {
+        if (last->raw.data() && last->raw == raw)
+            return last->text;
+        last->raw = raw;
+        last->text = m_strings.get(raw);
+        return last->text;
+    }
 
     int familyIndex(const QString &name, MetricType type)
     {
@@ -173,22 +313,23 @@ private:
 
     QString comment(Cursor &c)
     {
+        m_lastFamily = -1;
         c.take(); // '#'
         c.skipBlanks();
-        const QByteArray keyword = c.token();
+        const QByteArrayView keyword = c.token();
         if (keyword != "HELP" && keyword != "TYPE")
             return {}; // an ordinary comment
         if (!c.skipBlanks())
             return QStringLiteral("%1 line without a metric name")
                     .arg(QString::fromLatin1(keyword));
-        const QByteArray name = c.name(true);
+        const QByteArrayView name = c.name(true);
         if (name.isEmpty())
             return QStringLiteral("invalid metric name in %1 line")
                     .arg(QString::fromLatin1(keyword));
         if (!c.atEnd() && !isBlank(c.peek()))
             return QStringLiteral("invalid character '%1' in metric name")
                     .arg(QLatin1Char(c.peek()));
-        const QString family = QString::fromUtf8(name);
+        const QString family = m_strings.get(name);
         if (keyword == "HELP") {
             c.skipBlanks();
             const QString help = unescapeHelp(c.rest());
@@ -201,7 +342,7 @@ private:
             return {};
         }
         c.skipBlanks();
-        const QByteArray typeText = c.token();
+        const QByteArrayView typeText = c.token();
         if (typeText.isEmpty())
             return QStringLiteral("TYPE line for %1 without a type").arg(family);
         const std::optional<MetricType> type = typeFromString(typeText);
@@ -227,8 +368,9 @@ private:
     // _bucket, _sum or _count of.
     int familyOfSample(const QString &name)
     {
-        if (m_index.contains(name))
-            return m_index.value(name);
+        const auto own = m_index.constFind(name);
+        if (own != m_index.constEnd())
+            return own.value();
         static const QLatin1String suffixes[]
                 = {QLatin1String("_bucket"), QLatin1String("_sum"), QLatin1String("_count")};
         for (const QLatin1String &suffix : suffixes) {
@@ -245,7 +387,9 @@ private:
         return familyIndex(name, MetricType::Untyped);
     }
 
-    QString labels(Cursor &c, Labels *out)
+    // Reads the labels into m_labels; *le gets the unescaped bytes of the `le` label's value
+    // (a view into the page or into *leStore), or stays null when there is none.
+    QString labels(Cursor &c, QByteArrayView *le, QByteArray *leStore)
     {
         c.take(); // '{'
         for (;;) {
@@ -254,42 +398,64 @@ private:
                 c.take();
                 return {};
             }
-            const QByteArray name = c.name(false);
+            const QByteArrayView name = c.name(false);
             if (name.isEmpty())
                 return c.atEnd() ? QStringLiteral("expected '}' before the end of the line")
                                  : QStringLiteral("expected a label name or '}'");
-            const QString label = QString::fromUtf8(name);
             c.skipBlanks();
             if (c.take() != '=')
-                return QStringLiteral("expected '=' after label name %1").arg(label);
+                return QStringLiteral("expected '=' after label name %1")
+                        .arg(QString::fromUtf8(name));
             c.skipBlanks();
             if (c.take() != '"')
-                return QStringLiteral("expected '\"' to open the value of label %1").arg(label);
-            QByteArray value;
+                return QStringLiteral("expected '\"' to open the value of label %1")
+                        .arg(QString::fromUtf8(name));
+            const qsizetype from = c.pos();
+            bool escaped = false;
             for (;;) {
                 if (c.atEnd())
-                    return QStringLiteral("unterminated value of label %1").arg(label);
+                    return QStringLiteral("unterminated value of label %1")
+                            .arg(QString::fromUtf8(name));
                 const char ch = c.take();
                 if (ch == '"')
                     break;
-                if (ch != '\\') {
-                    value.append(ch);
+                if (ch != '\\')
                     continue;
-                }
+                escaped = true;
                 const char esc = c.take();
-                if (esc == '\\' || esc == '"')
-                    value.append(esc);
-                else if (esc == 'n')
-                    value.append('\n');
-                else
+                if (esc != '\\' && esc != '"' && esc != 'n')
                     return QStringLiteral("invalid escape sequence '\\%1' in the value of label %2")
-                            .arg(esc == '\0' ? QString() : QString(QLatin1Char(esc)), label);
+                            .arg(esc == '\0' ? QString() : QString(QLatin1Char(esc)),
+                                 QString::fromUtf8(name));
             }
-            for (const auto &pair : std::as_const(*out)) {
-                if (pair.first == label)
-                    return QStringLiteral("label %1 repeated").arg(label);
+            const QByteArrayView raw = c.between(from, c.pos() - 1);
+            for (const auto &pair : m_labels) {
+                if (pair.first.raw == name)
+                    return QStringLiteral("label %1 repeated").arg(QString::fromUtf8(name));
             }
-            out->append({label, QString::fromUtf8(value)});
+            const size_t at = m_labels.size();
+            if (m_lastLabels.size() <= at)
+                m_lastLabels.resize(at + 1);
+            std::pair<Seen, Seen> &last = m_lastLabels[at];
+            Seen label{name, intern(name, &last.first)};
+            Seen value{raw, {}};
+            if (escaped) {
+                QByteArray unescaped;
+                value.text = m_strings.get(raw, [&] {
+                    unescaped = unescapeLabel(raw);
+                    return QString::fromUtf8(unescaped);
+                });
+                last.second = value;
+                if (name == "le") {
+                    *leStore = unescaped.isNull() ? unescapeLabel(raw) : unescaped;
+                    *le = *leStore;
+                }
+            } else {
+                value.text = intern(raw, &last.second);
+                if (name == "le")
+                    *le = raw.isNull() ? QByteArrayView("", 0) : raw;
+            }
+            m_labels.push_back({label, value});
             c.skipBlanks();
             const char next = c.take();
             if (next == '}')
@@ -301,23 +467,30 @@ private:
 
     QString sample(Cursor &c)
     {
-        const QByteArray rawName = c.name(true);
+        const QByteArrayView rawName = c.name(true);
         if (rawName.isEmpty())
             return QStringLiteral("expected a metric name");
-        const QString name = QString::fromUtf8(rawName);
+        const bool sameName = m_lastFamily >= 0 && m_lastName.raw == rawName;
+        const QString name = sameName ? m_lastName.text : m_strings.get(rawName);
         const bool blank = c.skipBlanks();
         Sample s;
         s.name = name;
+        QByteArrayView le;
+        QByteArray leStore;
+        m_labels.clear();
         if (c.peek() == '{') {
-            const QString error = labels(c, &s.labels);
+            const QString error = labels(c, &le, &leStore);
             if (!error.isEmpty())
                 return error;
+            s.labels.reserve(qsizetype(m_labels.size()));
+            for (const auto &pair : m_labels)
+                s.labels.append({pair.first.text, pair.second.text});
             c.skipBlanks();
         } else if (!blank && !c.atEnd()) {
             return QStringLiteral("invalid character '%1' in metric name")
                     .arg(QLatin1Char(c.peek()));
         }
-        const QByteArray valueText = c.token();
+        const QByteArrayView valueText = c.token();
         if (valueText.isEmpty())
             return QStringLiteral("missing value for %1").arg(name);
         const std::optional<double> value = parseFloat(valueText);
@@ -326,9 +499,9 @@ private:
         s.value = *value;
         c.skipBlanks();
         if (!c.atEnd()) {
-            const QByteArray stamp = c.token();
+            const QByteArrayView stamp = c.token();
             bool ok = false;
-            const qint64 ms = stamp.toLongLong(&ok);
+            const qint64 ms = stamp.toByteArray().toLongLong(&ok);
             if (!ok)
                 return QStringLiteral("invalid timestamp %1 for %2").arg(quoted(stamp), name);
             s.timestampMs = ms;
@@ -336,15 +509,20 @@ private:
             if (!c.atEnd())
                 return QStringLiteral("unexpected text after the timestamp of %1").arg(name);
         }
-        const int i = familyOfSample(name);
-        Family &family = result.families[i];
-        if (family.type == MetricType::Histogram && name.endsWith(QLatin1String("_bucket"))
-            && name.size() == family.name.size() + 7) {
-            const std::optional<double> le = parseFloat(s.label(QStringLiteral("le")).toUtf8());
-            if (!le || std::isnan(*le))
+        if (!sameName) {
+            m_lastFamily = familyOfSample(name);
+            m_lastName = Seen{rawName, name};
+            const Family &family = result.families.at(m_lastFamily);
+            m_lastIsBucket = family.type == MetricType::Histogram
+                             && name.endsWith(QLatin1String("_bucket"))
+                             && name.size() == family.name.size() + 7;
+        }
+        if (m_lastIsBucket) {
+            const std::optional<double> bound = le.data() ? parseFloat(le) : std::nullopt;
+            if (!bound || std::isnan(*bound))
                 return QStringLiteral("histogram bucket %1 without a numeric 'le' label").arg(name);
         }
-        family.samples.append(s);
+        result.families[m_lastFamily].samples.append(std::move(s));
         return {};
     }
 };
@@ -354,20 +532,56 @@ private:
 // The counters of one label set (all labels but `le`) of one server.
 struct Group
 {
-    QMap<double, double> buckets; // le -> cumulative count
+    Labels key;                  // the label set, sorted by name
+    std::vector<Bucket> buckets; // le -> cumulative count; sorted by bound once complete
     std::optional<double> count;
     std::optional<double> sum;
 };
 
-QString groupKey(const Labels &labels)
+// One scrape's counters of the wanted metrics, by label set in order of first appearance.
+struct Digest
 {
-    QStringList parts;
+    std::vector<Group> groups;
+    bool anyBucket = false; // a `_bucket` sample of the histogram was there (numeric le or not)
+    bool anySum = false;    // CounterSum: a sample of the latency counter was there
+    bool anyCount = false;  // CounterSum: a sample of the count metric was there
+};
+
+// Whether `labels` (as a sample gave them, `le` aside) are exactly the set `key`.
+bool sameLabelSet(const Labels &labels, const Labels &key)
+{
+    qsizetype n = 0;
+    for (const auto &pair : labels) {
+        if (pair.first == QLatin1String("le"))
+            continue;
+        ++n;
+        const auto it = std::find_if(
+                key.cbegin(), key.cend(), [&](const auto &k) { return k.first == pair.first; });
+        if (it == key.cend() || it->second != pair.second)
+            return false;
+    }
+    return n == key.size();
+}
+
+// The group of a sample's label set; consecutive samples share one, so the last is tried first.
+Group &groupOf(std::vector<Group> &groups, const Labels &labels)
+{
+    if (!groups.empty() && sameLabelSet(labels, groups.back().key))
+        return groups.back();
+    for (Group &g : groups) {
+        if (sameLabelSet(labels, g.key))
+            return g;
+    }
+    Group g;
     for (const auto &pair : labels) {
         if (pair.first != QLatin1String("le"))
-            parts.append(pair.first + QLatin1Char('=') + pair.second);
+            g.key.append(pair);
     }
-    parts.sort();
-    return parts.join(QChar(0x1f));
+    std::sort(g.key.begin(), g.key.end(), [](const auto &a, const auto &b) {
+        return a.first < b.first;
+    });
+    groups.push_back(std::move(g));
+    return groups.back();
 }
 
 void addValue(std::optional<double> *slot, double v)
@@ -375,29 +589,103 @@ void addValue(std::optional<double> *slot, double v)
     *slot = slot->value_or(0) + v;
 }
 
-QHash<QString, Group> histogramGroups(const Exposition &m, const QString &name)
+// Sorts by bound and adds up equal bounds (duplicated series, or label sets summed away), the
+// first of them keeping its bound as a map's key would.
+void mergeBounds(std::vector<Bucket> *buckets)
 {
-    QHash<QString, Group> groups;
-    for (const Sample &s : m.samples(name + QLatin1String("_bucket"))) {
-        const std::optional<double> le = parseFloat(s.label(QStringLiteral("le")).toUtf8());
-        if (le && !std::isnan(*le))
-            groups[groupKey(s.labels)].buckets[*le] += s.value;
+    std::stable_sort(buckets->begin(), buckets->end(), [](const Bucket &a, const Bucket &b) {
+        return a.upperBound < b.upperBound;
+    });
+    size_t out = 0;
+    for (size_t i = 0; i < buckets->size(); ++i) {
+        if (out > 0 && (*buckets)[out - 1].upperBound == (*buckets)[i].upperBound)
+            (*buckets)[out - 1].count += (*buckets)[i].count;
+        else
+            (*buckets)[out++] = (*buckets)[i];
     }
-    for (const Sample &s : m.samples(name + QLatin1String("_count")))
-        addValue(&groups[groupKey(s.labels)].count, s.value);
-    for (const Sample &s : m.samples(name + QLatin1String("_sum")))
-        addValue(&groups[groupKey(s.labels)].sum, s.value);
-    return groups;
+    buckets->resize(out);
 }
 
-QHash<QString, Group> counterGroups(const Exposition &m, const MetricNames &names)
+// Calls f(sample, which) for every sample whose own name is base + suffixes[which], whatever
+// family it belongs to, in the order of Exposition::samples(). The samples of one name share one
+// string when the parser made them, so a name is compared once per run of equal strings.
+template<size_t N, typename F>
+void forEachSample(const Exposition &m,
+                   const QString &base,
+                   const std::array<QLatin1String, N> &suffixes,
+                   F f)
 {
-    QHash<QString, Group> groups;
-    for (const Sample &s : m.samples(names.latency))
-        addValue(&groups[groupKey(s.labels)].sum, s.value);
-    for (const Sample &s : m.samples(names.countMetric))
-        addValue(&groups[groupKey(s.labels)].count, s.value);
-    return groups;
+    const auto matches = [&](QStringView name) {
+        if (!name.startsWith(base))
+            return -1;
+        const QStringView rest = name.sliced(base.size());
+        for (size_t i = 0; i < N; ++i) {
+            if (rest == suffixes[i])
+                return int(i);
+        }
+        return -1;
+    };
+    for (const Family &family : m.families) {
+        // A family whose name is no prefix of a wanted name holds none of its samples.
+        const QStringView own(family.name);
+        bool maybe = false;
+        for (size_t i = 0; i < N && !maybe; ++i) {
+            maybe = own.size() <= base.size()
+                            ? base.startsWith(own)
+                            : own.startsWith(base)
+                                      && suffixes[i].startsWith(own.sliced(base.size()));
+        }
+        if (!maybe)
+            continue;
+        const QChar *lastName = nullptr;
+        qsizetype lastSize = -1;
+        int lastWhich = -1;
+        for (const Sample &s : family.samples) {
+            if (s.name.constData() != lastName || s.name.size() != lastSize) {
+                lastName = s.name.constData();
+                lastSize = s.name.size();
+                lastWhich = matches(s.name);
+            }
+            if (lastWhich >= 0)
+                f(s, lastWhich);
+        }
+    }
+}
+
+Digest histogramDigest(const Exposition &m, const QString &name)
+{
+    static const std::array<QLatin1String, 3> suffixes{
+            QLatin1String("_bucket"), QLatin1String("_count"), QLatin1String("_sum")};
+    Digest d;
+    forEachSample(m, name, suffixes, [&](const Sample &s, int which) {
+        if (which == 0) {
+            d.anyBucket = true;
+            const std::optional<double> le = parseFloat(QStringView(s.label(QStringLiteral("le"))));
+            if (le && !std::isnan(*le))
+                groupOf(d.groups, s.labels).buckets.push_back(Bucket{*le, s.value});
+        } else {
+            Group &g = groupOf(d.groups, s.labels);
+            addValue(which == 1 ? &g.count : &g.sum, s.value);
+        }
+    });
+    for (Group &g : d.groups)
+        mergeBounds(&g.buckets);
+    return d;
+}
+
+Digest counterDigest(const Exposition &m, const MetricNames &names)
+{
+    static const std::array<QLatin1String, 1> exact{QLatin1String("")};
+    Digest d;
+    forEachSample(m, names.latency, exact, [&](const Sample &s, int) {
+        d.anySum = true;
+        addValue(&groupOf(d.groups, s.labels).sum, s.value);
+    });
+    forEachSample(m, names.countMetric, exact, [&](const Sample &s, int) {
+        d.anyCount = true;
+        addValue(&groupOf(d.groups, s.labels).count, s.value);
+    });
+    return d;
 }
 
 bool decreased(const std::optional<double> &before, const std::optional<double> &after)
@@ -405,39 +693,69 @@ bool decreased(const std::optional<double> &before, const std::optional<double> 
     return before && after && *after < *before;
 }
 
+// The count of `bound` in sorted `buckets`, or nullptr.
+const Bucket *findBound(const std::vector<Bucket> &buckets, double bound)
+{
+    const auto it = std::lower_bound(buckets.cbegin(),
+                                     buckets.cend(),
+                                     bound,
+                                     [](const Bucket &b, double v) { return b.upperBound < v; });
+    return it != buckets.cend() && it->upperBound == bound ? &*it : nullptr;
+}
+
 bool restarted(const Group &before, const Group &after)
 {
     if (decreased(before.count, after.count) || decreased(before.sum, after.sum))
         return true;
-    for (auto it = after.buckets.constBegin(); it != after.buckets.constEnd(); ++it) {
-        const auto b = before.buckets.constFind(it.key());
-        if (b != before.buckets.constEnd() && it.value() < b.value())
+    for (const Bucket &a : after.buckets) {
+        const Bucket *b = findBound(before.buckets, a.upperBound);
+        if (b && a.count < b->count)
             return true;
     }
     return false;
 }
 
-// Sums the per-label-set deltas; sets a reset flag when a set restarted.
-Group windowDelta(const QHash<QString, Group> &before,
-                  const QHash<QString, Group> &after,
-                  bool *reset)
+struct Totals
 {
-    Group total;
-    for (auto it = after.constBegin(); it != after.constEnd(); ++it) {
-        const Group &a = it.value();
-        const auto b = before.constFind(it.key());
-        const bool known = b != before.constEnd();
-        if (known && restarted(b.value(), a))
+    std::vector<Bucket> buckets; // sorted by bound
+    std::optional<double> count;
+    std::optional<double> sum;
+};
+
+// Sums the per-label-set deltas; sets a reset flag when a set restarted.
+Totals windowDelta(const Digest &before, const Digest &after, bool *reset)
+{
+    Totals total;
+    for (size_t i = 0; i < after.groups.size(); ++i) {
+        const Group &a = after.groups[i];
+        // Label sets come in the same order scrape after scrape: try the same place first.
+        const Group *b = nullptr;
+        if (i < before.groups.size() && before.groups[i].key == a.key) {
+            b = &before.groups[i];
+        } else {
+            for (const Group &g : before.groups) {
+                if (g.key == a.key) {
+                    b = &g;
+                    break;
+                }
+            }
+        }
+        const bool again = b && restarted(*b, a);
+        if (again)
             *reset = true;
         // nullptr: this set is counted from zero (new, or restarted since `before`)
-        const Group *old = known && !restarted(b.value(), a) ? &b.value() : nullptr;
-        for (auto bk = a.buckets.constBegin(); bk != a.buckets.constEnd(); ++bk)
-            total.buckets[bk.key()] += bk.value() - (old ? old->buckets.value(bk.key(), 0) : 0);
+        const Group *old = b && !again ? b : nullptr;
+        for (const Bucket &bk : a.buckets) {
+            const Bucket *was = old ? findBound(old->buckets, bk.upperBound) : nullptr;
+            total.buckets.push_back(Bucket{bk.upperBound, bk.count - (was ? was->count : 0)});
+        }
         if (a.count)
             addValue(&total.count, *a.count - (old ? old->count.value_or(0) : 0));
         if (a.sum)
             addValue(&total.sum, *a.sum - (old ? old->sum.value_or(0) : 0));
     }
+    if (after.groups.size() > 1)
+        mergeBounds(&total.buckets);
     return total;
 }
 
@@ -514,7 +832,7 @@ Exposition parseExposition(const QByteArray &text)
         qsizetype end = text.indexOf('\n', start);
         if (end < 0)
             end = text.size();
-        QByteArray line = text.mid(start, end - start);
+        QByteArrayView line(text.constData() + start, end - start);
         if (line.endsWith('\r'))
             line.chop(1);
         ++number;
@@ -534,9 +852,11 @@ double histogramQuantile(double q, QList<Bucket> buckets)
         return -inf;
     if (q > 1)
         return inf;
-    std::sort(buckets.begin(), buckets.end(), [](const Bucket &a, const Bucket &b) {
-        return a.upperBound < b.upperBound;
-    });
+    const auto byBound
+            = [](const Bucket &a, const Bucket &b) { return a.upperBound < b.upperBound; };
+    // A window's buckets come sorted: sorting them anyway would copy the list.
+    if (!std::is_sorted(buckets.cbegin(), buckets.cend(), byBound))
+        std::sort(buckets.begin(), buckets.end(), byBound);
     if (buckets.isEmpty() || buckets.last().upperBound != inf)
         return qQNaN();
     // Equal bounds (e.g. from label sets that differed only in labels summed away) add up.
@@ -581,16 +901,11 @@ double histogramQuantile(double q, QList<Bucket> buckets)
 
 QList<Bucket> bucketsOf(const Exposition &metrics, const QString &name)
 {
-    QMap<double, double> byBound;
-    const QHash<QString, Group> groups = histogramGroups(metrics, name);
-    for (const Group &g : groups) {
-        for (auto it = g.buckets.constBegin(); it != g.buckets.constEnd(); ++it)
-            byBound[it.key()] += it.value();
-    }
-    QList<Bucket> out;
-    for (auto it = byBound.constBegin(); it != byBound.constEnd(); ++it)
-        out.append(Bucket{it.key(), it.value()});
-    return out;
+    std::vector<Bucket> all;
+    for (const Group &g : histogramDigest(metrics, name).groups)
+        all.insert(all.end(), g.buckets.cbegin(), g.buckets.cend());
+    mergeBounds(&all);
+    return QList<Bucket>(all.cbegin(), all.cend());
 }
 
 bool MetricNames::isValid() const
@@ -700,24 +1015,24 @@ ServiceWindow windowBetween(const Scrape &before, const Scrape &after, const Met
     ServiceWindow w;
     w.seconds = double(after.readAtMs - before.readAtMs) / 1000.0;
     if (!names.queue.isEmpty()) {
-        const QList<Sample> queue = after.metrics.samples(names.queue);
-        if (!queue.isEmpty()) {
-            double total = 0;
-            for (const Sample &s : queue)
-                total += s.value;
+        static const std::array<QLatin1String, 1> exact{QLatin1String("")};
+        bool any = false;
+        double total = 0;
+        forEachSample(after.metrics, names.queue, exact, [&](const Sample &s, int) {
+            any = true;
+            total += s.value;
+        });
+        if (any)
             w.queue = total;
-        }
     }
 
     if (names.kind == MetricNames::LatencyKind::CounterSum) {
-        for (const QString &metric : {names.latency, names.countMetric}) {
-            if (after.metrics.samples(metric).isEmpty())
-                return failed(Status::MissingMetric,
-                              QStringLiteral("counter %1 is not in the later scrape").arg(metric));
-        }
-        const Group d = windowDelta(counterGroups(before.metrics, names),
-                                    counterGroups(after.metrics, names),
-                                    &w.counterReset);
+        const Digest a = counterDigest(after.metrics, names);
+        if (!a.anySum || !a.anyCount)
+            return failed(Status::MissingMetric,
+                          QStringLiteral("counter %1 is not in the later scrape")
+                                  .arg(a.anySum ? names.countMetric : names.latency));
+        const Totals d = windowDelta(counterDigest(before.metrics, names), a, &w.counterReset);
         w.requests = d.count.value_or(0);
         w.latencyIsMean = true;
         if (w.requests > 0)
@@ -728,25 +1043,25 @@ ServiceWindow windowBetween(const Scrape &before, const Scrape &after, const Met
         return w;
     }
 
-    const QString bucketName = names.latency + QLatin1String("_bucket");
-    if (after.metrics.samples(bucketName).isEmpty())
+    const Digest a = histogramDigest(after.metrics, names.latency);
+    if (!a.anyBucket)
         return failed(
                 Status::MissingMetric,
-                QStringLiteral("histogram %1: no %2 samples in the later scrape (a server that "
-                               "has served no request yet may not expose it)")
-                        .arg(names.latency, bucketName));
-    const Group d = windowDelta(histogramGroups(before.metrics, names.latency),
-                                histogramGroups(after.metrics, names.latency),
-                                &w.counterReset);
+                QStringLiteral("histogram %1: no %1_bucket samples in the later scrape (a server "
+                               "that has served no request yet may not expose it)")
+                        .arg(names.latency));
+    const Totals d
+            = windowDelta(histogramDigest(before.metrics, names.latency), a, &w.counterReset);
+    w.bucketsMs.reserve(qsizetype(d.buckets.size()));
     double running = 0;
-    for (auto it = d.buckets.constBegin(); it != d.buckets.constEnd(); ++it) {
-        running = std::max(running, it.value());
-        w.bucketsMs.append(Bucket{it.key() * names.toMs, running});
+    for (const Bucket &b : d.buckets) {
+        running = std::max(running, b.count);
+        w.bucketsMs.append(Bucket{b.upperBound * names.toMs, running});
     }
     if (d.count)
         w.requests = *d.count;
-    else if (d.buckets.contains(inf))
-        w.requests = d.buckets.value(inf);
+    else if (!d.buckets.empty() && d.buckets.back().upperBound == inf)
+        w.requests = d.buckets.back().count;
     else
         return failed(Status::MissingMetric,
                       QStringLiteral("histogram %1 has neither %1_count nor a +Inf bucket")

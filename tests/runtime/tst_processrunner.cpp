@@ -387,6 +387,125 @@ private Q_SLOTS:
         QCOMPARE(exited.count(), 0);
     }
 
+    void launchGivenUpLeavesNothing_data()
+    {
+        // The shim path is a wrapper script; @ stands for the temporary directory, SHIM for the
+        // real shim. Every pid of the launch is written to {TMP}/pids: the wrapper's (the shim's
+        // once it execs it), a sleeper it starts, and the job's (`job` below).
+        QTest::addColumn<QString>("wrapper");
+        QTest::addColumn<int>("pids");        // lines {TMP}/pids holds once the launch is given up
+        QTest::addColumn<QString>("message"); // in the launch's error
+        QTest::addColumn<bool>("timedOut");   // the launch timeout struck (not an end of file)
+        QTest::newRow("the wrapper is slow to exec the shim")
+                << QStringLiteral("sleep 1000 &\necho $! >> {TMP}/pids\nwait\nexec {SHIM} \"$@\"\n")
+                << 2 << QStringLiteral("the shim gave no status within 2000 ms") << true;
+        // The shim reports to /dev/null while a sleeper holds the runner's status pipe open: the
+        // job runs, and the runner hears nothing until its timeout.
+        QTest::newRow("the status never comes while the job runs")
+                << QStringLiteral("sleep 1000 &\necho $! >> {TMP}/pids\nshift 2\n"
+                                  "exec {SHIM} --status-fd 9 \"$@\" 9>/dev/null\n")
+                << 3 << QStringLiteral("the shim gave no status within 2000 ms") << true;
+        // The pipe is held until the job has started, then closed without a word.
+        QTest::newRow("the status pipe closes without a word after the job started")
+                << QStringLiteral("(while [ ! -s {TMP}/job ]; do sleep 0.01; done) &\n"
+                                  "echo $! >> {TMP}/pids\nshift 2\n"
+                                  "exec {SHIM} --status-fd 9 \"$@\" 9>/dev/null\n")
+                << 3 << QStringLiteral("the shim gave no status") << false;
+    }
+
+    void launchGivenUpLeavesNothing()
+    {
+        QFETCH(QString, wrapper);
+        QFETCH(int, pids);
+        QFETCH(QString, message);
+        QFETCH(bool, timedOut);
+        const QString tmp = shellQuote(m_tmp->path());
+        const QString script = m_tmp->filePath(QStringLiteral("wrapper.sh"));
+        {
+            QFile f(script);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QStringLiteral("#!/bin/sh\necho $$ >> {TMP}/pids\n")
+                            .append(wrapper)
+                            .replace(QLatin1String("{TMP}"), tmp)
+                            .replace(QLatin1String("{SHIM}"), shellQuote(QStringLiteral(SHIM_PATH)))
+                            .toLocal8Bit());
+            f.close();
+            QVERIFY(f.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
+        }
+        // Whatever happens below, every pid the launch wrote down is killed and reaped.
+        struct Killer
+        {
+            QString path;
+            ~Killer()
+            {
+                QFile f(path);
+                if (!f.open(QIODevice::ReadOnly))
+                    return;
+                for (const QByteArray &line : f.readAll().split('\n')) {
+                    const qint64 pid = line.trimmed().toLongLong();
+                    QFile comm(QStringLiteral("/proc/%1/comm").arg(pid));
+                    // only what is still one of this test's (a sleep, the wrapper or the shim)
+                    if (pid > 0 && comm.open(QIODevice::ReadOnly)) {
+                        const QByteArray name = comm.readAll().trimmed();
+                        if (name == "sleep" || name == "sh" || name == "wrapper.sh"
+                            || name == "zhaoxi-shim")
+                            ::kill(pid_t(pid), SIGKILL);
+                    }
+                }
+                while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+                }
+            }
+        } killer{m_tmp->filePath(QStringLiteral("pids"))};
+
+        ProcessRunner::Options o = options();
+        o.shimPath = script;
+        o.launchTimeoutMs = 2000;
+        ProcessRunner runner(o);
+        QSignalSpy exited(&runner, &ProcessRunner::exited);
+        QString error;
+        const auto info = launch(
+                runner,
+                shell(QStringLiteral("given-up"),
+                      QStringLiteral("echo $$ >> %1/pids; echo $$ > %1/job; exec sleep 1000")
+                              .arg(tmp)),
+                &error);
+        QVERIFY(!info);
+        QVERIFY2(error.contains(message), qPrintable(error));
+        QCOMPARE(error.contains(QLatin1String("within")), timedOut);
+        QVERIFY(!runner.isRunning(QStringLiteral("given-up")));
+
+        QFile f(killer.path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QList<qint64> written;
+        for (const QByteArray &line : f.readAll().split('\n'))
+            if (!line.trimmed().isEmpty())
+                written << line.trimmed().toLongLong();
+        // The premise: what the row starts had started when the launch was given up.
+        const auto said = [this](const QString &name) {
+            QFile file(dirOf(QStringLiteral("given-up")) + QLatin1Char('/') + name);
+            return file.open(QIODevice::ReadOnly) ? QString::fromLocal8Bit(file.readAll())
+                                                  : QString();
+        };
+        QVERIFY2(written.size() == pids,
+                 qPrintable(QStringLiteral("%1 pids written, %2 expected; shim.err: %3; log: %4")
+                                    .arg(written.size())
+                                    .arg(pids)
+                                    .arg(said(QStringLiteral("shim.err")),
+                                         said(QStringLiteral("log")))));
+        // Orphans come back to this test (a subreaper): reap them, then none may be left.
+        const auto allGone = [&] {
+            while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+            }
+            for (const qint64 pid : std::as_const(written))
+                if (::kill(pid_t(pid), 0) == 0 || errno != ESRCH)
+                    return false;
+            return true;
+        };
+        QTRY_VERIFY2_WITH_TIMEOUT(allGone(), "a process of the given-up launch is alive", 15000);
+        QTest::qWait(50); // give a stray exited signal the chance to show up
+        QCOMPARE(exited.count(), 0);
+    }
+
     void keyInUseIsRefused()
     {
         QVERIFY(launch(*m_runner, shell(QStringLiteral("dup"), QStringLiteral("exec sleep 1000"))));

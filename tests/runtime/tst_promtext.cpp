@@ -126,6 +126,23 @@ private Q_SLOTS:
                 << QByteArray("# a comment\n#another\n# TYPEX is not TYPE\nx 6\n") << "x"
                 << ""
                 << "" << 6.0 << -1LL;
+        // Not plain decimals: read as Go's ParseFloat and QByteArray::toDouble read them.
+        QTest::newRow("a leading plus") << QByteArray("x +5\n") << "x"
+                                        << ""
+                                        << "" << 5.0 << -1LL;
+        QTest::newRow("a trailing point") << QByteArray("x 1.\n") << "x"
+                                          << ""
+                                          << "" << 1.0 << -1LL;
+        QTest::newRow("a leading point") << QByteArray("x .5\n") << "x"
+                                         << ""
+                                         << "" << 0.5 << -1LL;
+        QTest::newRow("Infinity") << QByteArray("x Infinity\n") << "x"
+                                  << ""
+                                  << "" << inf << -1LL;
+        QTest::newRow("a numeric le with blanks")
+                << QByteArray("# TYPE h histogram\nh_bucket{le=\" 1 \"} 2\n") << "h_bucket"
+                << "le"
+                << " 1 " << 2.0 << -1LL;
         QTest::newRow("utf-8 label value")
                 << QByteArray("x{model=\"\xe6\x9c\x9d\xe6\x9b\xa6\"} 1\n") << "x"
                 << "model" << QString::fromUtf8("\xe6\x9c\x9d\xe6\x9b\xa6") << 1.0 << -1LL;
@@ -164,6 +181,9 @@ private Q_SLOTS:
                 << QByteArray("bad{a=\"b\" 1") << "expected ',' or '}' after label value";
         QTest::newRow("no value") << QByteArray("bad{a=\"b\"}") << "missing value for bad";
         QTest::newRow("not a number") << QByteArray("bad 12abc") << "invalid value '12abc' for bad";
+        QTest::newRow("out of range") << QByteArray("bad 1e400") << "invalid value '1e400' for bad";
+        QTest::newRow("an exponent without digits")
+                << QByteArray("bad 5e") << "invalid value '5e' for bad";
         QTest::newRow("bad timestamp")
                 << QByteArray("bad 1 12.5") << "invalid timestamp '12.5' for bad";
         QTest::newRow("trailing text")
@@ -195,6 +215,12 @@ private Q_SLOTS:
                 << "histogram bucket h_bucket without a numeric 'le' label";
         QTest::newRow("bucket with a non-numeric le")
                 << QByteArray("h_bucket{le=\"big\"} 3")
+                << "histogram bucket h_bucket without a numeric 'le' label";
+        QTest::newRow("bucket with a NaN le")
+                << QByteArray("h_bucket{le=\"NaN\"} 3")
+                << "histogram bucket h_bucket without a numeric 'le' label";
+        QTest::newRow("bucket with an empty le")
+                << QByteArray("h_bucket{le=\"\"} 3")
                 << "histogram bucket h_bucket without a numeric 'le' label";
     }
 
@@ -432,6 +458,120 @@ private Q_SLOTS:
         QCOMPARE(w.overSlo(100), 0.0);
     }
 
+    void windowEdgeCases_data()
+    {
+        QTest::addColumn<QByteArray>("before");
+        QTest::addColumn<QByteArray>("after");
+        QTest::addColumn<int>("afterErrors"); // lines of `after` that did not parse
+        QTest::addColumn<double>("requests");
+        QTest::addColumn<double>("p50");
+        QTest::addColumn<bool>("reset");
+        const QByteArray type = "# TYPE h histogram\n";
+        QTest::newRow("label order makes no other set")
+                << type
+                           + "h_bucket{le=\"0.1\",m=\"a\"} 2\nh_bucket{le=\"+Inf\",m=\"a\"} 4\n"
+                             "h_count{m=\"a\"} 4\n"
+                << type
+                           + "h_bucket{m=\"a\",le=\"0.1\"} 5\nh_bucket{m=\"a\",le=\"+Inf\"} 10\n"
+                             "h_count{m=\"a\"} 10\n"
+                << 0 << 6.0 << 100.0 << false;
+        // 0.1 went down (5 -> 3): the set restarted and after's counts are the window's; rank 6
+        // lies in +Inf, whose answer is the highest finite bound
+        QTest::newRow("a reset seen in one bucket only")
+                << type + "h_bucket{le=\"0.1\"} 5\nh_bucket{le=\"+Inf\"} 10\nh_count 10\n"
+                << type + "h_bucket{le=\"0.1\"} 3\nh_bucket{le=\"+Inf\"} 12\nh_count 12\n"
+                << 0 << 12.0 << 100.0 << true;
+        // each series written twice: the copies add up, before as after ({4, 8} - {2, 4} twice)
+        QTest::newRow("duplicated series add up")
+                << type
+                           + QByteArray(
+                                     "h_bucket{le=\"0.1\"} 1\nh_bucket{le=\"+Inf\"} 2\nh_count 2\n")
+                                     .repeated(2)
+                << type
+                           + QByteArray(
+                                     "h_bucket{le=\"0.1\"} 3\nh_bucket{le=\"+Inf\"} 6\nh_count 6\n")
+                                     .repeated(2)
+                << 0 << 8.0 << 100.0 << false;
+        QTest::newRow("no +Inf bucket: requests from _count, no quantile")
+                << type + "h_bucket{le=\"0.1\"} 1\nh_bucket{le=\"0.5\"} 2\nh_count 3\n"
+                << type + "h_bucket{le=\"0.1\"} 3\nh_bucket{le=\"0.5\"} 6\nh_count 9\n"
+                << 0 << 6.0 << qQNaN() << false;
+        // a NaN count is no decrease; the window's cumulative counts keep their running maximum
+        QTest::newRow("a NaN bucket count")
+                << type + "h_bucket{le=\"0.1\"} 1\nh_bucket{le=\"+Inf\"} 2\nh_count 2\n"
+                << type + "h_bucket{le=\"0.1\"} NaN\nh_bucket{le=\"+Inf\"} 4\nh_count 4\n"
+                << 0 << 2.0 << 100.0 << false;
+        QTest::newRow("a bucket with a NaN le is left out")
+                << type + "h_bucket{le=\"0.1\"} 1\nh_bucket{le=\"+Inf\"} 2\nh_count 2\n"
+                << type
+                           + "h_bucket{le=\"0.1\"} 2\nh_bucket{le=\"NaN\"} 100\n"
+                             "h_bucket{le=\"+Inf\"} 4\nh_count 4\n"
+                << 1 << 2.0 << 100.0 << false;
+        // m="a\"b" grew by 2; m="a\\b" went down (5 -> 4): restarted, counted from zero
+        QTest::newRow("escaped label values are other sets")
+                << type
+                           + "h_bucket{le=\"+Inf\",m=\"a\\\"b\"} 1\nh_count{m=\"a\\\"b\"} 1\n"
+                             "h_bucket{le=\"+Inf\",m=\"a\\\\b\"} 5\nh_count{m=\"a\\\\b\"} 5\n"
+                << type
+                           + "h_bucket{le=\"+Inf\",m=\"a\\\"b\"} 3\nh_count{m=\"a\\\"b\"} 3\n"
+                             "h_bucket{le=\"+Inf\",m=\"a\\\\b\"} 4\nh_count{m=\"a\\\\b\"} 4\n"
+                << 0 << 6.0 << qQNaN() << true;
+        // {a="x<US>b=c"} and {a="x",b="c"} are two label sets, however their pairs are joined
+        QTest::newRow("a value holding '=' and a separator is its own set")
+                << type
+                           + "h_bucket{le=\"+Inf\",a=\"x\x1f"
+                             "b=c\"} 10\nh_count{a=\"x\x1f"
+                             "b=c\"} 10\n"
+                << type + "h_bucket{le=\"+Inf\",a=\"x\",b=\"c\"} 3\nh_count{a=\"x\",b=\"c\"} 3\n"
+                << 0 << 3.0 << qQNaN() << false;
+    }
+
+    void windowEdgeCases()
+    {
+        QFETCH(QByteArray, before);
+        QFETCH(QByteArray, after);
+        QFETCH(int, afterErrors);
+        QFETCH(double, requests);
+        QFETCH(double, p50);
+        QFETCH(bool, reset);
+        MetricNames names;
+        names.latency = QStringLiteral("h");
+        names.toMs = 1000;
+        const Scrape b = scrapeOf(before, 1000);
+        const Scrape a = scrapeOf(after, 3000);
+        QVERIFY2(b.metrics.errors.isEmpty(), qPrintable(b.metrics.errors.value(0).toString()));
+        QCOMPARE(a.metrics.errors.size(), afterErrors);
+        const ServiceWindow w = windowBetween(b, a, names);
+        QVERIFY2(w.ok(), qPrintable(w.message));
+        QCOMPARE(w.requests, requests);
+        QCOMPARE(w.ratePerSecond, requests / 2);
+        if (std::isnan(p50))
+            QVERIFY2(std::isnan(w.p50Ms), qPrintable(QString::number(w.p50Ms)));
+        else
+            QCOMPARE(w.p50Ms, p50);
+        QCOMPARE(w.counterReset, reset);
+        QVERIFY(!w.queue);
+        // the window's buckets stay cumulative, sorted and without a NaN
+        for (qsizetype i = 0; i < w.bucketsMs.size(); ++i) {
+            QVERIFY(!std::isnan(w.bucketsMs.at(i).count));
+            if (i > 0) {
+                QVERIFY(w.bucketsMs.at(i - 1).upperBound < w.bucketsMs.at(i).upperBound);
+                QVERIFY(w.bucketsMs.at(i - 1).count <= w.bucketsMs.at(i).count);
+            }
+        }
+    }
+
+    void bucketsOfSumsDuplicatesAndSortsBounds()
+    {
+        const Exposition e = parseExposition(
+                "# TYPE h histogram\nh_bucket{le=\"+Inf\",m=\"a\"} 9\nh_bucket{le=\"1\",m=\"a\"} "
+                "4\n"
+                "h_bucket{m=\"b\",le=\"1.0\"} 1\nh_bucket{le=\"0.5\",m=\"b\"} 1\n"
+                "h_bucket{le=\"+Inf\",m=\"b\"} 2\nh_bucket{le=\"1\",m=\"a\"} 4\n");
+        QVERIFY(e.errors.isEmpty());
+        QCOMPARE(bucketsOf(e, QStringLiteral("h")), (QList<Bucket>{{0.5, 1}, {1, 9}, {inf, 11}}));
+    }
+
     void tritonWindowIsTheMean_data()
     {
         QTest::addColumn<double>("beforeUs");
@@ -490,6 +630,15 @@ private Q_SLOTS:
         QTest::newRow("histogram missing") << QByteArray("other_metric 1\n") << QString() << 2000LL
                                            << "vllm" << int(ServiceWindow::Status::MissingMetric)
                                            << "no vllm:e2e_request_latency_seconds_bucket samples";
+        QTest::newRow("histogram without +Inf or _count")
+                << QByteArray("# TYPE vllm:e2e_request_latency_seconds histogram\n"
+                              "vllm:e2e_request_latency_seconds_bucket{le=\"0.1\"} 1\n")
+                << QString() << 2000LL << "vllm" << int(ServiceWindow::Status::MissingMetric)
+                << "has neither vllm:e2e_request_latency_seconds_count nor a +Inf bucket";
+        QTest::newRow("triton latency missing")
+                << QByteArray("nv_inference_request_success 5\n") << QString() << 2000LL << "triton"
+                << int(ServiceWindow::Status::MissingMetric)
+                << "counter nv_inference_request_duration_us is not in the later scrape";
         QTest::newRow("triton count missing")
                 << QByteArray("nv_inference_request_duration_us 5\n") << QString() << 2000LL
                 << "triton" << int(ServiceWindow::Status::MissingMetric)
