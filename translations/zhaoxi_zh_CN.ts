@@ -982,6 +982,48 @@
         </message>
     </context>
     <context>
+        <name>Zhaoxi::Widgets::CommandLine</name>
+        <message>
+            <source>The command line ends with a lone backslash; write \\ for a backslash.</source>
+            <translation>命令行以单个反斜杠结尾；反斜杠本身请写作 \\。</translation>
+        </message>
+        <message>
+            <source>The quote ' at character %1 is not closed.</source>
+            <translation>第 %1 个字符处的引号 ' 没有闭合。</translation>
+        </message>
+        <message>
+            <source>The quote " at character %1 is not closed.</source>
+            <translation>第 %1 个字符处的引号 " 没有闭合。</translation>
+        </message>
+    </context>
+    <context>
+        <name>Zhaoxi::Widgets::CommandText</name>
+        <message>
+            <source>The appliance gave no reason.</source>
+            <translation>一体机没有给出原因。</translation>
+        </message>
+        <message>
+            <source>There is no job %1.</source>
+            <translation>没有作业 %1。</translation>
+        </message>
+        <message>
+            <source>There is no job %1 or no card %2.</source>
+            <translation>没有作业 %1 或没有卡 %2。</translation>
+        </message>
+        <message>
+            <source>Job %1 is no longer waiting.</source>
+            <translation>作业 %1 已不在等待中。</translation>
+        </message>
+        <message>
+            <source>Job %1 is not running.</source>
+            <translation>作业 %1 没有在运行。</translation>
+        </message>
+        <message>
+            <source>Job %1 has already ended.</source>
+            <translation>作业 %1 已经结束。</translation>
+        </message>
+    </context>
+    <context>
         <name>Zhaoxi::Widgets::EventLogView</name>
         <message>
             <source>&amp;Time:</source>
@@ -1608,6 +1650,41 @@
         </message>
     </context>
     <context>
+        <name>Zhaoxi::Widgets::JobLogDialog</name>
+        <message>
+            <source>Log of %1</source>
+            <translation>%1 的日志</translation>
+        </message>
+        <message>
+            <source>job %1</source>
+            <translation>作业 %1</translation>
+        </message>
+        <message>
+            <source>&amp;Follow (refresh every 2 s)</source>
+            <translation>跟随(&amp;F)（每 2 秒刷新）</translation>
+        </message>
+        <message>
+            <source>Ask the appliance for the latest output every two seconds while this window is open</source>
+            <translation>此窗口打开期间，每两秒向一体机获取最新输出</translation>
+        </message>
+        <message>
+            <source>&amp;Refresh</source>
+            <translation>刷新(&amp;R)</translation>
+        </message>
+        <message>
+            <source>File on the appliance: %1</source>
+            <translation>一体机上的文件：%1</translation>
+        </message>
+        <message>
+            <source>(older output is not shown)</source>
+            <translation>（更早的输出未显示）</translation>
+        </message>
+        <message>
+            <source>No log: %1</source>
+            <translation>没有日志：%1</translation>
+        </message>
+    </context>
+    <context>
         <name>Zhaoxi::Widgets::JobsView</name>
         <message numerus="yes">
             <source>%n waiting</source>
@@ -1636,6 +1713,94 @@
         <message>
             <source>Waiting jobs can be dragged onto a card of the map</source>
             <translation>等待中的作业可以拖到卡片图中的卡上</translation>
+        </message>
+        <message>
+            <source>job %1</source>
+            <translation>作业 %1</translation>
+        </message>
+        <message>
+            <source>&amp;Cancel job…</source>
+            <translation>取消作业(&amp;C)…</translation>
+        </message>
+        <message>
+            <source>&amp;Requeue</source>
+            <translation>重新排队(&amp;R)</translation>
+        </message>
+        <message>
+            <source>Take the job off its cards and back to the queue</source>
+            <translation>让作业离开它的卡，回到队列</translation>
+        </message>
+        <message>
+            <source>Change &amp;priority…</source>
+            <translation>更改优先级(&amp;P)…</translation>
+        </message>
+        <message>
+            <source>View &amp;log…</source>
+            <translation>查看日志(&amp;L)…</translation>
+        </message>
+        <message>
+            <source>&amp;New workload…</source>
+            <translation>新建工作负载(&amp;N)…</translation>
+        </message>
+        <message>
+            <source>Cancel job</source>
+            <translation>取消作业</translation>
+        </message>
+        <message>
+            <source>Cancel %1?</source>
+            <translation>取消 %1？</translation>
+        </message>
+        <message>
+            <source>Its process gets its stop signal and the job ends; work since its last checkpoint is lost. This cannot be undone.</source>
+            <translation>它的进程会收到停止信号，作业随即结束；自上次检查点以来的工作将丢失。此操作无法撤销。</translation>
+        </message>
+        <message>
+            <source>Cancel the job</source>
+            <translation>取消作业</translation>
+        </message>
+        <message>
+            <source>Keep it</source>
+            <translation>保留</translation>
+        </message>
+        <message>
+            <source>Change priority</source>
+            <translation>更改优先级</translation>
+        </message>
+        <message>
+            <source>Priority of %1 (higher runs first and may preempt lower):</source>
+            <translation>%1 的优先级（高者先运行，并可抢占低者）：</translation>
+        </message>
+        <message>
+            <source>Cancelled %1.</source>
+            <translation>已取消 %1。</translation>
+        </message>
+        <message>
+            <source>Could not cancel %1: %2</source>
+            <translation>无法取消 %1：%2</translation>
+        </message>
+        <message>
+            <source>%1 went back to the queue.</source>
+            <translation>%1 已回到队列。</translation>
+        </message>
+        <message>
+            <source>Could not take %1 back to the queue: %2</source>
+            <translation>无法让 %1 回到队列：%2</translation>
+        </message>
+        <message>
+            <source>%1 now has priority %2.</source>
+            <translation>%1 的优先级现在是 %2。</translation>
+        </message>
+        <message>
+            <source>Could not change the priority of %1: %2</source>
+            <translation>无法更改 %1 的优先级：%2</translation>
+        </message>
+        <message>
+            <source>Submitted %1 as job %2.</source>
+            <translation>已提交 %1，作业号 %2。</translation>
+        </message>
+        <message>
+            <source>Submit a workload from a form or a spec file (Ctrl+N)</source>
+            <translation>通过表单或规格文件提交工作负载（Ctrl+N）</translation>
         </message>
     </context>
     <context>
@@ -2003,6 +2168,309 @@
         <message>
             <source>Run the appliance's clock (Space)</source>
             <translation>运行一体机的时钟（空格）</translation>
+        </message>
+        <message>
+            <source>&amp;New Workload…</source>
+            <translation>新建工作负载(&amp;N)…</translation>
+        </message>
+        <message>
+            <source>Submit a workload from a form or a spec file</source>
+            <translation>通过表单或规格文件提交工作负载</translation>
+        </message>
+    </context>
+    <context>
+        <name>Zhaoxi::Widgets::NewWorkloadDialog</name>
+        <message>
+            <source>Line %1 is not NAME=VALUE.</source>
+            <translation>第 %1 行不是 NAME=VALUE 形式。</translation>
+        </message>
+        <message>
+            <source>Line %1 sets %2 again.</source>
+            <translation>第 %1 行重复设置了 %2。</translation>
+        </message>
+        <message>
+            <source>The JSON tab has a problem, so the form cannot show it. Fix it there to use the form again.</source>
+            <translation>JSON 页有错误，表单无法显示它。请在 JSON 页改正后再使用表单。</translation>
+        </message>
+        <message>
+            <source>The form cannot show every value of this spec exactly (for example a line break in an argument or an environment value); edit it in the JSON tab.</source>
+            <translation>表单无法准确显示此规格的全部取值（例如参数或环境变量值中的换行）；请在 JSON 页中编辑。</translation>
+        </message>
+        <message>
+            <source>it is larger than %1 KiB, too large for a spec</source>
+            <translation>文件大于 %1 KiB，不像是一个规格文件</translation>
+        </message>
+        <message>
+            <source>Could not read %1: %2</source>
+            <translation>无法读取 %1：%2</translation>
+        </message>
+        <message>
+            <source>Open workload spec</source>
+            <translation>打开工作负载规格</translation>
+        </message>
+        <message>
+            <source>Workload specs (*.json);;All files (*)</source>
+            <translation>工作负载规格 (*.json);;所有文件 (*)</translation>
+        </message>
+        <message>
+            <source>Submitting…</source>
+            <translation>正在提交…</translation>
+        </message>
+        <message>
+            <source>The appliance refused the workload.</source>
+            <translation>一体机拒绝了该工作负载。</translation>
+        </message>
+        <message>
+            <source>New workload</source>
+            <translation>新建工作负载</translation>
+        </message>
+        <message>
+            <source>Form</source>
+            <translation>表单</translation>
+        </message>
+        <message>
+            <source>JSON</source>
+            <translation>JSON</translation>
+        </message>
+        <message>
+            <source>&amp;Open spec file…</source>
+            <translation>打开规格文件(&amp;O)…</translation>
+        </message>
+        <message>
+            <source>Submit</source>
+            <translation>提交</translation>
+        </message>
+        <message>
+            <source>Workload</source>
+            <translation>工作负载</translation>
+        </message>
+        <message>
+            <source>Demand</source>
+            <translation>资源需求</translation>
+        </message>
+        <message>
+            <source>Inference service</source>
+            <translation>推理服务</translation>
+        </message>
+        <message>
+            <source>Run a command</source>
+            <translation>运行命令</translation>
+        </message>
+        <message>
+            <source>What the appliance starts for each unit. The real appliance needs it; the digital twin models workloads without one.</source>
+            <translation>一体机为每个单元启动的程序。真实一体机必须有它；数字孪生没有它也能模拟工作负载。</translation>
+        </message>
+        <message>
+            <source>&amp;Name:</source>
+            <translation>名称(&amp;N)：</translation>
+        </message>
+        <message>
+            <source>&amp;Kind:</source>
+            <translation>类型(&amp;K)：</translation>
+        </message>
+        <message>
+            <source>&amp;Priority:</source>
+            <translation>优先级(&amp;P)：</translation>
+        </message>
+        <message>
+            <source>Higher runs first and may preempt lower (%1 to %2)</source>
+            <translation>高者先运行，并可抢占低者（%1 到 %2）</translation>
+        </message>
+        <message>
+            <source>P&amp;reemption:</source>
+            <translation>抢占(&amp;R)：</translation>
+        </message>
+        <message>
+            <source>May be stopped at once (restart)</source>
+            <translation>可立即停止（重新开始）</translation>
+        </message>
+        <message>
+            <source>May be stopped at a checkpoint</source>
+            <translation>可在检查点停止</translation>
+        </message>
+        <message>
+            <source>Never preempted</source>
+            <translation>从不被抢占</translation>
+        </message>
+        <message>
+            <source>Checkpoint &amp;every:</source>
+            <translation>检查点间隔(&amp;E)：</translation>
+        </message>
+        <message>
+            <source>A duration such as 90m, 1h30m or 2d12h, or seconds</source>
+            <translation>时长，例如 90m、1h30m 或 2d12h，或秒数</translation>
+        </message>
+        <message>
+            <source>e.g. 30m (needed to stop at a checkpoint)</source>
+            <translation>例如 30m（在检查点停止时必填）</translation>
+        </message>
+        <message>
+            <source>Expected &amp;duration:</source>
+            <translation>预计时长(&amp;D)：</translation>
+        </message>
+        <message>
+            <source>e.g. 6h; empty: unknown or open-ended</source>
+            <translation>例如 6h；留空：未知或不限</translation>
+        </message>
+        <message>
+            <source>Dead&amp;line:</source>
+            <translation>截止时间(&amp;L)：</translation>
+        </message>
+        <message>
+            <source>An ISO-8601 date and time with Z or a UTC offset; empty: none</source>
+            <translation>带 Z 或 UTC 偏移的 ISO-8601 日期时间；留空：无</translation>
+        </message>
+        <message>
+            <source>&amp;Compute per unit:</source>
+            <translation>每单元算力(&amp;C)：</translation>
+        </message>
+        <message>
+            <source>A whole card</source>
+            <translation>一整张卡</translation>
+        </message>
+        <message>
+            <source>A MIG profile</source>
+            <translation>MIG 规格</translation>
+        </message>
+        <message>
+            <source>MIG compute slices</source>
+            <translation>MIG 计算切片</translation>
+        </message>
+        <message>
+            <source>A fraction of a card</source>
+            <translation>一张卡的一部分</translation>
+        </message>
+        <message>
+            <source>None (CPU only; cards 0)</source>
+            <translation>无（仅 CPU；卡数为 0）</translation>
+        </message>
+        <message>
+            <source>MIG pro&amp;file:</source>
+            <translation>MIG 规格(&amp;F)：</translation>
+        </message>
+        <message>
+            <source>&amp;Slices:</source>
+            <translation>切片数(&amp;S)：</translation>
+        </message>
+        <message>
+            <source>At least this many of the 7 compute slices, on any MIG card</source>
+            <translation>在任意 MIG 卡上至少占用 7 个计算切片中的这么多个</translation>
+        </message>
+        <message>
+            <source>&amp;Fraction:</source>
+            <translation>份额(&amp;F)：</translation>
+        </message>
+        <message>
+            <source>A share of one card, served by time-slicing or MPS</source>
+            <translation>一张卡的份额，由时间片或 MPS 提供</translation>
+        </message>
+        <message>
+            <source>C&amp;ards (units):</source>
+            <translation>卡数（单元数）(&amp;A)：</translation>
+        </message>
+        <message>
+            <source>How many units, on distinct cards of one host; 0 for a CPU-only job</source>
+            <translation>单元个数，位于同一主机的不同卡上；仅 CPU 的作业填 0</translation>
+        </message>
+        <message>
+            <source>Card &amp;memory per unit:</source>
+            <translation>每单元显存(&amp;M)：</translation>
+        </message>
+        <message>
+            <source>whatever the unit has</source>
+            <translation>单元有多少用多少</translation>
+        </message>
+        <message>
+            <source>none</source>
+            <translation>无</translation>
+        </message>
+        <message>
+            <source>&amp;Host CPU:</source>
+            <translation>主机 CPU(&amp;H)：</translation>
+        </message>
+        <message>
+            <source> cores</source>
+            <translation> 核</translation>
+        </message>
+        <message>
+            <source>For the whole job, on the host its cards are on</source>
+            <translation>整个作业所需，在其卡所在的主机上</translation>
+        </message>
+        <message>
+            <source>Host memor&amp;y:</source>
+            <translation>主机内存(&amp;Y)：</translation>
+        </message>
+        <message>
+            <source>Ser&amp;vice:</source>
+            <translation>服务(&amp;V)：</translation>
+        </message>
+        <message>
+            <source>Replicas of one service share its name</source>
+            <translation>同一服务的副本共用这个名称</translation>
+        </message>
+        <message>
+            <source>p99 latency o&amp;bjective:</source>
+            <translation>p99 延迟目标(&amp;B)：</translation>
+        </message>
+        <message>
+            <source>Replicas, m&amp;inimum:</source>
+            <translation>最少副本数(&amp;I)：</translation>
+        </message>
+        <message>
+            <source>Replicas, ma&amp;ximum:</source>
+            <translation>最多副本数(&amp;X)：</translation>
+        </message>
+        <message>
+            <source>Command as:</source>
+            <translation>命令写法：</translation>
+        </message>
+        <message>
+            <source>One line</source>
+            <translation>一行</translation>
+        </message>
+        <message>
+            <source>One argument per line</source>
+            <translation>每行一个参数</translation>
+        </message>
+        <message>
+            <source>Pro&amp;gram and arguments:</source>
+            <translation>程序和参数(&amp;G)：</translation>
+        </message>
+        <message>
+            <source>e.g. zhaoxi-demo-train --steps 20000</source>
+            <translation>例如 zhaoxi-demo-train --steps 20000</translation>
+        </message>
+        <message>
+            <source>Started directly, without a shell: $VARIABLES, ~ and * are not expanded. Quote arguments with spaces in '…' or "…".</source>
+            <translation>直接启动，不经过 shell：$变量、~ 和 * 都不会展开。含空格的参数请用 '…' 或 "…" 括起来。</translation>
+        </message>
+        <message>
+            <source>The program on the first line, one argument on each further line</source>
+            <translation>第一行是程序，之后每行一个参数</translation>
+        </message>
+        <message>
+            <source>&amp;Working directory:</source>
+            <translation>工作目录(&amp;W)：</translation>
+        </message>
+        <message>
+            <source>An absolute path; empty: the appliance's choice</source>
+            <translation>绝对路径；留空：由一体机决定</translation>
+        </message>
+        <message>
+            <source>Environmen&amp;t:</source>
+            <translation>环境变量(&amp;T)：</translation>
+        </message>
+        <message>
+            <source>One NAME=VALUE per line, on top of what the appliance sets</source>
+            <translation>每行一个 NAME=VALUE，在一体机设置的变量之外追加</translation>
+        </message>
+        <message>
+            <source>R&amp;un as user:</source>
+            <translation>运行用户(&amp;U)：</translation>
+        </message>
+        <message>
+            <source>the appliance's default account</source>
+            <translation>一体机的默认账户</translation>
         </message>
     </context>
     <context>

@@ -141,6 +141,15 @@ MainWindow::~MainWindow() = default;
 
 void MainWindow::createActions()
 {
+    m_newWorkloadAction = new QAction(this);
+    m_newWorkloadAction->setObjectName(QStringLiteral("newWorkload"));
+    m_newWorkloadAction->setShortcut(QKeySequence::New);
+    m_newWorkloadAction->setEnabled(false); // until a session is set
+    connect(m_newWorkloadAction, &QAction::triggered, this, [this] {
+        if (m_jobs)
+            m_jobs->newWorkload();
+    });
+
     m_quitAction = new QAction(this);
     m_quitAction->setShortcut(QKeySequence::Quit);
     m_quitAction->setMenuRole(QAction::QuitRole);
@@ -221,6 +230,8 @@ void MainWindow::createRunBar()
 void MainWindow::createMenus()
 {
     m_fileMenu = menuBar()->addMenu(QString());
+    m_fileMenu->addAction(m_newWorkloadAction);
+    m_fileMenu->addSeparator();
     m_fileMenu->addAction(m_settingsAction);
     m_fileMenu->addSeparator();
     m_fileMenu->addAction(m_quitAction);
@@ -246,6 +257,8 @@ void MainWindow::retranslateUi()
     setWindowTitle(m_applianceName.isEmpty() ? tr("Zhaoxi")
                                              : tr("%1 \u2014 Zhaoxi").arg(m_applianceName));
     m_fileMenu->setTitle(tr("&File"));
+    m_newWorkloadAction->setText(tr("&New Workload…"));
+    m_newWorkloadAction->setToolTip(tr("Submit a workload from a form or a spec file"));
     m_quitAction->setText(tr("&Quit"));
     m_viewMenu->setTitle(tr("&View"));
     m_detailsDock->setWindowTitle(tr("Details"));
@@ -426,6 +439,10 @@ void MainWindow::createViews()
         statusBar()->showMessage(text, 6000);
     });
     connect(m_jobs, &JobsView::jobSelected, this, &MainWindow::showJob);
+    connect(m_jobs, &JobsView::statusMessage, this, [this](const QString &text) {
+        statusBar()->showMessage(text, 6000);
+    });
+    m_newWorkloadAction->setEnabled(true);
     connect(m_jobs, &JobsView::jobSelected, m_cardMap, &CardMapView::selectJob);
     connect(m_eventLog, &EventLogView::jobSelected, this, &MainWindow::showJob);
     connect(m_repartition, &RepartitionEditor::layoutApplied, this, [this](Domain::CardId card) {

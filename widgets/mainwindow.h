@@ -74,6 +74,10 @@ public:
     // hour of the week (168 values), for the schedule editor.
     void setSchedule(const QJsonObject &windowsParams, const QList<double> &forecastPerHour);
 
+    // File > New workload… (Ctrl+N): the jobs view's New workload dialog; enabled once a session
+    // is set.
+    QAction *newWorkloadAction() const { return m_newWorkloadAction; }
+
     // The views (created by setSession; nullptr before).
     CardMapView *cardMap() const { return m_cardMap; }
     JobsView *jobsView() const { return m_jobs; }
@@ -174,6 +178,7 @@ private:
     QMenu *m_viewMenu = nullptr;
     QMenu *m_languageMenu = nullptr;
     QMenu *m_helpMenu = nullptr;
+    QAction *m_newWorkloadAction = nullptr;
     QAction *m_quitAction = nullptr;
     QAction *m_statusBarAction = nullptr;
     QAction *m_sortByHostAction = nullptr;

@@ -5,6 +5,8 @@
 #include "commands.h"
 
 #include "core/catalogue/catalogue.h"
+#include "core/device/nvmlapply.h"
+#include "core/device/nvmlbackend.h"
 #include "core/runtime/liverun.h"
 #include "core/session/eventbridge.h"
 #include "core/sim/scenario.h"
@@ -59,45 +61,6 @@ QString findBeside(const QString &name, const QString &buildSubdir)
     return QStandardPaths::findExecutable(name);
 }
 
-QJsonObject eventJson(const Runtime::ProcessEvent &e)
-{
-    QJsonObject o{{QStringLiteral("job"), e.jobName},
-                  {QStringLiteral("process"), e.key},
-                  {QStringLiteral("rank"), e.rank},
-                  {QStringLiteral("value"), double(e.value)}};
-    if (!e.detail.isEmpty())
-        o.insert(QStringLiteral("detail"), e.detail);
-    if (e.exitCode >= 0)
-        o.insert(QStringLiteral("exit_code"), e.exitCode);
-    if (e.signal)
-        o.insert(QStringLiteral("signal"), e.signal);
-    if (!e.lastLines.isEmpty())
-        o.insert(QStringLiteral("last_lines"), QJsonArray::fromStringList(e.lastLines));
-    return o;
-}
-
-Storage::Severity severityOf(Runtime::ProcessEventCode code)
-{
-    using C = Runtime::ProcessEventCode;
-    switch (code) {
-    case C::Refused:
-    case C::LaunchFailed:
-    case C::Failed:
-    case C::CrashLoop:
-    case C::ReadyTimeout:
-    case C::ProgressStalled:
-    case C::Vanished:
-    case C::MpsDaemonFailed:
-        return Storage::Severity::Error;
-    case C::Restarting:
-    case C::ProgressError:
-    case C::LimitsByRlimit:
-        return Storage::Severity::Warning;
-    default:
-        return Storage::Severity::Info;
-    }
-}
-
 } // namespace
 
 int runRun(const QStringList &argList, Io &io)
@@ -109,6 +72,9 @@ int runRun(const QStringList &argList, Io &io)
     const std::optional<QString> policyName = args.value(QStringLiteral("policy"));
     const bool json = args.flag(QStringLiteral("json"));
     const bool resume = args.flag(QStringLiteral("resume"));
+    const bool hardware = args.flag(QStringLiteral("hardware"));
+    const bool allowChanges = args.flag(QStringLiteral("allow-changes"));
+    const std::optional<QString> nvmlLibrary = args.value(QStringLiteral("nvml-library"));
     if (!args.missingValueFor().isEmpty()) {
         io.err << "run: " << args.missingValueFor() << " needs a value\n";
         return 2;
@@ -128,6 +94,38 @@ int runRun(const QStringList &argList, Io &io)
     if (!scenario) {
         io.err << "run: " << error.toString() << "\n";
         return 2;
+    }
+    if (!hardware && (nvmlLibrary || allowChanges)) {
+        io.err << "run: --nvml-library and --allow-changes go with --hardware\n";
+        return 2;
+    }
+    // --hardware: this machine's cards through NVML instead of the scenario's simulated ones;
+    // the scenario's workloads run on them. MIG is left as it is unless --allow-changes (the
+    // scheduler then also creates instances for placements).
+    std::unique_ptr<Device::NvmlBackend> nvml;
+    QList<int> nvmlIndex;
+    if (hardware) {
+        Device::NvmlBackendOptions o;
+        o.catalogue = catalogue;
+        o.libraryPath = nvmlLibrary.value_or(QString());
+        o.applyEnabled = allowChanges;
+        o.pollIntervalMs = 1000;
+        Device::NvmlOpenResult r;
+        nvml = Device::NvmlBackend::open(o, &r, QDateTime::currentMSecsSinceEpoch());
+        if (!nvml) {
+            io.err << "run: --hardware: " << r.message << "\n";
+            return 2;
+        }
+        scenario->appliance.state = Device::clusterStateOf(*nvml, &nvmlIndex);
+        if (scenario->appliance.state.cards().isEmpty()) {
+            io.err << "run: --hardware: no card of this machine is in the catalogue\n";
+            return 2;
+        }
+        const bool writable = allowChanges && nvml->access() == Device::NvmlAccess::Writable;
+        if (allowChanges && !writable)
+            io.err << "run: --allow-changes: MIG stays as it is: " << nvml->accessMessage() << "\n";
+        scenario->scheduler.allowCreatePartitions = writable;
+        scenario->scheduler.allowReconfigure = writable;
     }
     if (resume && !dbPath) {
         io.err << "run: --resume continues the run recorded in --db FILE; give it\n";
@@ -209,6 +207,13 @@ int runRun(const QStringList &argList, Io &io)
                                                  QDateTime::currentDateTimeUtc().toString(
                                                          QStringLiteral("yyyyMMdd-HHmmss-zzz"))));
     options.controlPeriodMs = 1000;
+    if (nvml) {
+        options.backend = nvml.get();
+        options.backendCard = [&nvmlIndex](Domain::CardId c) {
+            return Domain::CardId(c.isValid() && c.value() < nvmlIndex.size() ? nvmlIndex[c.value()]
+                                                                              : -1);
+        };
+    }
     options.policy = policyName.value_or(QString());
     options.loadPath = findBeside(QStringLiteral("zhaoxi-demo-load"), QStringLiteral("demo"));
     // The shipped demo workloads are found by name, as a scenario names them.
@@ -234,12 +239,8 @@ int runRun(const QStringList &argList, Io &io)
                      &Runtime::LiveRun::processEvent,
                      &live,
                      [&rec, &io, json](const Runtime::ProcessEvent &e) {
-                         rec.recordDevice(e.atMs,
-                                          QByteArray(Runtime::toString(e.code)),
-                                          severityOf(e.code),
-                                          eventJson(e),
-                                          Storage::Subject{-1, -1, e.job.value()});
-                         if (!json && severityOf(e.code) != Storage::Severity::Info)
+                         Session::recordProcessEvent(rec, e);
+                         if (!json && Session::severityOf(e.code) != Storage::Severity::Info)
                              io.err << Runtime::toString(e.code) << " " << e.jobName << ": "
                                     << e.detail << "\n";
                      });
@@ -288,6 +289,7 @@ int runRun(const QStringList &argList, Io &io)
 
     QJsonObject report = live.report();
     report.insert(QStringLiteral("scenario"), scenario->name);
+    report.insert(QStringLiteral("hardware"), hardware);
     report.insert(QStringLiteral("seconds"),
                   (QDateTime::currentMSecsSinceEpoch() - live.startedMs()) / 1000.0);
     report.insert(QStringLiteral("interrupted"), interrupted);

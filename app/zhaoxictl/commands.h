@@ -42,8 +42,9 @@ inline const Command kCommands[] = {
          runSimulate},
         {"run",
          "run --scenario FILE [--for DURATION] [--policy NAME|none] [--db FILE [--resume]] "
-         "[--json]  "
-         "run a scenario on the wall clock with real processes (simulated cards)",
+         "[--hardware [--nvml-library PATH] [--allow-changes]] [--json]  "
+         "run a scenario on the wall clock with real processes (simulated cards, or this "
+         "machine's NVIDIA cards with --hardware)",
          runRun},
         {"events",
          "events export --db FILE --format csv|jsonl [--from T] [--to T] [--severity S] [--source "

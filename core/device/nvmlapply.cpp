@@ -5,6 +5,10 @@
 
 #include "core/catalogue/layoutrules.h"
 
+#include <QThread>
+
+#include <unistd.h>
+
 #include <algorithm>
 
 namespace Zhaoxi::Device {
@@ -94,6 +98,46 @@ NvmlApplyOutcome applyNow(NvmlBackend &backend, const QList<DeviceStep> &steps, 
             out.allDone = false;
     }
     return out;
+}
+
+} // namespace Zhaoxi::Device
+
+namespace Zhaoxi::Device {
+
+Sched::ClusterState clusterStateOf(const NvmlBackend &backend, QList<int> *nvmlIndex)
+{
+    const Catalogue::Catalogue &cat = backend.catalogue();
+    Sched::ClusterState st(cat);
+    const QList<HostInfo> hosts = backend.hosts();
+    const QString hostName = hosts.isEmpty() ? QStringLiteral("localhost") : hosts.first().name;
+    // This machine's CPUs and memory, which real jobs' host demands come out of.
+    const long pages = ::sysconf(_SC_PHYS_PAGES);
+    const long pageSize = ::sysconf(_SC_PAGESIZE);
+    const qint64 memoryMiB
+            = pages > 0 && pageSize > 0 ? qint64(pages) * qint64(pageSize) / (1024 * 1024) : 0;
+    const Domain::HostId host
+            = st.addHost(hostName, qint64(QThread::idealThreadCount()) * 1000, memoryMiB);
+    if (nvmlIndex)
+        nvmlIndex->clear();
+    for (const NvmlCardReport &rep : backend.cardReports()) {
+        if (rep.model < 0)
+            continue; // not in the catalogue: left out
+        if (nvmlIndex)
+            nvmlIndex->append(rep.index);
+        const Domain::CardModel &model = cat.models()[rep.model];
+        const Domain::PartitionMode mode
+                = rep.layout.mode == Domain::PartitionMode::Mig && model.supportsMig()
+                          ? Domain::PartitionMode::Mig
+                          : Domain::PartitionMode::Whole;
+        const CardId c = st.addCard(host, rep.model, mode);
+        if (mode == Domain::PartitionMode::Mig) {
+            for (const InstanceInfo &i : rep.layout.instances)
+                st.createPartition(c, i.profile, i.start);
+        }
+        if (rep.layout.lost || rep.readStatus == NvmlStatus::GpuLost)
+            st.setCardHealth(c, Sched::CardHealth::Failed);
+    }
+    return st;
 }
 
 } // namespace Zhaoxi::Device

@@ -9,6 +9,7 @@
 #include "devicebackend.h"
 
 #include "core/domain/cardmodel.h"
+#include "core/sched/clusterstate.h"
 
 #include <QList>
 #include <QString>
@@ -52,5 +53,11 @@ struct NvmlApplyOutcome
 // backend.layout(card) is what the card really holds. The base interface's StepResults are
 // drained (the reports carry them); faults stay for takeFaults().
 NvmlApplyOutcome applyNow(NvmlBackend &backend, const QList<DeviceStep> &steps, qint64 nowMs);
+
+// The scheduler's picture of this machine as the driver shows it: one host (the backend's host
+// name, this machine's CPUs and physical memory), the cards the catalogue knows in NVML order
+// (*nvmlIndex: the NVML index of each state card), MIG cards with the instances the driver lists,
+// lost cards failed. Shared by the console's hardware session and `zhaoxictl run --hardware`.
+Sched::ClusterState clusterStateOf(const NvmlBackend &backend, QList<int> *nvmlIndex);
 
 } // namespace Zhaoxi::Device

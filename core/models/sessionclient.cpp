@@ -23,6 +23,7 @@ SessionClient::SessionClient(ApplianceSession *session, QObject *parent)
             this,
             &SessionClient::layoutPreviewReady);
     connect(session, &ApplianceSession::commandFinished, this, &SessionClient::commandFinished);
+    connect(session, &ApplianceSession::jobLogReady, this, &SessionClient::jobLogReady);
     m_snapshot = session->latest();
 }
 
@@ -100,6 +101,34 @@ quint64 SessionClient::setSchedule(const QJsonObject &windowsParams)
 {
     const quint64 id = m_nextRequest++;
     call([=](ApplianceSession *s) { s->setSchedule(id, windowsParams); });
+    return id;
+}
+
+quint64 SessionClient::submitWorkload(const QJsonObject &spec)
+{
+    const quint64 id = m_nextRequest++;
+    call([=](ApplianceSession *s) { s->submitWorkload(id, spec); });
+    return id;
+}
+
+quint64 SessionClient::cancelJob(Domain::JobId job)
+{
+    const quint64 id = m_nextRequest++;
+    call([=](ApplianceSession *s) { s->cancelJob(id, job.value()); });
+    return id;
+}
+
+quint64 SessionClient::setJobPriority(Domain::JobId job, int priority)
+{
+    const quint64 id = m_nextRequest++;
+    call([=](ApplianceSession *s) { s->setJobPriority(id, job.value(), priority); });
+    return id;
+}
+
+quint64 SessionClient::requestJobLog(Domain::JobId job, qint64 maxBytes)
+{
+    const quint64 id = m_nextRequest++;
+    call([=](ApplianceSession *s) { s->requestJobLog(id, job.value(), maxBytes); });
     return id;
 }
 

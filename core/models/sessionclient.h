@@ -39,6 +39,10 @@ public:
                         Session::ApplyMode mode,
                         qint64 drainDeadlineMs);
     quint64 setSchedule(const QJsonObject &windowsParams);
+    quint64 submitWorkload(const QJsonObject &spec);
+    quint64 cancelJob(Domain::JobId job);
+    quint64 setJobPriority(Domain::JobId job, int priority);
+    quint64 requestJobLog(Domain::JobId job, qint64 maxBytes = 256 * 1024);
 
 Q_SIGNALS:
     // A new snapshot; `snapshot()` already returns it.
@@ -46,6 +50,7 @@ Q_SIGNALS:
     void placementPreviewReady(const Zhaoxi::Session::PlacementPreview &preview);
     void layoutPreviewReady(const Zhaoxi::Session::LayoutPreview &preview);
     void commandFinished(const Zhaoxi::Session::CommandResult &result);
+    void jobLogReady(const Zhaoxi::Session::JobLog &log);
 
 private:
     // Runs `command` on the session's thread: queued when that is another thread (the GUI never

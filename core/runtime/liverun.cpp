@@ -26,8 +26,6 @@ using Policy::ActionReason;
 
 namespace {
 
-constexpr qint64 kDayMs = 24 * 3600'000LL;
-
 MetricNames namesFor(const Domain::RunSpec &run)
 {
     const Domain::MetricNames d = Domain::metricNamesFor(run);
@@ -57,8 +55,18 @@ double quantileOf(const QMap<double, double> &buckets, double q)
 
 } // namespace
 
+namespace {
+// Real jobs checkpoint when signalled.
+Sched::SchedulerOptions liveOptions(Sched::SchedulerOptions o)
+{
+    o.preemption.checkpointOnRequest = true;
+    return o;
+}
+} // namespace
+
 LiveRun::LiveRun(const Sim::Scenario &scenario, LiveRunOptions options, QObject *parent)
     : QObject(parent)
+    , ApplianceCore(scenario.appliance.state, liveOptions(scenario.scheduler), scenario.utcOffsetMs)
     , m_scenario(scenario)
     , m_options(std::move(options))
 {
@@ -66,25 +74,30 @@ LiveRun::LiveRun(const Sim::Scenario &scenario, LiveRunOptions options, QObject 
     if (!m_options.clock)
         m_options.clock = [] { return QDateTime::currentMSecsSinceEpoch(); };
     m_policyName = m_options.policy.isEmpty() ? m_scenario.defaultPolicy : m_options.policy;
-    Sched::SchedulerOptions so = m_scenario.scheduler;
-    so.preemption.checkpointOnRequest = true; // real jobs checkpoint when signalled
-    m_sched = std::make_unique<Sched::Scheduler>(
-            m_scenario.appliance.state, Sched::defaultProfile(), so);
-    m_sched->addSink(&m_schedEvents);
-    m_deviceSink.out = &m_deviceEvents;
-    m_sched->addSink(&m_deviceSink);
-    m_backend = std::make_unique<Device::SimulatedBackend>(m_scenario.appliance.state,
-                                                           m_scenario.device);
-    m_runner = std::make_unique<ProcessRunner>(ProcessRunner::Options{m_options.shimPath, 50});
+    if (m_options.backend) {
+        m_backend = m_options.backend;
+    } else {
+        m_ownBackend = std::make_unique<Device::SimulatedBackend>(m_scenario.appliance.state,
+                                                                  m_scenario.device);
+        m_backend = m_ownBackend.get();
+    }
+    m_bridge.setBackend(m_backend);
+    m_bridge.setCardMap(m_options.backendCard);
+    m_sched->addStepSink(&m_bridge);
+    m_runner = std::make_unique<ProcessRunner>(ProcessRunner::Options{m_options.shimPath, 100});
 
     UnitIds ids;
-    const Device::SimulatedBackend *backend = m_backend.get();
-    ids.cardUuid = [backend](Domain::CardId card) {
-        const QList<Device::CardInfo> cards = backend->cards();
-        return card.value() < cards.size() ? cards[card.value()].uuid : QString();
+    // Through this object: the backend may be swapped (setBackend).
+    ids.cardUuid = [this](Domain::CardId card) {
+        const Domain::CardId c = m_options.backendCard ? m_options.backendCard(card) : card;
+        for (const Device::CardInfo &info : m_backend->cards())
+            if (info.id == c)
+                return info.uuid;
+        return QString();
     };
-    ids.instanceUuid = [backend](Domain::CardId card, int profile, int start) {
-        for (const Device::InstanceInfo &i : backend->layout(card).instances)
+    ids.instanceUuid = [this](Domain::CardId card, int profile, int start) {
+        const Domain::CardId c = m_options.backendCard ? m_options.backendCard(card) : card;
+        for (const Device::InstanceInfo &i : m_backend->layout(c).instances)
             if (i.profile == profile && i.start == start && i.ready)
                 return i.uuid;
         return QString();
@@ -167,6 +180,20 @@ void LiveRun::rebuildFromState()
     const Sched::ClusterState &st = m_sched->state();
     for (const Sched::Job &j : st.jobs()) {
         if (j.spec.kind == Domain::WorkloadKind::Inference && j.spec.inference) {
+            bool known = false;
+            for (const ServiceRt &s : std::as_const(m_services))
+                known |= s.def.spec.inference->service == j.spec.inference->service;
+            if (!known && !j.isTerminal() && j.spec.run) {
+                // An operator's service: its replicas carry its spec.
+                ServiceRt s;
+                s.def.spec = j.spec;
+                s.def.spec.name = j.spec.inference->service;
+                s.def.serviceMs = 0;
+                s.names = namesFor(*j.spec.run);
+                s.unit = Sim::replicaUnit(m_scenario, s.def);
+                s.operatorService = true;
+                m_services.append(s);
+            }
             for (ServiceRt &s : m_services) {
                 if (s.def.spec.inference->service != j.spec.inference->service)
                     continue;
@@ -189,6 +216,11 @@ void LiveRun::rebuildFromState()
         for (int i = 0; i < m_scenario.training.size(); ++i)
             if (m_scenario.training[i].spec.name == j.spec.name && !m_trainingJobs[i].isValid())
                 m_trainingJobs[i] = j.id;
+    // The operator's training and batch jobs that have not ended.
+    for (const Sched::Job &j : st.jobs())
+        if (j.spec.kind != Domain::WorkloadKind::Inference && !j.isTerminal()
+            && !m_trainingJobs.contains(j.id))
+            m_trainingJobs.append(j.id);
 }
 
 bool LiveRun::start(QString *error)
@@ -305,36 +337,8 @@ void LiveRun::addReplica(int service, qint64 nowMs, ActionReason why)
 
 void LiveRun::flushDevice(qint64 nowMs)
 {
-    if (m_deviceEvents.isEmpty())
-        return;
-    QList<Device::DeviceStep> steps;
-    for (const Sched::SchedEvent &e : std::as_const(m_deviceEvents)) {
-        switch (e.code) {
-        case Sched::EventCode::PartitionCreated:
-            steps.append(Device::DeviceStep{
-                    Device::DeviceStep::Kind::CreateInstance, e.card, e.profile, e.start});
-            break;
-        case Sched::EventCode::PartitionDestroyed:
-            steps.append(Device::DeviceStep{
-                    Device::DeviceStep::Kind::DestroyInstance, e.card, e.profile, e.start});
-            break;
-        case Sched::EventCode::CardModeChanged: {
-            // The driver wants a MIG card empty before its mode changes.
-            for (const Device::InstanceInfo &i : m_backend->layout(e.card).instances)
-                steps.append(Device::DeviceStep{
-                        Device::DeviceStep::Kind::DestroyInstance, e.card, i.profile, i.start});
-            Device::DeviceStep s{Device::DeviceStep::Kind::SetMode, e.card};
-            s.mode = Domain::PartitionMode(e.value);
-            steps.append(s);
-            break;
-        }
-        default:
-            break;
-        }
-    }
-    m_deviceEvents.clear();
-    if (!steps.isEmpty())
-        m_backend->apply(steps, nowMs);
+    if (m_bridge.flush(nowMs) != 0 && !m_options.ownsDevice)
+        Q_EMIT deviceOrdersQueued();
 }
 
 void LiveRun::step(qint64 t)
@@ -343,12 +347,14 @@ void LiveRun::step(qint64 t)
         return;
     m_stepping = true;
     for (int round = 0; round < 4; ++round) {
-        m_backend->advance(t);
-        m_backend->takeResults();
-        m_backend->takeFaults();
+        if (m_options.ownsDevice) {
+            m_backend->advance(t);
+            m_backend->takeResults();
+            m_backend->takeFaults();
+        }
         const Sched::Scheduler::TickResult r = m_sched->tick(t);
         m_schedWakeMs = r.nextWakeMs;
-        const bool stepsQueued = !m_deviceEvents.isEmpty();
+        const bool stepsQueued = m_bridge.hasPending();
         flushDevice(t);
         // A card that entered MPS mode gets its daemon before its clients start.
         noteMps(m_mps->follow(m_sched->state()));
@@ -359,7 +365,7 @@ void LiveRun::step(qint64 t)
     m_stepping = false;
     // Wake up for what comes before the next period: a deadline or a device step finishing.
     qint64 next = m_schedWakeMs;
-    const qint64 dev = m_backend->nextEventMs();
+    const qint64 dev = m_options.ownsDevice ? m_backend->nextEventMs() : -1;
     if (dev > 0 && (next < 0 || dev < next))
         next = dev;
     if (next > t && m_started) {
@@ -472,6 +478,10 @@ void LiveRun::onScraped(const QString &key, const Scrape &scrape)
                     over = w.meanMs > slo ? w.requests : 0;
                     s.meanSumMs += w.meanMs * w.requests;
                 }
+                if (!std::isnan(w.meanMs) && w.meanMs > 0)
+                    s.observedMeanMs = s.observedMeanMs > 0
+                                               ? 0.8 * s.observedMeanMs + 0.2 * w.meanMs
+                                               : w.meanMs;
                 s.requests += w.requests;
                 s.overSlo += over;
                 s.current.requests += w.requests;
@@ -521,7 +531,7 @@ void LiveRun::noteMps(const QStringList &changes)
     }
 }
 
-QStringList LiveRun::stop(qint64 waitMs)
+void LiveRun::releaseProcesses()
 {
     m_timer.stop();
     for (ServiceRt &s : m_services) {
@@ -531,23 +541,194 @@ QStringList LiveRun::stop(qint64 waitMs)
                 s.load->kill();
         }
     }
+    m_started = false;
+}
+
+void LiveRun::setBackend(Device::DeviceBackend *backend)
+{
+    m_backend = backend;
+    m_bridge.setBackend(backend);
+}
+
+QStringList LiveRun::stop(qint64 waitMs)
+{
+    releaseProcesses(); // the run's own helpers; then the jobs themselves
     const QStringList alive = m_work->stopAll(waitMs);
     noteMps(m_mps->stopAll());
     m_started = false;
     return alive;
 }
 
+// --- The operator's commands ---------------------------------------------------------------
+
+int LiveRun::serviceOfReplica(JobId job) const
+{
+    for (int i = 0; i < m_services.size(); ++i)
+        for (const ReplicaRt &r : m_services[i].replicas)
+            if (r.job == job)
+                return i;
+    return -1;
+}
+
+JobId LiveRun::submit(const Domain::WorkloadSpec &spec, QString *error, QString *field)
+{
+    auto refuse = [&](const QString &f, const QString &why) {
+        if (error)
+            *error = why;
+        if (field)
+            *field = f;
+        return JobId();
+    };
+    QString why;
+    if (!ProcessWorkloads::admissible(spec, m_options.allowRoot, &why))
+        return refuse(spec.run ? QStringLiteral("run.user") : QStringLiteral("run"), why);
+    const Sched::Feasibility f = m_sched->couldEverRun(spec);
+    if (!f.possible)
+        return refuse(QStringLiteral("demand"),
+                      QStringLiteral("it could never run on this appliance: %1")
+                              .arg(f.reason.describe()));
+    const qint64 t = now();
+    if (spec.kind != Domain::WorkloadKind::Inference) {
+        const JobId job = m_work->submit(spec, t, &why);
+        if (!job.isValid())
+            return refuse(QString(), why);
+        m_trainingJobs.append(job);
+        step(t);
+        return job;
+    }
+    for (const ServiceRt &s : std::as_const(m_services))
+        if (s.def.spec.inference->service == spec.inference->service)
+            return refuse(
+                    QStringLiteral("inference.service"),
+                    QStringLiteral("a service named %1 runs already").arg(spec.inference->service));
+    ServiceRt s;
+    s.def.spec = spec;
+    s.def.serviceMs = 0;
+    s.names = namesFor(*spec.run);
+    s.unit = Sim::replicaUnit(m_scenario, s.def);
+    s.operatorService = true;
+    m_services.append(s);
+    const int index = int(m_services.size()) - 1;
+    for (int r = 0; r < std::max(1, spec.inference->minReplicas); ++r)
+        addReplica(index, t, ActionReason::None);
+    step(t);
+    const QList<ReplicaRt> &replicas = m_services[index].replicas;
+    return replicas.isEmpty() ? JobId() : replicas.first().job;
+}
+
+bool LiveRun::cancel(JobId job, QString *error)
+{
+    const Sched::ClusterState &st = m_sched->state();
+    if (!job.isValid() || job.value() >= st.jobs().size() || st.job(job).isTerminal()) {
+        if (error)
+            *error = QStringLiteral("job %1 has ended or does not exist").arg(job.value());
+        return false;
+    }
+    const int service = serviceOfReplica(job);
+    if (service >= 0) {
+        for (ReplicaRt &r : m_services[service].replicas)
+            if (r.job == job)
+                r.leaving = true;
+    }
+    const qint64 t = now();
+    m_sched->cancel(job, t);
+    step(t);
+    return true;
+}
+
+bool LiveRun::requeue(JobId job, QString *error)
+{
+    const Sched::ClusterState &st = m_sched->state();
+    if (!job.isValid() || job.value() >= st.jobs().size() || !st.job(job).isActive()) {
+        if (error)
+            *error = QStringLiteral("job %1 is not running").arg(job.value());
+        return false;
+    }
+    const qint64 t = now();
+    const bool atCheckpoint
+            = st.job(job).spec.preemption == Domain::PreemptionTolerance::AtCheckpoint;
+    m_sched->requeue(job, t, atCheckpoint);
+    step(t);
+    return true;
+}
+
+bool LiveRun::setPriority(JobId job, int priority, QString *error)
+{
+    const qint64 t = now();
+    if (!m_sched->setPriority(job, priority, t)) {
+        if (error)
+            *error = QStringLiteral("job %1 has ended or does not exist").arg(job.value());
+        return false;
+    }
+    step(t);
+    return true;
+}
+
+Sched::Decision LiveRun::place(JobId job, Domain::CardId card, bool allowPreemption)
+{
+    const qint64 t = now();
+    Sched::Decision d = allowPreemption && card.isValid()
+                                ? m_sched->placeWithPreemption(job, t, card)
+                                : m_sched->placeNow(job, t, card);
+    step(t);
+    return d;
+}
+
+bool LiveRun::applyLayout(Domain::CardId card,
+                          const QList<Domain::MigPlacement> &target,
+                          QString *error)
+{
+    const qint64 t = now();
+    if (!m_sched->applyLayout(card, target, t, error))
+        return false;
+    step(t);
+    return true;
+}
+
+bool LiveRun::setPolicy(const QString &name, const QJsonObject &params, QString *error)
+{
+    std::unique_ptr<Policy::Policy> p;
+    if (name != QLatin1String("none")) {
+        Policy::PolicyError perr;
+        p = Policy::makePolicy(name, params, &perr);
+        if (!p) {
+            if (error)
+                *error = perr.field.isEmpty() ? perr.message
+                                              : perr.field + QStringLiteral(": ") + perr.message;
+            return false;
+        }
+    }
+    m_policy = std::move(p);
+    m_policyName = name;
+    const qint64 t = now();
+    if (m_policy) {
+        m_policy->start(*this, t);
+        m_policyWakeMs = t;
+    } else {
+        m_policyWakeMs = -1;
+    }
+    step(t);
+    return true;
+}
+
+JobLogTail LiveRun::jobLog(JobId job, qint64 maxBytes) const
+{
+    JobLogTail out;
+    const Sched::ClusterState &st = m_sched->state();
+    if (!job.isValid() || job.value() >= st.jobs().size()) {
+        out.error = QStringLiteral("no job %1").arg(job.value());
+        return out;
+    }
+    const ProcessWorkloads::LogTail tail = m_work->logTail(job, std::max<qint64>(1024, maxBytes));
+    out.ok = tail.ok;
+    out.error = tail.error;
+    out.path = tail.path;
+    out.text = tail.text;
+    out.truncated = tail.truncated;
+    return out;
+}
+
 // --- PolicyContext ---------------------------------------------------------------------------
-
-qint64 LiveRun::localWeekMs(qint64 nowMs) const
-{
-    return nowMs + m_scenario.utcOffsetMs + 3 * kDayMs; // the epoch was a Thursday
-}
-
-qint64 LiveRun::totalMilli() const
-{
-    return m_sched->state().totalMilli();
-}
 
 QList<Policy::ServiceView> LiveRun::services(qint64 nowMs)
 {
@@ -560,7 +741,12 @@ QList<Policy::ServiceView> LiveRun::services(qint64 nowMs)
         v.index = i;
         v.name = s.def.spec.inference->service;
         v.sloMs = s.def.spec.inference->sloP99Ms;
-        v.serviceMs = s.def.serviceMs / std::max(1e-6, s.unit.unitRef);
+        // An operator's service has no modelled service time: what its replicas measure, and a
+        // quarter of its SLO until they have served.
+        v.serviceMs = s.operatorService
+                              ? (s.observedMeanMs > 0 ? s.observedMeanMs
+                                                      : s.def.spec.inference->sloP99Ms / 4)
+                              : s.def.serviceMs / std::max(1e-6, s.unit.unitRef);
         v.currentServiceMs = v.serviceMs;
         v.cv = s.def.cv;
         v.minReplicas = s.def.spec.inference->minReplicas;
@@ -678,51 +864,15 @@ void LiveRun::setReplicas(int service, int replicas, qint64 nowMs, ActionReason 
     step(nowMs);
 }
 
-void LiveRun::setBudget(const Sched::ClassBudget &budget, qint64 nowMs, ActionReason why)
+void LiveRun::recorded(const ApplianceEvent &event)
 {
-    if (budget == m_sched->classBudget())
-        return;
-    m_sched->setClassBudget(budget, nowMs);
-    record(Policy::budgetSetEvent(budget, nowMs, why));
-    step(nowMs);
-}
-
-qint64 LiveRun::requeueTraining(JobId job, qint64 nowMs, bool atCheckpoint, ActionReason why)
-{
-    const qint64 at = m_sched->requeue(job, nowMs, atCheckpoint);
-    if (at < 0)
-        return at;
-    record(Policy::trainingRequeuedEvent(job, nowMs, atCheckpoint, at, why));
-    step(nowMs);
-    return at;
-}
-
-bool LiveRun::keepTraining(JobId job, qint64 nowMs, ActionReason why)
-{
-    if (!m_sched->keep(job, nowMs))
-        return false;
-    record(Policy::trainingKeptEvent(job, nowMs, why));
-    return true;
-}
-
-void LiveRun::setTrainingPowerCapW(double watts, qint64 nowMs)
-{
-    record(Policy::trainingPowerCapEvent(watts, nowMs));
-}
-
-void LiveRun::setTrainingBandwidthShare(double share, qint64 nowMs)
-{
-    record(Policy::trainingBandwidthEvent(share, nowMs));
-}
-
-void LiveRun::record(const ApplianceEvent &event)
-{
-    m_applianceEvents.record(event);
     Q_EMIT applianceEvent(event);
 }
 
 QList<QList<double>> LiveRun::history(int service) const
 {
+    if (service < 0 || service >= m_scenario.services.size())
+        return {}; // an operator's service has no recorded days yet
     return Sim::syntheticHistory(m_scenario, service, m_scenario.seed, historyBucketMs());
 }
 

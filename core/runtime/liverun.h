@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "appliancecore.h"
+#include "devicebridge.h"
 #include "processworkloads.h"
 #include "promtext.h"
 
@@ -44,6 +46,26 @@ struct LiveRunOptions
     // then be the one restored from the store.
     std::optional<qint64> resumeAtMs;
     QJsonObject processRecords;
+    // The hardware: empty, the scenario's cards as the simulated backend has them; otherwise
+    // this backend (not owned; the NVML backend of a real appliance), whose cards the scenario's
+    // appliance state must then describe, `backendCard` mapping the state's card ids to the
+    // backend's (empty: the same). `ownsDevice` false: the owner advances the backend and takes
+    // its results and faults (the hardware session polls the driver on its own schedule); the
+    // run then only queues orders and says so with deviceOrdersQueued().
+    Device::DeviceBackend *backend = nullptr;
+    CardMap backendCard;
+    bool ownsDevice = true;
+};
+
+// A job's log, its last bytes: the output of its processes (rank 0, or every rank with a header
+// line each), oldest first.
+struct JobLogTail
+{
+    bool ok = false;
+    QString error;
+    QString path;
+    QByteArray text;
+    bool truncated = false;
 };
 
 // A scenario run with real processes (zhaoxictl run): the scenario's cards as the simulated
@@ -66,7 +88,7 @@ struct LiveRunOptions
 // (endpoints/endpoints.json, upstreams.conf); the policy is woken when it asked to be.
 //
 // Single thread: the one that creates it, with an event loop.
-class LiveRun final : public QObject, public Policy::PolicyContext
+class LiveRun final : public QObject, public ApplianceCore
 {
     Q_OBJECT
 
@@ -80,15 +102,50 @@ public:
     // Stops every process (stopSignal, SIGKILL after its grace, waiting at most waitMs) and the
     // load generators; returns the keys of those still alive (the report's orphans).
     QStringList stop(qint64 waitMs);
+    // Ends the run's own work (its timer, scrapes, load generators) and leaves every job's
+    // processes running, recorded in resumeState() for the next owner to adopt (the console
+    // exiting). The destructor then stops nothing.
+    void releaseProcesses();
+    // Another backend for the same cards (the hardware session re-opened NVML); not owned.
+    void setBackend(Device::DeviceBackend *backend);
 
     qint64 startedMs() const { return m_wallStartMs; }
+    // While set, scheduler changes make no device orders: the owner makes the state follow
+    // what the driver shows (DeviceBridge::setMuted).
+    void setFollowingDriver(bool following) { m_bridge.setMuted(following); }
     // The scenario's clock now (UTC ms).
     qint64 now() const;
     ProcessWorkloads &workloads() { return *m_work; }
-    const Device::SimulatedBackend &backend() const { return *m_backend; }
-    const Sched::MemoryEventSink &schedulerEvents() const { return m_schedEvents; }
-    const Device::MemoryApplianceEventSink &applianceEvents() const { return m_applianceEvents; }
-    const QString &policyName() const { return m_policyName; }
+    const Device::DeviceBackend &backend() const { return *m_backend; }
+    // mutableScheduler() (ApplianceCore) is for an owner that follows the driver (the hardware
+    // session): its commands on it must be followed by stepNow().
+
+    // --- The operator's commands (the console, the service) ------------------------------------
+    // Submits a workload that needs `run` (refused otherwise, *error naming the field). Training
+    // and batch: one job; inference: a new service (its spec's `inference.service`, which must
+    // be new) started with its minimum replicas, sized by the policy from there; the job
+    // returned is its first replica. Invalid with *error when refused.
+    Domain::JobId submit(const Domain::WorkloadSpec &spec, QString *error, QString *field);
+    // Ends a job; a replica so ended is not replaced (its service's target drops by one, within
+    // its minimum). False with *error when it has ended or is unknown.
+    bool cancel(Domain::JobId job, QString *error);
+    // Back to the queue: a job that checkpoints at its next checkpoint (it is signalled now),
+    // any other at once.
+    bool requeue(Domain::JobId job, QString *error);
+    bool setPriority(Domain::JobId job, int priority, QString *error);
+    // Places a waiting job now (on `card` when valid), preempting only when allowed.
+    Sched::Decision place(Domain::JobId job, Domain::CardId card, bool allowPreemption);
+    // Repartitions a MIG card through the scheduler (its statement's steps go to the backend).
+    bool applyLayout(Domain::CardId card,
+                     const QList<Domain::MigPlacement> &target,
+                     QString *error);
+    // Replaces the colocation policy in force ("none": none), from now.
+    bool setPolicy(const QString &name, const QJsonObject &params, QString *error);
+    JobLogTail jobLog(Domain::JobId job, qint64 maxBytes) const;
+    // Every service's figures over the policy's window, as the policy sees them.
+    QList<Policy::ServiceView> serviceViews() { return services(now()); }
+    // The scheduler tick, device orders and processes, now.
+    void stepNow() { step(now()); }
 
     // {"jobs":[{name,kind,state,starts,checkpoints,preemptions,lost_work_s,exit_code,...}],
     //  "services":[{name,replicas_max,requests,p99_ms,slo_p99_ms,slo_attainment,source}],
@@ -104,25 +161,11 @@ public:
     // What a resumed run needs, for the store: {"scenario_ms", "data_dir", "processes"}.
     QJsonObject resumeState() const;
 
-    // --- PolicyContext -----------------------------------------------------------------------
-    const Sched::Scheduler &scheduler() const override { return *m_sched; }
-    qint64 localWeekMs(qint64 nowMs) const override;
-    qint64 totalMilli() const override;
+    // --- PolicyContext: the real workloads (the scheduler's side: ApplianceCore; the power and
+    // path knobs are recorded only, as no real card here has them) ---------------------------
     QList<Policy::ServiceView> services(qint64 nowMs) override;
     QList<Policy::TrainingView> training(qint64 nowMs) override;
     void setReplicas(int service, int replicas, qint64 nowMs, Policy::ActionReason why) override;
-    void setBudget(const Sched::ClassBudget &budget,
-                   qint64 nowMs,
-                   Policy::ActionReason why) override;
-    qint64 requeueTraining(Domain::JobId job,
-                           qint64 nowMs,
-                           bool atCheckpoint,
-                           Policy::ActionReason why) override;
-    bool keepTraining(Domain::JobId job, qint64 nowMs, Policy::ActionReason why) override;
-    // Simulated cards have no power or path knobs to turn: recorded as events only.
-    void setTrainingPowerCapW(double watts, qint64 nowMs) override;
-    void setTrainingBandwidthShare(double share, qint64 nowMs) override;
-    void record(const Device::ApplianceEvent &event) override;
     QList<QList<double>> history(int service) const override;
     qint64 historyBucketMs() const override { return 15 * 60'000; }
 
@@ -131,8 +174,15 @@ Q_SIGNALS:
     void applianceEvent(const Zhaoxi::Device::ApplianceEvent &event);
     // The state worth keeping changed (each control period, and when processes start or end).
     void stateChanged();
+    // Orders for the backend were queued (ownsDevice false): the owner should advance it soon.
+    void deviceOrdersQueued();
 
 private:
+    // ApplianceCore's hooks: a command is followed by a step now; events are also signalled.
+    void changed(qint64 nowMs) override { step(nowMs); }
+    void kept(Domain::JobId, qint64) override {}
+    void recorded(const Device::ApplianceEvent &event) override;
+
     struct ReplicaRt
     {
         Domain::JobId job;
@@ -159,6 +209,8 @@ private:
         double overSlo = 0;
         QMap<double, double> buckets;  // the run's requests by bound (ms), cumulative
         double meanSumMs = 0;          // CounterSum kind: mean * requests
+        double observedMeanMs = 0;     // the replicas' mean latency, smoothed (0: none yet)
+        bool operatorService = false;  // submitted by an operator, not the scenario's
         std::deque<WindowSlot> window; // the policy's sliding window
         WindowSlot current;            // this control period's, being gathered
         QProcess *load = nullptr;
@@ -175,34 +227,21 @@ private:
     void noteMps(const QStringList &changes);
     ReplicaRt *replicaOfKey(const QString &key, int *service);
     void addReplica(int service, qint64 nowMs, Policy::ActionReason why);
+    int serviceOfReplica(Domain::JobId job) const;
 
     Sim::Scenario m_scenario;
     LiveRunOptions m_options;
-    QString m_policyName;
-    std::unique_ptr<Sched::Scheduler> m_sched;
-    std::unique_ptr<Device::SimulatedBackend> m_backend;
+    std::unique_ptr<Device::SimulatedBackend> m_ownBackend;
+    Device::DeviceBackend *m_backend = nullptr;
+    DeviceBridge m_bridge;
     std::unique_ptr<ProcessRunner> m_runner;
     std::unique_ptr<ProcessWorkloads> m_work;
     std::unique_ptr<Scraper> m_scraper;
     std::unique_ptr<EndpointPublisher> m_endpoints;
     std::unique_ptr<MpsDaemons> m_mps;
-    std::unique_ptr<Policy::Policy> m_policy;
-    Sched::MemoryEventSink m_schedEvents{200'000};
-    Device::MemoryApplianceEventSink m_applianceEvents{200'000};
-    QList<Sched::SchedEvent> m_deviceEvents;
-    struct DeviceSink : Sched::EventSink
-    {
-        QList<Sched::SchedEvent> *out = nullptr;
-        void record(const Sched::SchedEvent &e) override
-        {
-            if (e.code == Sched::EventCode::PartitionCreated
-                || e.code == Sched::EventCode::PartitionDestroyed
-                || e.code == Sched::EventCode::CardModeChanged)
-                out->append(e);
-        }
-    } m_deviceSink;
     QList<ServiceRt> m_services;
-    QList<Domain::JobId> m_trainingJobs; // by scenario index (invalid until submitted)
+    // By scenario index (invalid until submitted), then the operator's, in submission order.
+    QList<Domain::JobId> m_trainingJobs;
     QTimer m_timer;
     qint64 m_wallStartMs = 0;
     qint64 m_clockStartMs = 0;  // the scenario time at m_wallStartMs

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "processworkloads.h"
 
+#include <QFile>
+
+#include <QFileInfo>
+
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QDir>
@@ -181,6 +185,50 @@ QString ProcessWorkloads::jobDir(JobId job) const
             .filePath(QStringLiteral("jobs/j%1-%2").arg(job.value()).arg(safeName(name)));
 }
 
+ProcessWorkloads::LogTail ProcessWorkloads::logTail(JobId job, qint64 maxBytes) const
+{
+    LogTail out;
+    out.path = jobDir(job);
+    const QDir dir(out.path);
+    QStringList ranks = dir.entryList({QStringLiteral("r*")}, QDir::Dirs | QDir::NoDotAndDotDot);
+    std::sort(ranks.begin(), ranks.end(), [](const QString &a, const QString &b) {
+        return a.mid(1).toInt() < b.mid(1).toInt();
+    });
+    auto readAll = [](const QString &path) {
+        QFile f(path);
+        return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    };
+    QByteArray all;
+    bool any = false;
+    for (const QString &r : std::as_const(ranks)) {
+        const QString rd = dir.filePath(r);
+        const bool has = QFileInfo::exists(QDir(rd).filePath(QStringLiteral("log")))
+                         || QFileInfo::exists(QDir(rd).filePath(QStringLiteral("log.1")));
+        if (!has)
+            continue;
+        any = true;
+        if (ranks.size() > 1)
+            all += "==> " + r.toUtf8() + " <==\n";
+        all += readAll(QDir(rd).filePath(QStringLiteral("log.1")));
+        all += readAll(QDir(rd).filePath(QStringLiteral("log")));
+    }
+    if (!any) {
+        out.error = QStringLiteral("job %1 has not started a process yet: no log").arg(job.value());
+        return out;
+    }
+    out.ok = true;
+    if (all.size() > maxBytes) {
+        out.truncated = true;
+        all = all.right(maxBytes);
+        // Start at a line, not in the middle of one (or of a UTF-8 sequence).
+        const qsizetype nl = all.indexOf('\n');
+        if (nl >= 0 && nl + 1 < all.size())
+            all = all.mid(nl + 1);
+    }
+    out.text = all;
+    return out;
+}
+
 void ProcessWorkloads::record(const Sched::SchedEvent &event)
 {
     switch (event.code) {
@@ -283,10 +331,10 @@ void ProcessWorkloads::sync(qint64 nowMs)
                 if (run.launched && spec.preemption == Domain::PreemptionTolerance::AtCheckpoint
                     && spec.run && !run.checkpointAsked) {
                     run.checkpointAsked = true;
-                    const int sig = signalNumber(spec.run->checkpointSignal);
-                    for (const Proc &p : std::as_const(run.procs))
-                        if (p.running)
-                            m_runner.signal(p.key, sig);
+                    if (run.progressed)
+                        signalCheckpoint(run);
+                    else
+                        run.checkpointDeferred = true;
                     ProcessEvent pe;
                     pe.atMs = nowMs;
                     pe.code = ProcessEventCode::CheckpointRequested;
@@ -488,6 +536,8 @@ bool ProcessWorkloads::launch(Run &run, qint64 nowMs)
     run.startedMs = wallNow();
     run.lastAckMs = -1;
     run.lastProgressMs = run.startedMs;
+    run.progressed = false;
+    run.checkpointDeferred = false;
     run.readySinceMs = -1;
     run.restartAtMs = -1;
     ++stats.starts;
@@ -657,11 +707,27 @@ void ProcessWorkloads::onExited(const QString &key, const ExitInfo &exit)
     Q_EMIT changed();
 }
 
+void ProcessWorkloads::signalCheckpoint(Run &run)
+{
+    const Domain::WorkloadSpec &spec = m_sched.state().job(run.job).spec;
+    if (!spec.run)
+        return;
+    const int sig = signalNumber(spec.run->checkpointSignal);
+    for (const Proc &p : std::as_const(run.procs))
+        if (p.running)
+            m_runner.signal(p.key, sig);
+}
+
 void ProcessWorkloads::onProgress(const QString &key, const ProgressLine &line)
 {
     Run *run = runOfKey(key);
     if (!run)
         return;
+    run->progressed = true;
+    if (run->checkpointDeferred && !line.checkpoint) {
+        run->checkpointDeferred = false;
+        signalCheckpoint(*run);
+    }
     const qint64 now = m_options.clock();
     run->lastProgressMs = wallNow();
     JobStats &stats = m_stats[run->job.value()];
@@ -852,6 +918,8 @@ void ProcessWorkloads::adopt(const QJsonObject &records, qint64 nowMs)
             run.launched = adopted > 0;
             run.startedMs = wallNow();
             run.lastProgressMs = run.startedMs;
+            run.progressed = false;
+            run.checkpointDeferred = false;
             continue;
         }
         const Sched::Job &job = state.job(run.job);

@@ -146,6 +146,19 @@ public:
 
     JobStats stats(Domain::JobId job) const { return m_stats.value(job.value()); }
     QString jobDir(Domain::JobId job) const;
+    // The last bytes of a job's output: each rank's log.1 then log (ProcessRunner's bounded
+    // pair), rank 0 alone as it is, several ranks each after a "==> r<rank> <==" line, at most
+    // `maxBytes` in all (the newest kept; `truncated` when older output was left out). Not ok
+    // when the job never started a process (`error` says so).
+    struct LogTail
+    {
+        bool ok = false;
+        QString error;
+        QString path; // the job's directory
+        QByteArray text;
+        bool truncated = false;
+    };
+    LogTail logTail(Domain::JobId job, qint64 maxBytes) const;
     // The processes started for a job now running (empty when none).
     QStringList processKeys(Domain::JobId job) const;
     // Every process this object started or adopted that is still running.
@@ -196,6 +209,11 @@ private:
         bool wanted = false; // placed: its processes should run
         bool launched = false;
         bool checkpointAsked = false;
+        // Asked to checkpoint before its first progress line: the signal waits for that line
+        // (a process still starting may not handle it yet, and the default action of SIGUSR1
+        // is to die).
+        bool checkpointDeferred = false;
+        bool progressed = false; // a progress line since these processes started
         // Times on the wall clock (Options::wallClock), never the scheduler's.
         qint64 startedMs = 0;  // of the current processes
         qint64 lastAckMs = -1; // last acknowledged checkpoint (or resume point)
@@ -213,6 +231,7 @@ private:
     void stopProcesses(Run &run, qint64 nowMs);
     void onExited(const QString &key, const ExitInfo &exit);
     void onProgress(const QString &key, const ProgressLine &line);
+    void signalCheckpoint(Run &run);
     void onProgressError(const QString &key, const QString &message);
     Run *runOfKey(const QString &key, int *procIndex = nullptr);
     bool unitsReady(Domain::JobId job) const;

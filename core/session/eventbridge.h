@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/runtime/processworkloads.h"
+
 #include "core/device/applianceevents.h"
 #include "core/storage/event.h"
 
@@ -17,5 +19,13 @@ namespace Zhaoxi::Session {
 bool isDeviceEvent(Device::ApplianceEventCode code);
 Storage::Severity severityOf(Device::ApplianceEventCode code);
 qint64 recordApplianceEvent(Storage::Recorder &recorder, const Device::ApplianceEvent &event);
+
+// Real processes' events (launches, exits, checkpoints, MPS daemons) as stored events: their code
+// (Runtime::toString), Source::Device, the job as subject, and the params job, process, rank,
+// value, detail, exit_code, signal, last_lines. Failures are errors, restarts and rlimits
+// warnings. One mapping for the console's hardware session and `zhaoxictl run`.
+Storage::Severity severityOf(Runtime::ProcessEventCode code);
+QJsonObject processEventJson(const Runtime::ProcessEvent &event);
+qint64 recordProcessEvent(Storage::Recorder &recorder, const Runtime::ProcessEvent &event);
 
 } // namespace Zhaoxi::Session

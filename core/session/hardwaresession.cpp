@@ -1,18 +1,30 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "hardwaresession.h"
 
+#include "eventbridge.h"
+
 #include "core/catalogue/layoutrules.h"
 #include "core/device/applianceevents.h"
 #include "core/device/nvmlapply.h"
+#include "core/domain/workloadspec.h"
+#include "core/policy/timewindows.h"
+#include "core/runtime/liverun.h"
 #include "core/sched/scheduler.h"
 #include "core/storage/recorder.h"
+#include "core/storage/statecodec.h"
+#include "core/storage/store.h"
 
+#include <QCoreApplication>
 #include <QDateTime>
+#include <QDir>
+#include <QFileInfo>
 #include <QJsonDocument>
+#include <QStandardPaths>
 #include <QThread>
 #include <QTimer>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace Zhaoxi::Session {
@@ -26,6 +38,8 @@ using Domain::MigPlacement;
 using Domain::PartitionMode;
 
 namespace {
+
+constexpr char kRuntimeKey[] = "hardware-runtime"; // the store's state document of the runtime
 
 // The session's timer decides when the backend reads; the backend's own schedule never fires.
 constexpr qint64 kNever = std::numeric_limits<qint64>::max() / 4;
@@ -132,7 +146,14 @@ HardwareSession::HardwareSession(std::unique_ptr<Device::NvmlBackend> backend,
 
 HardwareSession::~HardwareSession()
 {
+    // The console's exit leaves the jobs running: the next start adopts them. The runtime's
+    // own helpers (scrapes, timers) end here; the records it leaves say what runs.
+    if (m_run) {
+        persistRuntime();
+        m_run->releaseProcesses();
+    }
     // The recorder is a sink of the scheduler: the scheduler goes first.
+    m_run.reset();
     m_scheduler.reset();
     closeStore();
     m_backend.reset();
@@ -157,38 +178,29 @@ int HardwareSession::nvmlIndex(int card) const
 
 Sched::ClusterState HardwareSession::stateFromBackend() const
 {
-    const Catalogue::Catalogue &cat = m_backend->catalogue();
-    Sched::ClusterState st(cat);
-    const QList<Device::HostInfo> hosts = m_backend->hosts();
-    const QString hostName = hosts.isEmpty() ? QStringLiteral("localhost") : hosts.first().name;
-    // The host's CPU and memory are not the scheduler's to hand out here (no jobs yet).
-    const Domain::HostId host = st.addHost(hostName, qint64(QThread::idealThreadCount()) * 1000, 0);
-    for (int index : m_nvmlIndex) {
-        const NvmlCardReport &rep = m_backend->cardReports()[index];
-        const Domain::CardModel &model = cat.models()[rep.model];
-        const PartitionMode mode = rep.layout.mode == PartitionMode::Mig && model.supportsMig()
-                                           ? PartitionMode::Mig
-                                           : PartitionMode::Whole;
-        const CardId c = st.addCard(host, rep.model, mode);
-        if (mode == PartitionMode::Mig) {
-            for (const Device::InstanceInfo &i : rep.layout.instances)
-                st.createPartition(c, i.profile, i.start);
-        }
-        if (rep.layout.lost || rep.readStatus == Device::NvmlStatus::GpuLost)
-            st.setCardHealth(c, Sched::CardHealth::Failed);
-    }
-    return st;
+    QList<int> index;
+    return Device::clusterStateOf(*m_backend, &index);
+}
+
+Sched::Scheduler &HardwareSession::sched() const
+{
+    return m_run ? m_run->mutableScheduler() : *m_scheduler;
 }
 
 void HardwareSession::replaceScheduler(Sched::ClusterState state)
 {
+    if (m_run) {
+        // Jobs run on the state: it is never thrown away under them. The driver shows what the
+        // catalogue cannot name; the cards concerned stay as the state last had them.
+        return;
+    }
     Storage::Recorder *rec = recorder();
     if (rec)
         rec->setState(nullptr);
     m_scheduler = std::make_unique<Sched::Scheduler>(std::move(state));
     if (rec) {
-        m_scheduler->addSink(rec);
-        rec->setState(&m_scheduler->state());
+        sched().addSink(rec);
+        rec->setState(&sched().state());
     }
 }
 
@@ -207,6 +219,8 @@ void HardwareSession::followDriver(qint64 nowMs)
     // as events; when the driver shows something they refuse (a layout the catalogue calls
     // invalid), the state is rebuilt from the driver instead: it must show what is there.
     bool rebuild = false;
+    if (m_run)
+        m_run->setFollowingDriver(true);
     for (int c = 0; c < m_nvmlIndex.size(); ++c) {
         const int index = m_nvmlIndex[c];
         const NvmlCardReport &rep = m_backend->cardReports()[index];
@@ -214,10 +228,10 @@ void HardwareSession::followDriver(qint64 nowMs)
         if (rep.layout.lost || rep.readStatus == Device::NvmlStatus::GpuLost
             || m_backend->reading(rep.id).lost) {
             // Its last known layout stays: a lost card lists nothing, which is not a layout.
-            m_scheduler->cardFailed(id, nowMs);
+            sched().cardFailed(id, nowMs);
             continue;
         }
-        m_scheduler->cardRecovered(id, nowMs);
+        sched().cardRecovered(id, nowMs);
         if (rep.layoutProblems != m_layoutProblems[index]) {
             m_layoutProblems[index] = rep.layoutProblems;
             if (!rep.layoutProblems.isEmpty())
@@ -233,18 +247,27 @@ void HardwareSession::followDriver(qint64 nowMs)
         const PartitionMode mode = rep.layout.mode == PartitionMode::Mig && model.supportsMig()
                                            ? PartitionMode::Mig
                                            : PartitionMode::Whole;
-        if (m_scheduler->state().card(id).mode != mode
-            && !m_scheduler->setCardMode(id, mode, nowMs)) {
+        if (sched().state().card(id).mode != mode && !sched().setCardMode(id, mode, nowMs)) {
             rebuild = true;
             continue;
         }
         if (mode != PartitionMode::Mig)
             continue;
         const QList<MigPlacement> want = driverLayout(c);
-        if (byStart(m_scheduler->state().card(id).migLayout()) == want)
+        if (byStart(sched().state().card(id).migLayout()) == want)
             continue;
         QString why;
-        if (!m_scheduler->applyLayout(id, want, nowMs, &why)) {
+        if (m_run) {
+            // Instances the driver does not have (a create that failed, one destroyed behind
+            // our back): their jobs cannot run there and go back to the queue first.
+            const Sched::CardState &cs = sched().state().card(id);
+            for (const Sched::Unit &u : cs.units) {
+                if (u.job.isValid() && u.profile >= 0
+                    && !want.contains(MigPlacement{u.profile, u.start}))
+                    sched().requeue(u.job, nowMs, false);
+            }
+        }
+        if (!sched().applyLayout(id, want, nowMs, &why)) {
             recordDevice(nowMs,
                          "layout-unmapped",
                          Storage::Severity::Warning,
@@ -253,6 +276,8 @@ void HardwareSession::followDriver(qint64 nowMs)
             rebuild = true;
         }
     }
+    if (m_run)
+        m_run->setFollowingDriver(false);
     if (rebuild)
         replaceScheduler(stateFromBackend());
 }
@@ -359,12 +384,27 @@ void HardwareSession::poll()
     const qint64 t = std::max(m_lastPollMs, now());
     m_lastPollMs = t;
     ++m_polls;
-    m_backend->poll(t);
+    if (m_run) {
+        // Orders the scheduler queued (instances for placements) run now, before the state is
+        // compared with the driver again.
+        m_backend->advance(t);
+        for (const NvmlStepReport &rep : m_backend->takeStepReports()) {
+            const int card = int(m_nvmlIndex.indexOf(rep.result.step.card.value()));
+            recordStep(rep, card, t);
+        }
+        m_backend->takeResults();
+    } else {
+        m_backend->poll(t);
+    }
     const bool relaid = takeFaultsAndRelayout(t);
     noteXids(t);
     if (!relaid && m_polls % quint64(m_options.layoutRefreshPolls) == 0)
         m_backend->refreshLayouts();
     followDriver(t);
+    if (m_run) {
+        m_run->stepNow();
+        tryPendingLayouts(t);
+    }
     sampleMetrics(t);
 }
 
@@ -410,7 +450,7 @@ void HardwareSession::recordStep(const NvmlStepReport &report, int card, qint64 
                   {QStringLiteral("order"), qint64(report.result.order)},
                   {QStringLiteral("index"), report.result.index},
                   {QStringLiteral("gpu"), s.card.value()}};
-    const int model = m_scheduler->state().cards().value(card).model;
+    const int model = sched().state().cards().value(card).model;
     if (model >= 0 && s.profile >= 0
         && s.profile < m_backend->catalogue().models()[model].migProfiles.size())
         p.insert(QStringLiteral("profile"),
@@ -457,7 +497,7 @@ QString HardwareSession::readOnlyReason() const
     case Device::NvmlAccess::NotSupported:
         return m_backend->accessMessage();
     }
-    for (const Sched::CardState &c : m_scheduler->state().cards()) {
+    for (const Sched::CardState &c : sched().state().cards()) {
         if (c.mode == PartitionMode::Mig)
             return {};
     }
@@ -467,7 +507,7 @@ QString HardwareSession::readOnlyReason() const
 SnapshotPtr HardwareSession::publish()
 {
     auto s = std::make_shared<Snapshot>();
-    const Sched::Scheduler &sched = *m_scheduler;
+    const Sched::Scheduler &sched = this->sched();
     const Sched::ClusterState &st = sched.state();
     s->nowMs = m_lastPollMs;
     s->startMs = m_startMs;
@@ -501,7 +541,62 @@ SnapshotPtr HardwareSession::publish()
         cs.temperatureC = r.temperatureC.value_or(0);
         cs.powerW = r.powerW.value_or(0);
         cs.powerLimitW = models[c.model].maxPowerW; // the model's nominal limit
+        // Whose work it is: the card's share by the units its training and inference jobs
+        // hold (NVML's own utilisation is the card's, not per process, under MIG).
+        double train = 0, infer = 0, held = 0;
+        for (const Sched::Unit &u : c.units) {
+            if (!u.job.isValid())
+                continue;
+            const double share = double(st.unitMilli(c, u)) / 1000.0;
+            held += share;
+            if (st.job(u.job).spec.kind == Domain::WorkloadKind::Inference)
+                infer += share;
+            else
+                train += share;
+            if (m_run && m_run->workloads().stats(u.job).running)
+                cs.busyUnits.append(u.uid);
+        }
+        if (held > 0 && !std::isnan(cs.utilisation)) {
+            cs.trainingUtilisation = cs.utilisation * train / held;
+            cs.inferenceUtilisation = cs.utilisation * infer / held;
+        }
         s->cards.append(cs);
+    }
+    if (m_run) {
+        s->policy = m_run->policyName();
+        for (const Policy::ServiceView &v : m_run->serviceViews()) {
+            ServiceSample ss;
+            ss.index = v.index;
+            ss.name = v.name;
+            ss.sloMs = v.sloMs;
+            ss.p99Ms = v.windowP99Ms;
+            ss.p50Ms = 0;
+            ss.ratePerS = v.observedRate;
+            ss.attainment = v.windowRequests > 0
+                                    ? 1.0 - double(v.windowOverSlo) / double(v.windowRequests)
+                                    : 1.0;
+            ss.replicas = v.serving;
+            ss.targetReplicas = v.target;
+            ss.minReplicas = v.minReplicas;
+            ss.maxReplicas = v.maxReplicas;
+            s->services.append(ss);
+        }
+        for (const Sched::Job &j : st.jobs()) {
+            if (j.spec.kind == Domain::WorkloadKind::Inference)
+                continue;
+            const Runtime::ProcessWorkloads::JobStats js = m_run->workloads().stats(j.id);
+            if (js.starts == 0 && j.state == Sched::JobState::Pending)
+                continue;
+            TrainingSample ts;
+            ts.job = j.id;
+            ts.name = j.spec.name;
+            // Real jobs report samples per second, not reference-card work: the chart's unit.
+            ts.speed = js.running ? js.samplesPerS : 0;
+            ts.loss = js.lastLoss;
+            ts.completed = j.state == Sched::JobState::Finished;
+            ts.lostHours = double(js.lostWorkMs) / 3600'000.0;
+            s->training.append(ts);
+        }
     }
     return publishSnapshot(std::move(s), sched);
 }
@@ -510,6 +605,8 @@ SnapshotPtr HardwareSession::publish()
 
 void HardwareSession::start()
 {
+    if (!m_run && m_runError.isEmpty() && !startRuntime(&m_runError))
+        qWarning("hardware session: no real work can run: %s", qPrintable(m_runError));
     if (!m_timer) {
         m_timer = new QTimer(this);
         m_timer->setInterval(m_pollIntervalMs);
@@ -612,53 +709,288 @@ void HardwareSession::setAllowChanges(bool allow)
 
 // --- Commands --------------------------------------------------------------------------------
 
+bool HardwareSession::startRuntime(QString *why)
+{
+    const qint64 t = now();
+    QString dataDir = m_options.dataDir;
+    if (dataDir.isEmpty()) {
+        const QString base = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+        if (base.isEmpty()) {
+            *why = QStringLiteral("no data directory for the jobs (set one in the settings)");
+            return false;
+        }
+        dataDir = QDir(base).filePath(QStringLiteral("hardware"));
+    }
+    QString shim = m_options.shimPath;
+    if (shim.isEmpty()) {
+        const QString beside = QDir(QCoreApplication::applicationDirPath())
+                                       .filePath(QStringLiteral("zhaoxi-shim"));
+        shim = QFileInfo(beside).isExecutable()
+                       ? beside
+                       : QStandardPaths::findExecutable(QStringLiteral("zhaoxi-shim"));
+    }
+    if (shim.isEmpty()) {
+        *why = QStringLiteral("zhaoxi-shim not found beside the console or in PATH");
+        return false;
+    }
+
+    // What the store says ran when the console last stopped: its state and processes.
+    Sched::ClusterState state = sched().state();
+    Runtime::LiveRunOptions o;
+    if (Storage::Store *st = store()) {
+        QString err;
+        if (const std::unique_ptr<Storage::Reader> reader = st->reader(&err)) {
+            const auto layouts
+                    = reader->state(QString::fromLatin1(Storage::StateKey::Layouts), &err);
+            const auto queue = reader->state(QString::fromLatin1(Storage::StateKey::Queue), &err);
+            const auto saved = reader->state(QString::fromLatin1(kRuntimeKey), &err);
+            if (layouts && queue && saved) {
+                Sched::ClusterState restored = state;
+                if (Storage::restoreState(restored, *layouts, *queue, &err)) {
+                    state = restored;
+                    const QJsonObject doc = QJsonDocument::fromJson(*saved).object();
+                    o.resumeAtMs = t;
+                    o.processRecords = doc.value(QStringLiteral("processes")).toObject();
+                    const QString dir = doc.value(QStringLiteral("data_dir")).toString();
+                    if (!dir.isEmpty())
+                        dataDir = dir;
+                } else {
+                    recordDevice(t,
+                                 "runtime-not-resumed",
+                                 Storage::Severity::Warning,
+                                 {{QStringLiteral("message"), err}},
+                                 -1);
+                }
+            }
+        }
+    }
+
+    Sim::Scenario sc;
+    sc.name = QStringLiteral("hardware");
+    sc.appliance.state = state;
+    sc.startMs = t;
+    sc.durationMs = 100LL * 365 * 24 * 3600'000; // open-ended
+    sc.utcOffsetMs = qint64(QDateTime::fromMSecsSinceEpoch(t).offsetFromUtc()) * 1000;
+    sc.liveSpeed = 1;
+    sc.controlPeriodMs = std::clamp<qint64>(m_pollIntervalMs, 1000, 15'000);
+    sc.defaultPolicy = QStringLiteral("none");
+    sc.scheduler.allowCreatePartitions = readOnlyReason().isEmpty();
+    sc.scheduler.allowReconfigure = sc.scheduler.allowCreatePartitions;
+    o.dataDir = dataDir;
+    o.shimPath = shim;
+    o.mpsControlPath
+            = !m_options.mpsControlPath.isEmpty()
+                      ? m_options.mpsControlPath
+                      : QStandardPaths::findExecutable(QStringLiteral("nvidia-cuda-mps-control"));
+    o.controlPeriodMs = std::clamp(m_pollIntervalMs, kMinPollMs, 2000);
+    o.allowRoot = m_options.allowRoot;
+    o.policy = QStringLiteral("none");
+    o.clock = [this] { return now(); };
+    o.backend = m_backend.get();
+    o.backendCard = [this](Domain::CardId c) {
+        return CardId(c.isValid() && c.value() < m_nvmlIndex.size() ? m_nvmlIndex[c.value()] : -1);
+    };
+    o.ownsDevice = false;
+
+    auto run = std::make_unique<Runtime::LiveRun>(sc, o);
+    Storage::Recorder *rec = recorder();
+    if (rec) {
+        rec->setState(nullptr);
+        run->addSchedulerSink(rec);
+        rec->setState(&run->scheduler().state());
+    }
+    connect(run.get(),
+            &Runtime::LiveRun::processEvent,
+            this,
+            [this](const Runtime::ProcessEvent &e) {
+                if (Storage::Recorder *r = recorder()) {
+                    recordProcessEvent(*r, e);
+                    return;
+                }
+                Storage::Event ev;
+                ev.id = ++m_localEventId;
+                ev.atMs = e.atMs;
+                ev.severity = severityOf(e.code);
+                ev.source = Storage::Source::Device;
+                ev.code = QByteArray(Runtime::toString(e.code));
+                ev.job = e.job.value();
+                ev.params = QJsonDocument(processEventJson(e)).toJson(QJsonDocument::Compact);
+                noteEvent(ev);
+            });
+    connect(run.get(),
+            &Runtime::LiveRun::applianceEvent,
+            this,
+            [this](const Device::ApplianceEvent &e) {
+                if (Storage::Recorder *r = recorder())
+                    recordApplianceEvent(*r, e);
+            });
+    connect(run.get(), &Runtime::LiveRun::stateChanged, this, [this] { persistRuntime(); });
+    connect(run.get(), &Runtime::LiveRun::deviceOrdersQueued, this, [this] {
+        // The orders run on the next turn of the loop, not inside the scheduler's command.
+        QTimer::singleShot(0, this, [this] {
+            poll();
+            publish();
+        });
+    });
+    QString err;
+    m_run = std::move(run);
+    if (!m_run->start(&err)) {
+        *why = err;
+        m_run.reset();
+        if (rec)
+            rec->setState(&m_scheduler->state());
+        return false;
+    }
+    m_scheduler.reset(); // the runtime's scheduler is the state from now on
+    persistRuntime();
+    return true;
+}
+
+void HardwareSession::persistRuntime()
+{
+    Storage::Recorder *rec = recorder();
+    if (!m_run || !rec || !store())
+        return;
+    const qint64 t = now();
+    rec->recordState(m_run->scheduler().state(), t);
+    store()->putState(QString::fromLatin1(kRuntimeKey),
+                      QJsonDocument(m_run->resumeState()).toJson(QJsonDocument::Compact),
+                      t);
+}
+
+QStringList HardwareSession::stopAllWork(qint64 waitMs)
+{
+    if (!m_run)
+        return {};
+    const QStringList alive = m_run->stop(waitMs);
+    persistRuntime();
+    return alive;
+}
+
+bool HardwareSession::readyForWork(CommandResult *r) const
+{
+    if (m_run)
+        return true;
+    r->error = m_runError.isEmpty()
+                       ? QStringLiteral("the real appliance's runtime has not started yet")
+                       : QStringLiteral("no real work can run: %1").arg(m_runError);
+    return false;
+}
+
 void HardwareSession::previewPlacement(quint64 request, int job, int card)
 {
-    PlacementPreview p;
+    PlacementPreview p = previewPlacementOn(sched(), JobId(job), CardId(card), now());
     p.request = request;
-    p.job = JobId(job);
-    p.card = CardId(card);
-    p.outcome = PlacementPreview::Outcome::Refused;
-    // No scheduler-managed job exists on the real appliance: whatever id, it is not one.
-    p.status = Sched::Status::error(Sched::Reason::None);
     Q_EMIT placementPreviewReady(p);
 }
 
-void HardwareSession::placeJob(quint64 request, int, int, bool)
+void HardwareSession::placeJob(quint64 request, int job, int card, bool allowPreemption)
 {
-    Q_EMIT commandFinished(CommandResult{
-            request,
-            false,
-            QStringLiteral("the real appliance has no scheduler-managed jobs yet: nothing can be "
-                           "placed from the console"),
-            Sched::Status::error(Sched::Reason::None)});
+    CommandResult r;
+    r.request = request;
+    const Sched::ClusterState &st = sched().state();
+    if (!readyForWork(&r)) {
+    } else if (job < 0 || job >= st.jobs().size() || card < 0 || card >= st.cards().size()) {
+        r.error = QStringLiteral("no job %1 or card %2").arg(job).arg(card);
+    } else if (st.job(JobId(job)).state != Sched::JobState::Pending) {
+        r.error = QStringLiteral("job %1 is not waiting").arg(job);
+    } else {
+        const Sched::Decision d = m_run->place(JobId(job), CardId(card), allowPreemption);
+        r.ok = d.status.isSuccess();
+        r.status = d.status;
+        r.job = JobId(job);
+        if (!r.ok)
+            r.error = d.status.describe();
+    }
+    Q_EMIT commandFinished(r);
+    publish();
 }
 
-void HardwareSession::requeueJob(quint64 request, int)
+void HardwareSession::requeueJob(quint64 request, int job)
 {
-    Q_EMIT commandFinished(CommandResult{
-            request,
-            false,
-            QStringLiteral("the real appliance has no scheduler-managed jobs yet: nothing can be "
-                           "requeued from the console"),
-            Sched::Status::error(Sched::Reason::None)});
+    jobCommand(request, job, [&](QString *why) { return m_run->requeue(JobId(job), why); });
 }
 
-void HardwareSession::setSchedule(quint64 request, QJsonObject)
+void HardwareSession::cancelJob(quint64 request, int job)
 {
-    Q_EMIT commandFinished(CommandResult{
-            request,
-            false,
-            QStringLiteral("the real appliance has no colocation policy yet: a schedule applies "
-                           "to the simulated appliance only"),
-            {}});
+    jobCommand(request, job, [&](QString *why) { return m_run->cancel(JobId(job), why); });
+}
+
+void HardwareSession::setJobPriority(quint64 request, int job, int priority)
+{
+    jobCommand(request, job, [&](QString *why) {
+        return m_run->setPriority(JobId(job), priority, why);
+    });
+}
+
+void HardwareSession::jobCommand(quint64 request,
+                                 int job,
+                                 const std::function<bool(QString *)> &command)
+{
+    CommandResult r;
+    r.request = request;
+    r.job = JobId(job);
+    if (readyForWork(&r))
+        r.ok = command(&r.error);
+    Q_EMIT commandFinished(r);
+    publish();
+}
+
+void HardwareSession::submitWorkload(quint64 request, QJsonObject json)
+{
+    CommandResult r;
+    r.request = request;
+    Domain::SpecError err;
+    const std::optional<Domain::WorkloadSpec> spec = Domain::workloadSpecFromJson(json, &err);
+    if (!spec) {
+        r.error = err.message;
+        r.field = err.field;
+    } else if (readyForWork(&r)) {
+        r.job = m_run->submit(*spec, &r.error, &r.field);
+        r.ok = r.job.isValid();
+    }
+    Q_EMIT commandFinished(r);
+    publish();
+}
+
+void HardwareSession::requestJobLog(quint64 request, int job, qint64 maxBytes)
+{
+    JobLog log;
+    log.request = request;
+    log.job = JobId(job);
+    if (!m_run) {
+        log.error = QStringLiteral("the real appliance's runtime has not started");
+    } else {
+        const Runtime::JobLogTail t = m_run->jobLog(JobId(job), maxBytes);
+        log.ok = t.ok;
+        log.error = t.error;
+        log.path = t.path;
+        log.text = QString::fromUtf8(t.text);
+        log.truncated = t.truncated;
+    }
+    Q_EMIT jobLogReady(log);
+}
+
+void HardwareSession::setSchedule(quint64 request, QJsonObject windowsParams)
+{
+    CommandResult r;
+    r.request = request;
+    Policy::PolicyError perr;
+    if (!Policy::TimeWindows::create(windowsParams, &perr)) {
+        r.error = perr.field.isEmpty() ? perr.message
+                                       : perr.field + QStringLiteral(": ") + perr.message;
+    } else if (readyForWork(&r)) {
+        r.ok = m_run->setPolicy(QStringLiteral("windows"), windowsParams, &r.error);
+    }
+    Q_EMIT commandFinished(r);
+    publish();
 }
 
 LayoutPreview HardwareSession::plan(int card, const QList<MigPlacement> &target) const
 {
     // NVML's MIG API does not say which instances serve processes; the driver refuses to destroy
     // those ("in use"). Real driver timings are not known in advance: expectedMs stays 0.
-    return previewLayoutChange(m_scheduler->state(), CardId(card), target);
+    return previewLayoutChange(sched().state(), CardId(card), target);
 }
 
 void HardwareSession::previewLayout(quint64 request, int card, QList<MigPlacement> target)
@@ -668,8 +1000,83 @@ void HardwareSession::previewLayout(quint64 request, int card, QList<MigPlacemen
     Q_EMIT layoutPreviewReady(p);
 }
 
-void HardwareSession::applyLayout(
-        quint64 request, int card, QList<MigPlacement> target, ApplyMode, qint64)
+bool HardwareSession::cardHasWork(int card, const QList<MigPlacement> &target) const
+{
+    if (!plan(card, target).affectedJobs.isEmpty())
+        return true;
+    // The scheduler has let go; a process may still be stopping (its stop grace).
+    for (const PendingLayout &p : m_pendingLayouts) {
+        if (p.card != card)
+            continue;
+        for (JobId j : p.jobs)
+            if (m_run && m_run->workloads().stats(j).running)
+                return true;
+    }
+    return false;
+}
+
+void HardwareSession::tryPendingLayouts(qint64 nowMs)
+{
+    for (qsizetype i = 0; i < m_pendingLayouts.size();) {
+        const PendingLayout p = m_pendingLayouts[i];
+        const bool due = nowMs >= p.deadlineMs;
+        const QList<JobId> affected = plan(p.card, p.target).affectedJobs;
+        if (due) {
+            for (JobId j : affected)
+                sched().requeue(j, nowMs, false); // at the deadline: at once
+            if (!affected.isEmpty())
+                m_run->stepNow();
+        }
+        if (cardHasWork(p.card, p.target)) {
+            ++i;
+            continue;
+        }
+        m_pendingLayouts.removeAt(i);
+        applyLayoutNow(p.request, p.card, p.target);
+        sched().setCardCordoned(CardId(p.card), false, nowMs);
+        m_run->stepNow();
+    }
+}
+
+void HardwareSession::applyLayout(quint64 request,
+                                  int card,
+                                  QList<MigPlacement> target,
+                                  ApplyMode mode,
+                                  qint64 drainDeadlineMs)
+{
+    const QString readOnly = readOnlyReason();
+    if (!readOnly.isEmpty()) {
+        Q_EMIT commandFinished(CommandResult{request, false, readOnly, {}});
+        return;
+    }
+    const LayoutPreview p = plan(card, target);
+    if (!p.ok || !m_run || p.affectedJobs.isEmpty()) {
+        applyLayoutNow(request, card, target);
+        return;
+    }
+    // Jobs run on instances the change destroys: they leave first (at once, or at their next
+    // checkpoint), the card takes no new work meanwhile, and the change follows when their
+    // processes have gone, at the latest at the deadline.
+    const qint64 t = std::max(m_lastPollMs, now());
+    sched().setCardCordoned(CardId(card), true, t);
+    for (JobId j : p.affectedJobs) {
+        if (mode == ApplyMode::Immediate)
+            sched().requeue(j, t, false);
+        else
+            m_run->requeue(j, nullptr);
+    }
+    m_run->stepNow();
+    m_pendingLayouts.append(PendingLayout{
+            request,
+            card,
+            target,
+            mode == ApplyMode::Immediate ? t : t + std::max<qint64>(0, drainDeadlineMs),
+            p.affectedJobs});
+    tryPendingLayouts(t);
+    publish();
+}
+
+void HardwareSession::applyLayoutNow(quint64 request, int card, const QList<MigPlacement> &target)
 {
     CommandResult r;
     r.request = request;

@@ -13,6 +13,9 @@ class QTimer;
 namespace Zhaoxi::Sched {
 class Scheduler;
 }
+namespace Zhaoxi::Runtime {
+class LiveRun;
+}
 
 namespace Zhaoxi::Session {
 
@@ -29,6 +32,13 @@ struct HardwareOptions
     // The wall clock, UTC epoch ms (the composition root's real time). Empty:
     // QDateTime::currentMSecsSinceEpoch. Tests may pass a manual clock.
     std::function<qint64()> clock;
+    // Real work (issue 13): where jobs keep their logs, progress and checkpoints (jobs/<job>/),
+    // and the published endpoints (endpoints/). Empty: "hardware" in the user's data directory
+    // (QStandardPaths::AppDataLocation), never a temporary one.
+    QString dataDir;
+    QString shimPath;       // zhaoxi-shim; empty: beside the running program, then PATH
+    QString mpsControlPath; // nvidia-cuda-mps-control; empty: PATH (none: MPS cards refused)
+    bool allowRoot = false; // the appliance file allows `run.user` root
 };
 
 // The console's real appliance: this machine's NVIDIA cards through the NVML backend, read-only
@@ -52,11 +62,25 @@ struct HardwareOptions
 // state follows the driver. Events are stored through a Storage::Recorder (Source::Device) when a
 // store could be opened, else only handed to the snapshots.
 //
+// Real work: from start(), the scheduler is a Runtime::LiveRun's (the same runtime as
+// `zhaoxictl run`) over this backend, on the wall clock, with real processes: submitWorkload
+// (a spec with `run`), placeJob (with preemption when allowed), requeueJob (at the job's
+// checkpoint when it checkpoints), cancelJob, setJobPriority, requestJobLog, and setSchedule (the
+// windows policy in force from now). Placing needs no permission to change MIG: jobs go onto
+// the instances and cards that exist; with changes allowed the scheduler may also create
+// instances, which the backend carries out at once (the orders' results are device events, and
+// the state follows the driver afterwards). Process events (launches, exits, checkpoints) are
+// stored like the device's. The runtime's process records and the scheduler's state are kept in
+// the store: a console started again adopts the processes still running (never launching them
+// twice) and requeues those that vanished.
+//
 // Commands: previewLayout / applyLayout on MIG cards (applyLayout refused with the read-only
 // reason when read-only; otherwise the steps run at once, each reported as an event, stopping at
-// the first failure with the card's real layout in the answer). There are no scheduler-managed
-// jobs on the real appliance yet: placeJob, requeueJob and setSchedule are refused,
-// previewPlacement answers Refused. setSpeed has no effect (real time); setPaused stops polling.
+// the first failure with the card's real layout in the answer). A layout that destroys instances
+// jobs run on takes them off first: Immediate requeues them at once, Drain at their next
+// checkpoint (the card takes no new work meanwhile); the change is applied once their processes
+// have gone, at the latest at the deadline, and answered then. setSpeed has no effect (real time);
+// setPaused stops polling.
 //
 // Threads: open() on any thread; then moveToThread() and start() through a queued call, like
 // SimulationSession. The backend is used by one thread at a time: the opening thread until
@@ -114,15 +138,43 @@ public Q_SLOTS:
     void placeJob(quint64 request, int job, int card, bool allowPreemption) override;
     void requeueJob(quint64 request, int job) override;
     void previewLayout(quint64 request, int card, QList<Domain::MigPlacement> target) override;
-    // `mode` and `drainDeadlineMs` do not matter here: no scheduler job runs on a real card.
     void applyLayout(quint64 request,
                      int card,
                      QList<Domain::MigPlacement> target,
                      Zhaoxi::Session::ApplyMode mode,
                      qint64 drainDeadlineMs) override;
     void setSchedule(quint64 request, QJsonObject windowsParams) override;
+    void submitWorkload(quint64 request, QJsonObject spec) override;
+    void cancelJob(quint64 request, int job) override;
+    void setJobPriority(quint64 request, int job, int priority) override;
+    void requestJobLog(quint64 request, int job, qint64 maxBytes) override;
+
+public:
+    // The runtime (null before start()); tests and the composition root.
+    Runtime::LiveRun *runtime() const { return m_run.get(); }
+    // Stops every job's processes (stopSignal, SIGKILL after grace, at most waitMs): an
+    // administrator shutting the appliance's work down. The console's exit does not: its jobs
+    // run on and are adopted by the next start. Returns the keys of those still alive.
+    QStringList stopAllWork(qint64 waitMs);
 
 private:
+    struct PendingLayout
+    {
+        quint64 request = 0;
+        int card = -1;
+        QList<Domain::MigPlacement> target;
+        qint64 deadlineMs = 0;
+        QList<Domain::JobId> jobs; // those that had to leave
+    };
+    Sched::Scheduler &sched() const;
+    bool startRuntime(QString *why);
+    void persistRuntime();
+    void tryPendingLayouts(qint64 nowMs);
+    bool cardHasWork(int card, const QList<Domain::MigPlacement> &target) const;
+    void applyLayoutNow(quint64 request, int card, const QList<Domain::MigPlacement> &target);
+    bool readyForWork(CommandResult *r) const;
+    // A command on one job through the runtime; the answer and a snapshot follow.
+    void jobCommand(quint64 request, int job, const std::function<bool(QString *)> &command);
     HardwareSession(std::unique_ptr<Device::NvmlBackend> backend,
                     Device::NvmlBackendOptions backendOptions,
                     HardwareOptions options);
@@ -148,8 +200,11 @@ private:
     Device::NvmlBackendOptions m_backendOptions;
     HardwareOptions m_options;
     std::unique_ptr<Device::NvmlBackend> m_backend;
-    QList<int> m_nvmlIndex; // state card id -> NVML index
-    std::unique_ptr<Sched::Scheduler> m_scheduler;
+    QList<int> m_nvmlIndex;                        // state card id -> NVML index
+    std::unique_ptr<Sched::Scheduler> m_scheduler; // before start() (or without a runtime)
+    std::unique_ptr<Runtime::LiveRun> m_run;
+    QString m_runError; // why the runtime could not start (commands on work are refused)
+    QList<PendingLayout> m_pendingLayouts;
     QTimer *m_timer = nullptr;
     int m_pollIntervalMs = 2000;
     bool m_paused = false;

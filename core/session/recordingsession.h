@@ -47,6 +47,7 @@ protected:
     // The recorder on the store; nullptr when there is none. A scheduler that adds it as a sink
     // must go before closeStore().
     Storage::Recorder *recorder() const { return m_recorder.get(); }
+    Storage::Store *store() const { return m_store.get(); }
     // Closes the recorder and the store (the destructor does it too).
     void closeStore();
     void flushStore();

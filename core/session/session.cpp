@@ -45,12 +45,41 @@ LayoutPreview previewLayoutChange(const Sched::ClusterState &st,
     return p;
 }
 
+PlacementPreview previewPlacementOn(const Sched::Scheduler &sched,
+                                    Domain::JobId job,
+                                    Domain::CardId card,
+                                    qint64 nowMs)
+{
+    PlacementPreview p;
+    p.job = job;
+    p.card = card;
+    const Sched::ClusterState &st = sched.state();
+    if (!job.isValid() || job.value() >= st.jobs().size() || !card.isValid()
+        || card.value() >= st.cards().size() || st.job(job).state != Sched::JobState::Pending) {
+        p.status = Sched::Status::error(Sched::Reason::None);
+        return p;
+    }
+    p.status = sched.couldRunOn(st.job(job).spec, card, nowMs);
+    if (p.status.isSuccess()) {
+        p.outcome = PlacementPreview::Outcome::Direct;
+    } else if (p.status.code == Sched::Status::Code::Unschedulable) {
+        if (const auto plan = sched.planPreemptionOn(job, card, nowMs)) {
+            p.outcome = PlacementPreview::Outcome::NeedsPreemption;
+            p.victims = plan->victims;
+            for (const Sched::Victim &v : plan->victims)
+                p.victimNames.append(st.job(v.job).spec.name);
+        }
+    }
+    return p;
+}
+
 void registerMetaTypes()
 {
     qRegisterMetaType<SnapshotPtr>("Zhaoxi::Session::SnapshotPtr");
     qRegisterMetaType<PlacementPreview>("Zhaoxi::Session::PlacementPreview");
     qRegisterMetaType<LayoutPreview>("Zhaoxi::Session::LayoutPreview");
     qRegisterMetaType<CommandResult>("Zhaoxi::Session::CommandResult");
+    qRegisterMetaType<JobLog>("Zhaoxi::Session::JobLog");
     qRegisterMetaType<ApplyMode>("Zhaoxi::Session::ApplyMode");
     qRegisterMetaType<QList<Domain::MigPlacement>>("QList<Zhaoxi::Domain::MigPlacement>");
 }

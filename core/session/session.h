@@ -4,6 +4,7 @@
 #include "snapshot.h"
 
 #include "core/domain/cardmodel.h"
+#include "core/sched/scheduler.h"
 #include "core/sched/status.h"
 
 #include <QJsonObject>
@@ -55,6 +56,24 @@ struct CommandResult
     bool ok = false;
     QString error; // English; empty on success
     Sched::Status status;
+    // submitWorkload: the field of the spec that is wrong, as a JSON path ("demand.cards",
+    // "run.command"; empty when the error is not one field's), and on success the new job (an
+    // inference spec: its service's first replica).
+    QString field = {};
+    Domain::JobId job = {};
+};
+
+// The answer to requestJobLog: the last bytes of a job's output (stdout and stderr, as its
+// process wrote them).
+struct JobLog
+{
+    quint64 request = 0;
+    Domain::JobId job;
+    bool ok = false;
+    QString error;          // English: why there is no log (no such job, a modelled workload, ...)
+    QString path;           // the log file on the appliance
+    QString text;           // its last bytes (at most the request's maxBytes), UTF-8 decoded
+    bool truncated = false; // older output exists beyond `text`
 };
 
 // The console's side of an appliance: owns the scheduler and its backend (the simulated appliance
@@ -102,12 +121,25 @@ public Q_SLOTS:
     // A weekly windows schedule (the `windows` policy's parameters, docs/simulation.md): checked
     // by the same reader as the headless tool; when valid it becomes the policy in force.
     virtual void setSchedule(quint64 request, QJsonObject windowsParams) = 0;
+    // A new workload from its spec (docs/workload-spec.md), read by the same reader as the
+    // headless tool: an error names its field (CommandResult::field) and nothing is submitted.
+    // The real appliance refuses a spec without `run`; the simulated one models training and
+    // batch work from the spec and refuses inference (its services are the scenario's).
+    virtual void submitWorkload(quint64 request, QJsonObject spec) = 0;
+    // Ends a job that has not ended (its process gets its stop signal); an inference replica's
+    // service is not resized by it.
+    virtual void cancelJob(quint64 request, int job) = 0;
+    // A waiting or running job's priority from now on (the queue's order, who may preempt whom).
+    virtual void setJobPriority(quint64 request, int job, int priority) = 0;
+    // The last `maxBytes` of a job's log, answered by jobLogReady.
+    virtual void requestJobLog(quint64 request, int job, qint64 maxBytes) = 0;
 
 Q_SIGNALS:
     void snapshotReady(Zhaoxi::Session::SnapshotPtr snapshot);
     void placementPreviewReady(Zhaoxi::Session::PlacementPreview preview);
     void layoutPreviewReady(Zhaoxi::Session::LayoutPreview preview);
     void commandFinished(Zhaoxi::Session::CommandResult result);
+    void jobLogReady(Zhaoxi::Session::JobLog log);
 };
 
 // Checks a proposed layout for one card of `state` and counts what changing to it takes: the
@@ -118,6 +150,14 @@ LayoutPreview previewLayoutChange(const Sched::ClusterState &state,
                                   Domain::CardId card,
                                   const QList<Domain::MigPlacement> &target);
 
+// The answer to a drop of a waiting `job` on `card` (either session's previewPlacement): Direct
+// when it fits as the card is, NeedsPreemption with the victims the scheduler would take,
+// Refused with the reason otherwise (an error status for an unknown or not waiting job).
+PlacementPreview previewPlacementOn(const Sched::Scheduler &scheduler,
+                                    Domain::JobId job,
+                                    Domain::CardId card,
+                                    qint64 nowMs);
+
 // Registers the types above for queued connections. Call once before connecting across threads.
 void registerMetaTypes();
 
@@ -126,4 +166,5 @@ void registerMetaTypes();
 Q_DECLARE_METATYPE(Zhaoxi::Session::PlacementPreview)
 Q_DECLARE_METATYPE(Zhaoxi::Session::LayoutPreview)
 Q_DECLARE_METATYPE(Zhaoxi::Session::CommandResult)
+Q_DECLARE_METATYPE(Zhaoxi::Session::JobLog)
 Q_DECLARE_METATYPE(Zhaoxi::Session::ApplyMode)

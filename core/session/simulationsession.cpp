@@ -4,6 +4,7 @@
 #include "eventbridge.h"
 
 #include "core/catalogue/layoutrules.h"
+#include "core/domain/workloadspec.h"
 #include "core/policy/timewindows.h"
 #include "core/sim/engine.h"
 #include "core/storage/recorder.h"
@@ -260,7 +261,7 @@ SnapshotPtr SimulationSession::publish()
         const Sim::TrainingRun &run = e.trainingRun(i);
         TrainingSample ts;
         ts.job = e.trainingJob(i);
-        ts.name = m_scenario.training[i].spec.name;
+        ts.name = e.trainingDef(i).spec.name;
         ts.speed = run.isProgressing(e.nowMs()) ? run.speed() : 0;
         ts.loss = run.loss();
         ts.workHours = run.params().workMs / 3.6e6;
@@ -288,34 +289,9 @@ bool SimulationSession::validCard(int card) const
 
 void SimulationSession::previewPlacement(quint64 request, int job, int card)
 {
-    PlacementPreview p;
+    PlacementPreview p = previewPlacementOn(
+            m_engine->scheduler(), JobId(job), CardId(card), m_engine->nowMs());
     p.request = request;
-    p.job = JobId(job);
-    p.card = CardId(card);
-    if (!validJob(job) || !validCard(card)) {
-        p.status = Sched::Status::error(Sched::Reason::None);
-        Q_EMIT placementPreviewReady(p);
-        return;
-    }
-    const Sched::Scheduler &sched = m_engine->scheduler();
-    const Sched::ClusterState &st = sched.state();
-    const Sched::Job &j = st.job(p.job);
-    if (j.state != Sched::JobState::Pending) {
-        p.status = Sched::Status::error(Sched::Reason::None);
-        Q_EMIT placementPreviewReady(p);
-        return;
-    }
-    p.status = sched.couldRunOn(j.spec, p.card, m_engine->nowMs());
-    if (p.status.isSuccess()) {
-        p.outcome = PlacementPreview::Outcome::Direct;
-    } else if (p.status.code == Sched::Status::Code::Unschedulable) {
-        if (const auto plan = sched.planPreemptionOn(p.job, p.card, m_engine->nowMs())) {
-            p.outcome = PlacementPreview::Outcome::NeedsPreemption;
-            p.victims = plan->victims;
-            for (const Sched::Victim &v : plan->victims)
-                p.victimNames.append(st.job(v.job).spec.name);
-        }
-    }
     Q_EMIT placementPreviewReady(p);
 }
 
@@ -361,6 +337,94 @@ void SimulationSession::requeueJob(quint64 request, int job)
     collectEvents();
     Q_EMIT commandFinished(r);
     publish();
+}
+
+void SimulationSession::submitWorkload(quint64 request, QJsonObject json)
+{
+    CommandResult r;
+    r.request = request;
+    Domain::SpecError err;
+    const std::optional<Domain::WorkloadSpec> spec = Domain::workloadSpecFromJson(json, &err);
+    if (!spec) {
+        r.error = err.message;
+        r.field = err.field;
+        Q_EMIT commandFinished(r);
+        return;
+    }
+    if (spec->kind == Domain::WorkloadKind::Inference) {
+        r.field = QStringLiteral("kind");
+        r.error = QStringLiteral("the simulated appliance's services are its scenario's: add the "
+                                 "service to the scenario file");
+        Q_EMIT commandFinished(r);
+        return;
+    }
+    const Sched::Feasibility f = m_engine->scheduler().couldEverRun(*spec);
+    if (!f.possible) {
+        r.field = QStringLiteral("demand");
+        r.status = f.reason;
+        r.error = QStringLiteral("it could never run on this appliance: %1")
+                          .arg(f.reason.describe());
+        Q_EMIT commandFinished(r);
+        return;
+    }
+    if (spec->time.expectedDurationMs <= 0) {
+        r.field = QStringLiteral("time.expectedDuration");
+        r.error = QStringLiteral("the simulated appliance models the work from the expected "
+                                 "duration: give one");
+        Q_EMIT commandFinished(r);
+        return;
+    }
+    Sim::TrainingDef def;
+    def.spec = *spec;
+    def.workMs = double(spec->time.expectedDurationMs) * std::max(1, spec->demand.cards);
+    r.job = m_engine->submitTraining(def);
+    r.ok = r.job.isValid();
+    collectEvents();
+    Q_EMIT commandFinished(r);
+    publish();
+}
+
+void SimulationSession::cancelJob(quint64 request, int job)
+{
+    onActiveJob(request, job, [&](Sched::Scheduler &s, qint64 now) {
+        return s.cancel(JobId(job), now);
+    });
+}
+
+void SimulationSession::setJobPriority(quint64 request, int job, int priority)
+{
+    onActiveJob(request, job, [&](Sched::Scheduler &s, qint64 now) {
+        return s.setPriority(JobId(job), priority, now);
+    });
+}
+
+void SimulationSession::onActiveJob(quint64 request,
+                                    int job,
+                                    const std::function<bool(Sched::Scheduler &, qint64)> &command)
+{
+    CommandResult r;
+    r.request = request;
+    r.job = JobId(job);
+    if (!validJob(job) || m_engine->scheduler().state().job(JobId(job)).isTerminal()) {
+        r.error = QStringLiteral("job %1 has ended or does not exist").arg(job);
+        Q_EMIT commandFinished(r);
+        return;
+    }
+    m_engine->operate([&](Sched::Scheduler &s, qint64 now) { r.ok = command(s, now); });
+    collectEvents();
+    Q_EMIT commandFinished(r);
+    publish();
+}
+
+void SimulationSession::requestJobLog(quint64 request, int job, qint64)
+{
+    JobLog log;
+    log.request = request;
+    log.job = JobId(job);
+    log.error = validJob(job) ? QStringLiteral("the simulated appliance models its workloads: "
+                                               "they run no process and write no log")
+                              : QStringLiteral("no job %1").arg(job);
+    Q_EMIT jobLogReady(log);
 }
 
 LayoutPreview SimulationSession::plan(int card, const QList<MigPlacement> &target) const

@@ -7,6 +7,7 @@
 
 #include <QElapsedTimer>
 
+#include <functional>
 #include <memory>
 
 class QTimer;
@@ -64,6 +65,11 @@ public Q_SLOTS:
                      Zhaoxi::Session::ApplyMode mode,
                      qint64 drainDeadlineMs) override;
     void setSchedule(quint64 request, QJsonObject windowsParams) override;
+    void submitWorkload(quint64 request, QJsonObject spec) override;
+    void cancelJob(quint64 request, int job) override;
+    void setJobPriority(quint64 request, int job, int priority) override;
+    // The twin's workloads are models, not processes: answered with an error saying so.
+    void requestJobLog(quint64 request, int job, qint64 maxBytes) override;
 
 private:
     struct PendingLayout
@@ -82,6 +88,10 @@ private:
     bool applyNow(const PendingLayout &p, bool evictRest, QString *why);
     LayoutPreview plan(int card, const QList<Domain::MigPlacement> &target) const;
     bool validJob(int job) const;
+    // A command on a job that has not ended, at the engine's now; answered, then a snapshot.
+    void onActiveJob(quint64 request,
+                     int job,
+                     const std::function<bool(Sched::Scheduler &, qint64)> &command);
     bool validCard(int card) const;
 
     Sim::Scenario m_scenario;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "engine.h"
 
+#include "core/runtime/devicebridge.h"
+
 #include "core/policy/queueing.h"
 
 #include <QElapsedTimer>
@@ -26,15 +28,14 @@ constexpr double kHourMs = 3600'000.0;
 } // namespace
 
 Engine::Engine(const Scenario &scenario, const QString &policy, quint64 seed)
-    : m_scenario(scenario)
-    , m_policyName(policy.isEmpty() ? scenario.defaultPolicy : policy)
+    : Runtime::ApplianceCore(scenario.appliance.state, scenario.scheduler, scenario.utcOffsetMs)
+    , m_scenario(scenario)
     , m_seed(seed)
 {
+    m_policyName = policy.isEmpty() ? scenario.defaultPolicy : policy;
     const Sched::ClusterState &state = m_scenario.appliance.state;
-    m_sched = std::make_unique<Sched::Scheduler>(
-            state, Sched::defaultProfile(), m_scenario.scheduler);
     m_sched->addSink(this);
-    m_sched->addSink(&m_schedEvents);
+    m_sched->addStepSink(this);
     m_backend = std::make_unique<Device::SimulatedBackend>(state, m_scenario.device);
     for (const FaultDef &f : m_scenario.faults)
         m_backend->injectFault(
@@ -88,12 +89,9 @@ void Engine::push(qint64 t, Kind kind, int a, qint64 epoch)
 
 void Engine::record(const Sched::SchedEvent &event)
 {
-    m_pending.append(event);
-}
-
-void Engine::record(const ApplianceEvent &event)
-{
-    m_events.record(event);
+    Pending p;
+    p.event = event;
+    m_pending.append(p);
 }
 
 // --- The loop ---------------------------------------------------------------------------------
@@ -153,6 +151,28 @@ void Engine::operate(const std::function<void(Sched::Scheduler &, qint64)> &comm
     m_dirty = true;
     tickScheduler(m_now);
     flushSteps(m_now);
+}
+
+JobId Engine::submitTraining(const TrainingDef &def)
+{
+    start();
+    TrainingRt t;
+    t.def = def;
+    t.def.submitAtMs = m_now - m_scenario.startMs;
+    t.run = TrainingRun(
+            TrainingRun::Params{def.workMs, def.spec.checkpointIntervalMs, def.restartCostMs},
+            def.loss);
+    m_training.push_back(std::move(t));
+    const int i = int(m_training.size()) - 1;
+    m_bound.addJob(m_now, def.workMs, def.spec.demand.cards);
+    TrainingRt &tr = m_training.back();
+    tr.job = m_sched->submit(tr.def.spec, m_now);
+    m_roles.insert(tr.job.value(), Role{false, i});
+    m_dirty = true;
+    drainScheduler(m_now);
+    tickScheduler(m_now);
+    flushSteps(m_now);
+    return tr.job;
 }
 
 void Engine::setPolicy(std::unique_ptr<Policy::Policy> policy, const QString &name)
@@ -285,34 +305,51 @@ void Engine::tickScheduler(qint64 now)
     m_dirty = false;
 }
 
+void Engine::changed(qint64)
+{
+    m_dirty = true;
+}
+
+void Engine::requeued(JobId, qint64 atMs, qint64 nowMs)
+{
+    if (atMs > nowMs)
+        push(atMs, Kind::SchedWake);
+    m_dirty = true;
+    drainScheduler(nowMs);
+}
+
+void Engine::qosChanged(Qos knob, double value, qint64)
+{
+    if (knob == Qos::PowerCap)
+        m_trainingPowerCapW = value;
+    else
+        m_trainingBandwidthShare = value;
+}
+
+void Engine::committed(const QList<Sched::Step> &steps, qint64 nowMs)
+{
+    Q_UNUSED(nowMs)
+    Pending p;
+    p.orders = true;
+    p.steps = Runtime::deviceStepsOf(steps, *m_backend);
+    p.reconfigurations = Runtime::reconfigurationsOf(steps);
+    if (!p.steps.isEmpty() || p.reconfigurations > 0)
+        m_pending.append(p);
+}
+
 void Engine::drainScheduler(qint64 now)
 {
     while (!m_pending.isEmpty()) {
-        QList<Sched::SchedEvent> batch;
+        QList<Pending> batch;
         batch.swap(m_pending);
-        for (const Sched::SchedEvent &e : batch) {
-            switch (e.code) {
-            case EventCode::PartitionCreated:
-                m_steps.append(Device::DeviceStep{
-                        Device::DeviceStep::Kind::CreateInstance, e.card, e.profile, e.start});
-                ++m_reconfigurations;
-                break;
-            case EventCode::PartitionDestroyed:
-                m_steps.append(Device::DeviceStep{
-                        Device::DeviceStep::Kind::DestroyInstance, e.card, e.profile, e.start});
-                ++m_reconfigurations;
-                break;
-            case EventCode::CardModeChanged: {
-                // The driver wants a MIG card empty before its mode changes.
-                for (const Device::InstanceInfo &i : m_backend->layout(e.card).instances)
-                    m_steps.append(Device::DeviceStep{
-                            Device::DeviceStep::Kind::DestroyInstance, e.card, i.profile, i.start});
-                Device::DeviceStep s{Device::DeviceStep::Kind::SetMode, e.card};
-                s.mode = PartitionMode(e.value);
-                m_steps.append(s);
-                ++m_reconfigurations;
-                break;
+        for (const Pending &p : std::as_const(batch)) {
+            if (p.orders) {
+                m_steps.append(p.steps);
+                m_reconfigurations += p.reconfigurations;
+                continue;
             }
+            const Sched::SchedEvent &e = p.event;
+            switch (e.code) {
             case EventCode::JobPlaced:
                 flushSteps(now);
                 onPlaced(e.job, now);
@@ -1025,16 +1062,6 @@ void Engine::control(qint64 now)
 
 // --- PolicyContext ----------------------------------------------------------------------------
 
-qint64 Engine::localWeekMs(qint64 nowMs) const
-{
-    return nowMs + m_scenario.utcOffsetMs + 3 * kDayMs;
-}
-
-qint64 Engine::totalMilli() const
-{
-    return m_sched->state().totalMilli();
-}
-
 QList<Policy::ServiceView> Engine::services(qint64 nowMs)
 {
     QList<Policy::ServiceView> out;
@@ -1331,49 +1358,6 @@ QList<int> Engine::drainOrder(int service, int count) const
         order.append(cards[best].replicas.takeFirst());
     }
     return order;
-}
-
-void Engine::setBudget(const Sched::ClassBudget &budget, qint64 nowMs, ActionReason why)
-{
-    if (budget == m_sched->classBudget())
-        return;
-    m_sched->setClassBudget(budget, nowMs);
-    m_events.record(Policy::budgetSetEvent(budget, nowMs, why));
-    m_dirty = true;
-}
-
-qint64 Engine::requeueTraining(JobId job, qint64 nowMs, bool atCheckpoint, ActionReason why)
-{
-    const qint64 at = m_sched->requeue(job, nowMs, atCheckpoint);
-    if (at < 0)
-        return at;
-    m_events.record(Policy::trainingRequeuedEvent(job, nowMs, atCheckpoint, at, why));
-    if (at > nowMs)
-        push(at, Kind::SchedWake);
-    m_dirty = true;
-    drainScheduler(nowMs);
-    return at;
-}
-
-bool Engine::keepTraining(JobId job, qint64 nowMs, ActionReason why)
-{
-    if (!m_sched->keep(job, nowMs))
-        return false;
-    m_events.record(Policy::trainingKeptEvent(job, nowMs, why));
-    m_dirty = true;
-    return true;
-}
-
-void Engine::setTrainingPowerCapW(double watts, qint64 nowMs)
-{
-    m_trainingPowerCapW = watts;
-    m_events.record(Policy::trainingPowerCapEvent(watts, nowMs));
-}
-
-void Engine::setTrainingBandwidthShare(double share, qint64 nowMs)
-{
-    m_trainingBandwidthShare = share;
-    m_events.record(Policy::trainingBandwidthEvent(share, nowMs));
 }
 
 QList<QList<double>> Engine::history(int service) const

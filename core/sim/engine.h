@@ -10,6 +10,7 @@
 #include "core/device/applianceevents.h"
 #include "core/device/simulatedbackend.h"
 #include "core/policy/policy.h"
+#include "core/runtime/appliancecore.h"
 #include "core/sched/scheduler.h"
 
 #include <QHash>
@@ -34,7 +35,9 @@ namespace Zhaoxi::Sim {
 // shared paths, power, the fluid bound), policy wake-ups and scheduler wake-ups; device steps and
 // faults come from the backend when their time comes. Nothing reads the wall clock except the
 // report's wall_seconds. Same scenario, policy and seed: the same report, bit for bit.
-class Engine final : public Policy::PolicyContext, private Sched::EventSink
+class Engine final : public Runtime::ApplianceCore,
+                     private Sched::EventSink,
+                     private Sched::StepSink
 {
 public:
     // `policy` empty: the scenario's default. Check policy names first (makePolicy); an unknown
@@ -50,27 +53,27 @@ public:
     qint64 nowMs() const { return m_now; } // absolute
     qint64 endMs() const { return m_scenario.startMs + m_scenario.durationMs; }
     const Scenario &scenario() const { return m_scenario; }
-    const QString &policyName() const { return m_policyName; }
 
     // The console: an operator's command on the scheduler at the engine's current time (placing a
     // waiting job on a card, requeueing one, a new layout). What it changes is handled at once,
     // as the policy's actions are.
     void operate(const std::function<void(Sched::Scheduler &, qint64 nowMs)> &command);
+    // An operator's new training or batch job, modelled from its spec (`def.workMs`, its
+    // checkpoints and restart cost), submitted at the engine's current time. Returns its job.
+    // Not part of the scenario: a report counts it with the scenario's own training.
+    Domain::JobId submitTraining(const TrainingDef &def);
     // Replaces the policy in force (the console's schedule editor); it starts at the current
     // time. nullptr: no policy from now on.
     void setPolicy(std::unique_ptr<Policy::Policy> policy, const QString &name);
     qint64 startMs() const { return m_scenario.startMs; }
 
-    // For tests and the console.
-    const Sched::Scheduler &scheduler() const override { return *m_sched; }
-    Sched::Scheduler &mutableScheduler() { return *m_sched; }
+    // For tests and the console (the scheduler, its events, the policy: ApplianceCore).
     const Device::SimulatedBackend &backend() const { return *m_backend; }
-    const Device::MemoryApplianceEventSink &applianceEvents() const { return m_events; }
-    const Sched::MemoryEventSink &schedulerEvents() const { return m_schedEvents; }
     const InferenceService &service(int i) const { return *m_services[std::size_t(i)].model; }
     const TrainingRun &trainingRun(int i) const { return m_training[std::size_t(i)].run; }
     Domain::JobId trainingJob(int i) const { return m_training[std::size_t(i)].job; }
-    Policy::Policy *policy() const { return m_policy.get(); }
+    // The scenario's training, then the operator's (submitTraining), by index.
+    const TrainingDef &trainingDef(int i) const { return m_training[std::size_t(i)].def; }
     // Where capacity went so far (the report's capacity_hours), up to the last control period.
     const CapacityBreakdown &capacityHours() const { return m_capacityHours; }
     // How busy a job's units were over the last control period, 0..1 (0: idle or not placed).
@@ -79,9 +82,7 @@ public:
     int trainingCount() const { return int(m_training.size()); }
     bool trainingCompleted(int i) const { return m_training[std::size_t(i)].completed; }
 
-    // --- PolicyContext ---------------------------------------------------------------------
-    qint64 localWeekMs(qint64 nowMs) const override;
-    qint64 totalMilli() const override;
+    // --- PolicyContext: the twin's workloads (the scheduler's side: ApplianceCore) -----------
     QList<Policy::ServiceView> services(qint64 nowMs) override;
     QList<Policy::TrainingView> training(qint64 nowMs) override;
     void setReplicas(int service, int replicas, qint64 nowMs, Policy::ActionReason why) override;
@@ -90,21 +91,16 @@ public:
                      Domain::CardId card,
                      qint64 nowMs,
                      Policy::ActionReason why) override;
-    void setBudget(const Sched::ClassBudget &budget,
-                   qint64 nowMs,
-                   Policy::ActionReason why) override;
-    qint64 requeueTraining(Domain::JobId job,
-                           qint64 nowMs,
-                           bool atCheckpoint,
-                           Policy::ActionReason why) override;
-    bool keepTraining(Domain::JobId job, qint64 nowMs, Policy::ActionReason why) override;
-    void setTrainingPowerCapW(double watts, qint64 nowMs) override;
-    void setTrainingBandwidthShare(double share, qint64 nowMs) override;
-    void record(const Device::ApplianceEvent &event) override;
     QList<QList<double>> history(int service) const override;
     qint64 historyBucketMs() const override { return 15 * 60'000; }
 
 private:
+    // ApplianceCore's hooks: a policy command is handled at the next event (requeue: at once,
+    // and a wake-up when it leaves at a checkpoint); the QoS knobs set the physics.
+    void changed(qint64 nowMs) override;
+    void requeued(Domain::JobId job, qint64 atMs, qint64 nowMs) override;
+    void qosChanged(Qos knob, double value, qint64 nowMs) override;
+
     enum class Kind : int {
         Checkpoint,
         TrainingDone,
@@ -177,7 +173,11 @@ private:
         int index = -1;
     };
 
+    using ApplianceCore::record;
     void record(const Sched::SchedEvent &event) override; // EventSink
+    // StepSink: a committed statement's device orders (Runtime::deviceStepsOf), queued in line
+    // with its events so that they reach the backend where the events put them.
+    void committed(const QList<Sched::Step> &steps, qint64 nowMs) override;
     void push(qint64 t, Kind kind, int a = 0, qint64 epoch = 0);
     void step(qint64 untilAbs);
     void handle(const Ev &e);
@@ -207,11 +207,8 @@ private:
     int serviceIndexOfJob(Domain::JobId job) const;
 
     Scenario m_scenario;
-    QString m_policyName;
     quint64 m_seed;
-    std::unique_ptr<Sched::Scheduler> m_sched;
     std::unique_ptr<Device::SimulatedBackend> m_backend;
-    std::unique_ptr<Policy::Policy> m_policy;
     std::vector<ServiceRt> m_services;
     std::vector<TrainingRt> m_training;
     QHash<int, Role> m_roles;
@@ -222,8 +219,17 @@ private:
     QList<int> m_waitingDevice;    // jobs placed whose units are not ready yet
     std::priority_queue<Ev, std::vector<Ev>, std::greater<Ev>> m_queue;
     quint64 m_seq = 0;
-    QList<Sched::SchedEvent> m_pending; // scheduler events not handled yet
-    QList<Device::DeviceStep> m_steps;  // device steps not applied yet
+    // Scheduler events not handled yet, and the device orders of committed statements in line
+    // with them (an entry with `orders`: steps, not an event).
+    struct Pending
+    {
+        Sched::SchedEvent event;
+        bool orders = false;
+        QList<Device::DeviceStep> steps;
+        int reconfigurations = 0;
+    };
+    QList<Pending> m_pending;
+    QList<Device::DeviceStep> m_steps; // device steps not applied yet
     bool m_dirty = false;
     bool m_inFault = false;
     bool m_started = false;
@@ -232,8 +238,6 @@ private:
     qint64 m_end = 0;
     qint64 m_lastControl = 0;
     qint64 m_nextLossSample = 0;
-    Device::MemoryApplianceEventSink m_events{200'000};
-    Sched::MemoryEventSink m_schedEvents{200'000};
     FluidBound m_bound;
     std::vector<double> m_clock; // per card, from the backend
     std::vector<bool> m_throttled;

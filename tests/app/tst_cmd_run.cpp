@@ -322,6 +322,73 @@ private Q_SLOTS:
         QCOMPARE(names.size(), r.report.value(QStringLiteral("jobs")).toArray().size());
     }
 
+    // --hardware: the scenario's workloads on this machine's cards as NVML reports them (the
+    // fake NVML library here: one H200 whose UUID the job must see), nothing left running.
+    void aScenarioRunsOnTheMachinesCardsWithHardware()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QJsonObject gpu{{"name", "NVIDIA H200"},
+                              {"uuid", "GPU-5a1e0000-0000-4000-8000-0000000000c1"},
+                              {"busId", "00000000:C1:00.0"},
+                              {"pciDeviceId", "0x233510DE"},
+                              {"memoryTotalMiB", 143771},
+                              {"memoryUsedMiB", 0},
+                              {"utilisation", 0},
+                              {"temperature", 35},
+                              {"powerMw", 80000},
+                              {"eccUncorrected", 0},
+                              {"eccCorrected", 0},
+                              {"instances", QJsonArray{}}};
+        const QString fixture = dir.filePath(QStringLiteral("fixture.json"));
+        QFile f(fixture);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QJsonDocument(
+                        QJsonObject{{"driverVersion", "550.54.15"}, {"gpus", QJsonArray{gpu}}})
+                        .toJson());
+        f.close();
+        qputenv("FAKENVML_FIXTURE", fixture.toLocal8Bit());
+        const QString db = dir.filePath(QStringLiteral("run.sqlite"));
+        const Result r = zhaoxictl({QStringLiteral("run"),
+                                    QStringLiteral("--scenario"),
+                                    scenario(QStringLiteral("live-twin.json")),
+                                    QStringLiteral("--hardware"),
+                                    QStringLiteral("--nvml-library"),
+                                    QStringLiteral(FAKENVML_PATH),
+                                    QStringLiteral("--for"),
+                                    QStringLiteral("4s"),
+                                    QStringLiteral("--db"),
+                                    db,
+                                    QStringLiteral("--json")},
+                                   120'000);
+        qunsetenv("FAKENVML_FIXTURE");
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(r.report.value(QStringLiteral("hardware")).toBool(), true);
+        QCOMPARE(r.report.value(QStringLiteral("orphans")).toArray().size(), 0);
+        // One card: the higher priority job runs on it, the other waits.
+        const QJsonObject a = byName(r.report, QStringLiteral("jobs"), QStringLiteral("train-a"));
+        QCOMPARE(a.value(QStringLiteral("starts")).toInt(), 1);
+        QFile log(QDir(r.report.value(QStringLiteral("data_dir")).toString())
+                          .filePath(QStringLiteral("jobs/j0-train-a/r0/log")));
+        QVERIFY(log.open(QIODevice::ReadOnly));
+        QVERIFY(log.readAll().contains(
+                "CUDA_VISIBLE_DEVICES=GPU-5a1e0000-0000-4000-8000-0000000000c1"));
+        QVERIFY(processesUnder(r.report.value(QStringLiteral("data_dir")).toString()).isEmpty());
+
+        // A machine without the library is refused with the reason.
+        const Result none = zhaoxictl({QStringLiteral("run"),
+                                       QStringLiteral("--scenario"),
+                                       scenario(QStringLiteral("live-twin.json")),
+                                       QStringLiteral("--hardware"),
+                                       QStringLiteral("--nvml-library"),
+                                       dir.filePath(QStringLiteral("no-such-libnvml.so")),
+                                       QStringLiteral("--db"),
+                                       db},
+                                      60'000);
+        QCOMPARE(none.exitCode, 2);
+        QVERIFY2(none.err.contains("--hardware"), none.err.constData());
+    }
+
     void badInputIsRefusedNamingWhatIsWrong_data()
     {
         QTest::addColumn<QStringList>("args");

@@ -232,6 +232,25 @@ private Q_SLOTS:
         QCOMPARE(rig.work.stats(train).starts, 2);
     }
 
+    // Asked to checkpoint the moment it started (before it could set up its handler, whose
+    // default action is to die): the signal waits for its first progress line, and it saves.
+    void aCheckpointAskedBeforeTheFirstProgressWaitsForIt()
+    {
+        Rig rig;
+        const Domain::JobId train = rig.submit(demoTraining(QStringLiteral("train"), 0));
+        QCOMPARE(rig.count(ProcessEventCode::Started, train), 1);
+        rig.sched.requeue(train, Rig::now(), true);
+        rig.tick();
+        QCOMPARE(rig.count(ProcessEventCode::CheckpointRequested, train), 1);
+        QVERIFY(rig.waitFor(
+                [&] { return rig.count(ProcessEventCode::CheckpointAcknowledged, train) == 1; }));
+        QVERIFY(rig.waitFor([&] {
+            return rig.state(train) == Sched::JobState::Running
+                   && rig.count(ProcessEventCode::Started, train) == 2;
+        }));
+        QCOMPARE(rig.count(ProcessEventCode::Failed, train), 0);
+    }
+
     void aNeverJobIsNeverSignalled()
     {
         Rig rig;

@@ -7,18 +7,22 @@
 #include "core/catalogue/catalogue.h"
 #include "core/catalogue/layoutrules.h"
 #include "core/models/sessionclient.h"
+#include "core/runtime/liverun.h"
 #include "core/session/hardwaresession.h"
 #include "core/storage/exporter.h"
 
+#include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QThread>
 
 #include <cmath>
+#include <csignal>
 #include <dlfcn.h>
 
 using namespace Zhaoxi;
@@ -94,6 +98,7 @@ private:
     const char *(*m_log)() = nullptr;
     int m_fixtures = 0;
     qint64 m_clock = 1'767'600'000'000; // a manual wall clock, UTC epoch ms
+    QList<qint64> m_spawned;            // real processes a test started (killed in cleanup)
 
     const CardModel &model(const char *name) { return *m_cat.find(QLatin1String(name)); }
 
@@ -232,7 +237,100 @@ private:
 
     int logSize() { return int(QString::fromUtf8(m_log()).count(QLatin1Char('\n'))); }
 
+    // A session that runs real work: the real wall clock, its jobs under m_dir/work.
+    std::unique_ptr<HardwareSession> openForWork(bool allowChanges, const QString &store)
+    {
+        HardwareOptions h;
+        h.allowChanges = allowChanges;
+        h.pollIntervalMs = 250;
+        h.storePath = store;
+        h.dataDir = m_dir.filePath(QStringLiteral("work"));
+        h.shimPath = QStringLiteral(SHIM_PATH);
+        QString why;
+        auto s = HardwareSession::open(backendOptions(), h, &why);
+        if (!s)
+            qWarning("open: %s", qPrintable(why));
+        return s;
+    }
+
+    static QJsonObject trainSpec(const QString &name, const QJsonObject &compute, int stepMs = 20)
+    {
+        return QJsonObject{
+                {"name", name},
+                {"kind", "training"},
+                {"demand", QJsonObject{{"compute", compute}, {"cards", 1}, {"memoryGiB", 4}}},
+                {"preemption", "checkpoint"},
+                {"checkpointInterval", "1m"},
+                {"run",
+                 QJsonObject{{"command",
+                              QJsonArray{QStringLiteral(DEMO_TRAIN_PATH),
+                                         "--steps",
+                                         "1000000",
+                                         "--step-ms",
+                                         QString::number(stepMs),
+                                         "--checkpoint-every",
+                                         "25"}},
+                             {"stopGrace", "5s"}}}};
+    }
+
+    static Session::CommandResult lastResult(const QSignalSpy &spy)
+    {
+        return spy.isEmpty() ? Session::CommandResult{}
+                             : spy.last().first().value<Session::CommandResult>();
+    }
+
+    static QString logOf(HardwareSession &s, Domain::JobId job)
+    {
+        QSignalSpy logs(&s, &HardwareSession::jobLogReady);
+        s.requestJobLog(99, job.value(), 64 * 1024);
+        return logs.isEmpty() ? QString() : logs.first().first().value<Session::JobLog>().text;
+    }
+
+    static int countCode(const QList<Storage::Event> &events, const char *code, int job = -1)
+    {
+        int n = 0;
+        for (const Storage::Event &e : events)
+            n += e.code == code && (job < 0 || e.job == job);
+        return n;
+    }
+
 private Q_SLOTS:
+    void cleanup()
+    {
+        // A test that failed half way leaves nothing running: each job is its process group.
+        for (const qint64 pid : std::as_const(m_spawned)) {
+            if (pid > 0) {
+                ::kill(-pid_t(pid), SIGKILL);
+                ::kill(pid_t(pid), SIGKILL);
+            }
+        }
+        m_spawned.clear();
+        // ... also those it had no time to note: every shim under this test's directory and
+        // its job.
+        QList<pid_t> shims;
+        for (const QString &entry : QDir(QStringLiteral("/proc")).entryList(QDir::Dirs)) {
+            bool isPid = false;
+            const pid_t pid = pid_t(entry.toInt(&isPid));
+            QFile cmd(QStringLiteral("/proc/%1/cmdline").arg(entry));
+            if (isPid && cmd.open(QIODevice::ReadOnly)
+                && cmd.readAll().contains(m_dir.path().toLocal8Bit()))
+                shims << pid;
+        }
+        for (const QString &entry : QDir(QStringLiteral("/proc")).entryList(QDir::Dirs)) {
+            QFile stat(QStringLiteral("/proc/%1/stat").arg(entry));
+            if (!stat.open(QIODevice::ReadOnly))
+                continue;
+            const QByteArray st = stat.readAll();
+            const QList<QByteArray> f = st.mid(st.lastIndexOf(')') + 2).split(' ');
+            if (f.size() > 1 && shims.contains(pid_t(f[1].toInt()))) {
+                ::kill(-pid_t(entry.toInt()), SIGKILL);
+                ::kill(pid_t(entry.toInt()), SIGKILL);
+            }
+        }
+        for (const pid_t pid : std::as_const(shims))
+            ::kill(pid, SIGKILL);
+    }
+
     void initTestCase()
     {
         QVERIFY(m_dir.isValid());
@@ -474,12 +572,15 @@ private Q_SLOTS:
         s->previewLayout(5, 1, {}); // the H200 has MIG off
         s->previewLayout(6, 0, placements("A100-SXM4-40GB", {"4g.20gb@0", "3g.20gb@0"}));
         QCOMPARE(results.size(), 3);
-        for (const QList<QVariant> &args : std::as_const(results)) {
-            const auto r = args.first().value<Session::CommandResult>();
+        // Before start() no runtime runs work; an empty schedule is refused by its reader.
+        for (int i = 0; i < 2; ++i) {
+            const auto r = results[i].first().value<Session::CommandResult>();
             QVERIFY(!r.ok);
-            QVERIFY2(r.error.startsWith(QLatin1String("the real appliance has no")),
+            QVERIFY2(r.error == QLatin1String("the real appliance's runtime has not started yet")
+                             || r.error.startsWith(QLatin1String("no job")),
                      qPrintable(r.error));
         }
+        QVERIFY(!results[2].first().value<Session::CommandResult>().ok);
         const auto pp = placementPreviews.first().first().value<Session::PlacementPreview>();
         QCOMPARE(pp.request, 4u);
         QVERIFY(pp.outcome == Session::PlacementPreview::Outcome::Refused);
@@ -495,6 +596,174 @@ private Q_SLOTS:
         const int calls = logSize();
         QVERIFY(!apply(*s, 0, placements("A100-SXM4-40GB", {"4g.20gb@0", "3g.20gb@0"})).ok);
         QCOMPARE(logSize(), calls);
+    }
+
+    // Issue 13: the console's real appliance runs real work. Processes bound to the driver's
+    // units, controlled from the session's commands; read-only MIG does not stop placing on the
+    // instances that exist.
+    void realWorkRunsBoundToTheDriversUnits()
+    {
+        useFixture(threeCards());
+        const QString store = m_dir.filePath(QStringLiteral("work.sqlite"));
+        auto s = openForWork(false, store);
+        QVERIFY(s);
+        s->start();
+        QVERIFY(s->runtime());
+        QSignalSpy results(s.get(), &HardwareSession::commandFinished);
+        QList<Storage::Event> events;
+        connect(s.get(), &HardwareSession::snapshotReady, this, [&](Session::SnapshotPtr snap) {
+            events += snap->events;
+        });
+
+        // A spec the real appliance cannot run is refused at its field; nothing is submitted.
+        QJsonObject noRun = trainSpec(QStringLiteral("no-run"), {{"wholeCard", true}});
+        noRun.remove(QStringLiteral("run"));
+        s->submitWorkload(1, noRun);
+        QCOMPARE(lastResult(results).field, QStringLiteral("run"));
+        QVERIFY(!lastResult(results).ok);
+        QJsonObject bad = trainSpec(QStringLiteral("bad"), {{"wholeCard", true}});
+        bad.insert(QStringLiteral("priority"), QStringLiteral("high"));
+        s->submitWorkload(2, bad);
+        QCOMPARE(lastResult(results).field, QStringLiteral("priority"));
+        QCOMPARE(s->runtime()->scheduler().state().jobs().size(), 0);
+
+        // A whole card: the H200 (state card 1, NVML index 2).
+        s->submitWorkload(3, trainSpec(QStringLiteral("whole"), {{"wholeCard", true}}));
+        const Session::CommandResult whole = lastResult(results);
+        QVERIFY2(whole.ok, qPrintable(whole.error));
+        // A MIG slice on the instance that exists (1g.5gb@4): read-only creates nothing.
+        s->submitWorkload(4, trainSpec(QStringLiteral("slice"), {{"profile", "1g.5gb"}}));
+        const Session::CommandResult slice = lastResult(results);
+        QVERIFY2(slice.ok, qPrintable(slice.error));
+        const QString migUuid = [&] {
+            for (const Device::InstanceInfo &i : s->backend().layout(Domain::CardId(0)).instances)
+                if (m_cat.models()[s->backend().cardReports()[0].model].migProfiles[i.profile].name
+                    == QLatin1String("1g.5gb"))
+                    return i.uuid;
+            return QString();
+        }();
+        QVERIFY(migUuid.startsWith(QLatin1String("MIG-")));
+        QTRY_VERIFY_WITH_TIMEOUT(
+                logOf(*s, whole.job).contains(QLatin1String("CUDA_VISIBLE_DEVICES=GPU-h200-3b")),
+                20000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+                logOf(*s, slice.job).contains(QStringLiteral("CUDA_VISIBLE_DEVICES=") + migUuid),
+                20000);
+        QCOMPARE(fakeLayout(*s, 0), QStringList({"3g.20gb@0", "1g.5gb@4"}));
+        for (const Runtime::ProcessInfo &p : s->runtime()->workloads().liveProcesses())
+            m_spawned << p.pid << p.shimPid;
+
+        // Priority, requeue at the checkpoint (acknowledged, then placed again), cancel.
+        s->setJobPriority(5, whole.job.value(), 42);
+        QVERIFY(lastResult(results).ok);
+        QCOMPARE(s->runtime()->scheduler().state().job(whole.job).spec.priority, 42);
+        s->requeueJob(6, whole.job.value());
+        QVERIFY(lastResult(results).ok);
+        QTRY_VERIFY_WITH_TIMEOUT(s->runtime()->workloads().stats(whole.job).starts == 2, 30000);
+        for (const Runtime::ProcessInfo &p : s->runtime()->workloads().liveProcesses())
+            m_spawned << p.pid << p.shimPid;
+        QVERIFY(s->runtime()->workloads().stats(whole.job).checkpoints >= 1);
+        QTRY_VERIFY_WITH_TIMEOUT(
+                logOf(*s, whole.job)
+                        .contains(QRegularExpression(QStringLiteral("resuming from step [1-9]"))),
+                20000);
+        s->cancelJob(7, slice.job.value());
+        QVERIFY(lastResult(results).ok);
+        QTRY_VERIFY_WITH_TIMEOUT(!s->runtime()->workloads().stats(slice.job).running, 20000);
+        QCOMPARE(s->runtime()->scheduler().state().job(slice.job).state,
+                 Sched::JobState::Cancelled);
+        s->cancelJob(8, slice.job.value());
+        QVERIFY(!lastResult(results).ok);
+        QTRY_VERIFY(countCode(events, "job-priority-changed", whole.job.value()) == 1);
+        QVERIFY(countCode(events, "process-started", whole.job.value()) >= 2);
+        QVERIFY(countCode(events, "checkpoint-acknowledged", whole.job.value()) >= 1);
+
+        // The console exits: the job runs on; started again, it is adopted, not launched twice.
+        const QList<Runtime::ProcessInfo> before = s->runtime()->workloads().liveProcesses();
+        for (const Runtime::ProcessInfo &p : before)
+            m_spawned << p.pid << p.shimPid;
+        QCOMPARE(before.size(), 1);
+        s->stop();
+        s.reset();
+        QVERIFY(::kill(pid_t(before.first().pid), 0) == 0);
+        auto again = openForWork(false, store);
+        QVERIFY(again);
+        again->start();
+        QVERIFY(again->runtime());
+        const Sched::Job &j = again->runtime()->scheduler().state().job(whole.job);
+        QCOMPARE(j.spec.name, QStringLiteral("whole"));
+        QVERIFY(j.isActive());
+        const QList<Runtime::ProcessInfo> after = again->runtime()->workloads().liveProcesses();
+        QCOMPARE(after.size(), 1);
+        QCOMPARE(after.first().pid, before.first().pid);
+        QCOMPARE(again->runtime()->workloads().stats(whole.job).starts, 2);
+
+        // An administrator's stop ends the work; nothing is left behind.
+        QVERIFY(again->stopAllWork(20000).isEmpty());
+        QVERIFY(::kill(pid_t(before.first().pid), 0) != 0);
+    }
+
+    // A repartition that destroys the instance a job runs on drains it at its checkpoint, then
+    // changes the card; the job waits for room and the scheduler creates a new instance for it,
+    // which the driver carries out: the job's CUDA_VISIBLE_DEVICES is that instance's UUID as
+    // read after its creation. A schedule becomes the policy in force.
+    void repartitionDrainsRealWorkAndNewInstancesCarryTheirUuid()
+    {
+        useFixture(threeCards());
+        auto s = openForWork(true, m_dir.filePath(QStringLiteral("drain.sqlite")));
+        QVERIFY(s);
+        s->start();
+        QVERIFY(s->runtime());
+        QVERIFY(s->readOnlyReason().isEmpty());
+        QSignalSpy results(s.get(), &HardwareSession::commandFinished);
+        s->submitWorkload(1, trainSpec(QStringLiteral("slice"), {{"profile", "1g.5gb"}}));
+        const Session::CommandResult slice = lastResult(results);
+        QVERIFY2(slice.ok, qPrintable(slice.error));
+        QTRY_VERIFY_WITH_TIMEOUT(s->runtime()->workloads().stats(slice.job).running, 20000);
+        for (const Runtime::ProcessInfo &p : s->runtime()->workloads().liveProcesses())
+            m_spawned << p.pid << p.shimPid;
+
+        const int before = int(results.size());
+        s->applyLayout(2,
+                       0,
+                       placements("A100-SXM4-40GB", {"3g.20gb@0", "2g.10gb@4"}),
+                       Session::ApplyMode::Drain,
+                       60'000);
+        // Not at once: the job leaves at its checkpoint first.
+        QTRY_VERIFY_WITH_TIMEOUT(results.size() > before, 30000);
+        const Session::CommandResult applied = lastResult(results);
+        QCOMPARE(applied.request, 2u);
+        QVERIFY2(applied.ok, qPrintable(applied.error));
+        QVERIFY(s->runtime()->workloads().stats(slice.job).checkpoints >= 1);
+        QVERIFY(s->runtime()->workloads().stats(slice.job).preemptions >= 1);
+        // The job comes back on a new 1g.5gb the scheduler creates in the free slot.
+        QTRY_VERIFY_WITH_TIMEOUT(s->runtime()->workloads().stats(slice.job).starts == 2, 30000);
+        for (const Runtime::ProcessInfo &p : s->runtime()->workloads().liveProcesses())
+            m_spawned << p.pid << p.shimPid;
+        QCOMPARE(fakeLayout(*s, 0), QStringList({"3g.20gb@0", "2g.10gb@4", "1g.5gb@6"}));
+        QString created;
+        for (const Device::InstanceInfo &i : s->backend().layout(Domain::CardId(0)).instances)
+            if (i.start == 6)
+                created = i.uuid;
+        QVERIFY(created.startsWith(QLatin1String("MIG-")));
+        QTRY_VERIFY_WITH_TIMEOUT(
+                logOf(*s, slice.job).contains(QStringLiteral("CUDA_VISIBLE_DEVICES=") + created),
+                20000);
+
+        // The day/night schedule applies to the real appliance too.
+        s->setSchedule(3,
+                       QJsonObject{{"windows",
+                                    QJsonArray{QJsonObject{{"name", "day"},
+                                                           {"from", "07:00"},
+                                                           {"to", "22:00"},
+                                                           {"inferenceShare", 0.5}},
+                                               QJsonObject{{"name", "night"},
+                                                           {"from", "22:00"},
+                                                           {"to", "07:00"},
+                                                           {"inferenceShare", 0.1}}}}});
+        QVERIFY2(lastResult(results).ok, qPrintable(lastResult(results).error));
+        QCOMPARE(s->pollNow()->policy, QStringLiteral("windows"));
+        QVERIFY(s->stopAllWork(20000).isEmpty());
     }
 
     void faultsAndXidsBecomeEvents()

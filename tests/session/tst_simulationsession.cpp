@@ -11,6 +11,7 @@
 
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QJsonObject>
 #include <QSignalSpy>
 #include <QTest>
 #include <QThread>
@@ -163,6 +164,62 @@ private Q_SLOTS:
         QVERIFY(!r.ok);
         QVERIFY(!r.error.isEmpty());
         QCOMPARE(session.latest()->state.job(small).state, Sched::JobState::Pending);
+    }
+
+    // The operator's workloads in the twin: a training spec is modelled and scheduled; an
+    // inference spec, a bad field and a twin's "log" are refused with the reason; cancel and
+    // priority act on the scheduler.
+    void operatorWorkloadsInTheTwin()
+    {
+        Session::SimulationSession session(smallScenario(), QString(), 3);
+        session.runTo(60 * 60'000);
+        QSignalSpy done(&session, &Session::ApplianceSession::commandFinished);
+        auto last = [&] { return done.last().first().value<Session::CommandResult>(); };
+        const QJsonObject spec{
+                {"name", "extra"},
+                {"kind", "training"},
+                {"demand", QJsonObject{{"compute", QJsonObject{{"profile", "1g.18gb"}}}}},
+                {"time", QJsonObject{{"expectedDuration", "2h"}}},
+                {"priority", 150},
+                {"preemption", "checkpoint"},
+                {"checkpointInterval", "10m"}};
+        session.submitWorkload(1, spec);
+        QVERIFY2(last().ok, qPrintable(last().error));
+        const Domain::JobId extra = last().job;
+        QCOMPARE(session.latest()->state.job(extra).spec.name, QStringLiteral("extra"));
+
+        QJsonObject bad = spec;
+        bad.insert(QStringLiteral("priority"), QStringLiteral("high"));
+        session.submitWorkload(2, bad);
+        QVERIFY(!last().ok);
+        QCOMPARE(last().field, QStringLiteral("priority"));
+        QJsonObject service = spec;
+        service.insert(QStringLiteral("kind"), QStringLiteral("inference"));
+        service.insert(QStringLiteral("inference"),
+                       QJsonObject{{"service", "new"},
+                                   {"sloP99Ms", 500},
+                                   {"replicas", QJsonObject{{"min", 1}, {"max", 2}}}});
+        service.remove(QStringLiteral("time"));
+        service.insert(QStringLiteral("preemption"), QStringLiteral("never"));
+        service.remove(QStringLiteral("checkpointInterval"));
+        session.submitWorkload(3, service);
+        QVERIFY2(!last().ok && last().field == QLatin1String("kind"), qPrintable(last().error));
+
+        session.setJobPriority(4, extra.value(), 7);
+        QVERIFY(last().ok);
+        QCOMPARE(session.latest()->state.job(extra).spec.priority, 7);
+        session.cancelJob(5, extra.value());
+        QVERIFY(last().ok);
+        QCOMPARE(session.latest()->state.job(extra).state, Sched::JobState::Cancelled);
+        session.cancelJob(6, extra.value());
+        QVERIFY(!last().ok);
+
+        QSignalSpy logs(&session, &Session::ApplianceSession::jobLogReady);
+        session.requestJobLog(7, extra.value(), 4096);
+        QCOMPARE(logs.size(), 1);
+        const auto log = logs.first().first().value<Session::JobLog>();
+        QVERIFY(!log.ok);
+        QVERIFY(log.error.contains(QLatin1String("no log")));
     }
 
     void repartitionImmediateAndDrain()

@@ -9,6 +9,8 @@
 #include "core/sim/scenario.h"
 #include "widgets/carddetailsview.h"
 #include "widgets/cardmap/cardmapview.h"
+#include "widgets/cardmap/jobsview.h"
+#include "widgets/cardmap/newworkloaddialog.h"
 #include "widgets/charts/livecharts.h"
 #include "widgets/languagecontroller.h"
 #include "widgets/mainwindow.h"
@@ -22,6 +24,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTest>
@@ -80,6 +83,7 @@ private Q_SLOTS:
     void readOnlyBannerSaysWhy();
     void settingsAreRemembered();
     void consoleSwitchesLanguage();
+    void newWorkloadFromTheFileMenu();
 };
 
 namespace {
@@ -121,6 +125,10 @@ public:
     void applyLayout(quint64, int, QList<Domain::MigPlacement>, Session::ApplyMode, qint64) override
     {}
     void setSchedule(quint64, QJsonObject) override {}
+    void submitWorkload(quint64, QJsonObject) override {}
+    void cancelJob(quint64, int) override {}
+    void setJobPriority(quint64, int, int) override {}
+    void requestJobLog(quint64, int, qint64) override {}
 
 private:
     Session::SnapshotPtr m_latest;
@@ -236,6 +244,42 @@ void TestMainWindow::consoleSwitchesLanguage()
     QVERIFY(languages.setLanguage(QStringLiteral("en")));
     QCoreApplication::processEvents();
     QCOMPARE(w.tabs()->tabText(w.tabs()->indexOf(w.charts())), QStringLiteral("Charts"));
+}
+
+void TestMainWindow::newWorkloadFromTheFileMenu()
+{
+    LanguageController languages;
+    FakeSession session;
+    Session::Snapshot s;
+    s.applianceName = QStringLiteral("gpu-box");
+    session.publish(s);
+    Models::SessionClient client(&session);
+    MainWindow w(&languages);
+    QAction *action = w.newWorkloadAction();
+    QVERIFY(action);
+    QCOMPARE(action->shortcut(), QKeySequence(QKeySequence::New));
+    QVERIFY(!action->isEnabled()); // nothing to submit to yet
+    w.setSession(&client, QString());
+    QVERIFY(action->isEnabled());
+    QVERIFY(w.menuBar()->actions().first()->menu()->actions().contains(action));
+
+    action->trigger();
+    auto *dialog = w.jobsView()->findChild<Widgets::NewWorkloadDialog *>();
+    QVERIFY(dialog);
+    QVERIFY(dialog->isVisible());
+    QCOMPARE(dialog->windowTitle(), QStringLiteral("New workload"));
+    // The jobs view's words reach the status bar.
+    Q_EMIT w.jobsView()->statusMessage(QStringLiteral("Cancelled x."));
+    QCOMPARE(w.statusBar()->currentMessage(), QStringLiteral("Cancelled x."));
+
+    QVERIFY(languages.setLanguage(QStringLiteral("zh_CN")));
+    QCoreApplication::processEvents();
+    QCOMPARE(dialog->windowTitle(), QStringLiteral("新建工作负载"));
+    QCOMPARE(action->text(), QStringLiteral("新建工作负载(&N)…"));
+    QVERIFY(languages.setLanguage(QStringLiteral("en")));
+    QCoreApplication::processEvents();
+    QCOMPARE(dialog->windowTitle(), QStringLiteral("New workload"));
+    dialog->reject();
 }
 
 void TestMainWindow::showsTheAppliance()

@@ -154,6 +154,10 @@ public:
     void applyLayout(quint64, int, QList<Domain::MigPlacement>, Session::ApplyMode, qint64) override
     {}
     void setSchedule(quint64, QJsonObject) override {}
+    void submitWorkload(quint64, QJsonObject) override {}
+    void cancelJob(quint64, int) override {}
+    void setJobPriority(quint64, int, int) override {}
+    void requestJobLog(quint64, int, qint64) override {}
 
     void answer(const Asked &asked, PlacementPreview::Outcome outcome, Sched::Status status = {})
     {

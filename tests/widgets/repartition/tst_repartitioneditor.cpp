@@ -156,6 +156,10 @@ public:
                 Session::CommandResult{request, false, QStringLiteral("read-only"), {}});
     }
     void setSchedule(quint64, QJsonObject) override {}
+    void submitWorkload(quint64, QJsonObject) override {}
+    void cancelJob(quint64, int) override {}
+    void setJobPriority(quint64, int, int) override {}
+    void requestJobLog(quint64, int, qint64) override {}
     int applies = 0;
 
 private:

@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QString>
+
+namespace Zhaoxi::Widgets {
+
+// The console's words for why a session refused a job command (CommandResult::error,
+// JobLog::error). The sessions answer in English (HOUSE_STYLE 4: the core speaks codes and
+// English log lines); their fixed phrases about jobs ("no job 7", "job 7 is not running",
+// "job 7 is not waiting", "job 7 has ended") come back as one translated sentence, anything
+// else (a reader's message about a spec, an operating system error) as it is, as the sentence's
+// last word would be unclear if rephrased. Translation context "Zhaoxi::Widgets::CommandText".
+// Pure; GUI thread (it uses tr()).
+QString commandErrorText(const QString &error);
+
+} // namespace Zhaoxi::Widgets
