@@ -178,8 +178,8 @@ int HardwareSession::nvmlIndex(int card) const
 
 Sched::ClusterState HardwareSession::stateFromBackend() const
 {
-    QList<int> index;
-    return Device::clusterStateOf(*m_backend, &index);
+    // The card order is m_nvmlIndex's (the catalogue's cards in NVML order), as here.
+    return Device::clusterStateOf(*m_backend, nullptr);
 }
 
 Sched::Scheduler &HardwareSession::sched() const
@@ -888,19 +888,20 @@ void HardwareSession::placeJob(quint64 request, int job, int card, bool allowPre
 {
     CommandResult r;
     r.request = request;
+    r.job = JobId(job);
     const Sched::ClusterState &st = sched().state();
-    if (!readyForWork(&r)) {
-    } else if (job < 0 || job >= st.jobs().size() || card < 0 || card >= st.cards().size()) {
-        r.error = QStringLiteral("no job %1 or card %2").arg(job).arg(card);
-    } else if (st.job(JobId(job)).state != Sched::JobState::Pending) {
-        r.error = QStringLiteral("job %1 is not waiting").arg(job);
-    } else {
-        const Sched::Decision d = m_run->place(JobId(job), CardId(card), allowPreemption);
-        r.ok = d.status.isSuccess();
-        r.status = d.status;
-        r.job = JobId(job);
-        if (!r.ok)
-            r.error = d.status.describe();
+    if (readyForWork(&r)) {
+        if (job < 0 || job >= st.jobs().size() || card < 0 || card >= st.cards().size()) {
+            r.error = QStringLiteral("no job %1 or card %2").arg(job).arg(card);
+        } else if (st.job(JobId(job)).state != Sched::JobState::Pending) {
+            r.error = QStringLiteral("job %1 is not waiting").arg(job);
+        } else {
+            const Sched::Decision d = m_run->place(JobId(job), CardId(card), allowPreemption);
+            r.ok = d.status.isSuccess();
+            r.status = d.status;
+            if (!r.ok)
+                r.error = d.status.describe();
+        }
     }
     Q_EMIT commandFinished(r);
     publish();
@@ -940,12 +941,8 @@ void HardwareSession::submitWorkload(quint64 request, QJsonObject json)
 {
     CommandResult r;
     r.request = request;
-    Domain::SpecError err;
-    const std::optional<Domain::WorkloadSpec> spec = Domain::workloadSpecFromJson(json, &err);
-    if (!spec) {
-        r.error = err.message;
-        r.field = err.field;
-    } else if (readyForWork(&r)) {
+    const std::optional<Domain::WorkloadSpec> spec = specForSubmission(json, &r);
+    if (spec && readyForWork(&r)) {
         r.job = m_run->submit(*spec, &r.error, &r.field);
         r.ok = r.job.isValid();
     }

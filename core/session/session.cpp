@@ -73,6 +73,17 @@ PlacementPreview previewPlacementOn(const Sched::Scheduler &sched,
     return p;
 }
 
+std::optional<Domain::WorkloadSpec> specForSubmission(const QJsonObject &json, CommandResult *r)
+{
+    Domain::SpecError err;
+    std::optional<Domain::WorkloadSpec> spec = Domain::workloadSpecFromJson(json, &err);
+    if (!spec) {
+        r->error = err.message;
+        r->field = err.field;
+    }
+    return spec;
+}
+
 void registerMetaTypes()
 {
     qRegisterMetaType<SnapshotPtr>("Zhaoxi::Session::SnapshotPtr");

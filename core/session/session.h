@@ -4,6 +4,7 @@
 #include "snapshot.h"
 
 #include "core/domain/cardmodel.h"
+#include "core/domain/workloadspec.h"
 #include "core/sched/scheduler.h"
 #include "core/sched/status.h"
 
@@ -157,6 +158,10 @@ PlacementPreview previewPlacementOn(const Sched::Scheduler &scheduler,
                                     Domain::JobId job,
                                     Domain::CardId card,
                                     qint64 nowMs);
+
+// Reads a spec for submitWorkload with the workload spec reader: nullopt with r->error and
+// r->field (the spec error's message and JSON path) when it is not a valid spec.
+std::optional<Domain::WorkloadSpec> specForSubmission(const QJsonObject &json, CommandResult *r);
 
 // Registers the types above for queued connections. Call once before connecting across threads.
 void registerMetaTypes();

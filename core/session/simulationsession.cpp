@@ -343,11 +343,8 @@ void SimulationSession::submitWorkload(quint64 request, QJsonObject json)
 {
     CommandResult r;
     r.request = request;
-    Domain::SpecError err;
-    const std::optional<Domain::WorkloadSpec> spec = Domain::workloadSpecFromJson(json, &err);
+    const std::optional<Domain::WorkloadSpec> spec = specForSubmission(json, &r);
     if (!spec) {
-        r.error = err.message;
-        r.field = err.field;
         Q_EMIT commandFinished(r);
         return;
     }

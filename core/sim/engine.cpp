@@ -67,12 +67,7 @@ Engine::Engine(const Scenario &scenario, const QString &policy, quint64 seed)
         m_services.push_back(std::move(s));
     }
     for (const TrainingDef &def : m_scenario.training) {
-        TrainingRt t;
-        t.def = def;
-        t.run = TrainingRun(
-                TrainingRun::Params{def.workMs, def.spec.checkpointIntervalMs, def.restartCostMs},
-                def.loss);
-        m_training.push_back(std::move(t));
+        m_training.push_back(trainingRt(def));
         m_bound.addJob(m_scenario.startMs + def.submitAtMs, def.workMs, def.spec.demand.cards);
     }
     Policy::PolicyError err;
@@ -153,26 +148,30 @@ void Engine::operate(const std::function<void(Sched::Scheduler &, qint64)> &comm
     flushSteps(m_now);
 }
 
-JobId Engine::submitTraining(const TrainingDef &def)
+Engine::TrainingRt Engine::trainingRt(const TrainingDef &def)
 {
-    start();
     TrainingRt t;
     t.def = def;
-    t.def.submitAtMs = m_now - m_scenario.startMs;
     t.run = TrainingRun(
             TrainingRun::Params{def.workMs, def.spec.checkpointIntervalMs, def.restartCostMs},
             def.loss);
-    m_training.push_back(std::move(t));
+    return t;
+}
+
+JobId Engine::submitTraining(const TrainingDef &def)
+{
+    start();
+    m_training.push_back(trainingRt(def));
     const int i = int(m_training.size()) - 1;
+    m_training.back().def.submitAtMs = m_now - m_scenario.startMs;
     m_bound.addJob(m_now, def.workMs, def.spec.demand.cards);
-    TrainingRt &tr = m_training.back();
-    tr.job = m_sched->submit(tr.def.spec, m_now);
-    m_roles.insert(tr.job.value(), Role{false, i});
-    m_dirty = true;
-    drainScheduler(m_now);
-    tickScheduler(m_now);
-    flushSteps(m_now);
-    return tr.job;
+    JobId job;
+    operate([&](Sched::Scheduler &sched, qint64 now) {
+        job = sched.submit(def.spec, now);
+        m_training[std::size_t(i)].job = job;
+        m_roles.insert(job.value(), Role{false, i});
+    });
+    return job;
 }
 
 void Engine::setPolicy(std::unique_ptr<Policy::Policy> policy, const QString &name)

@@ -174,6 +174,7 @@ private:
     };
 
     using ApplianceCore::record;
+    static TrainingRt trainingRt(const TrainingDef &def); // its model, not yet submitted
     void record(const Sched::SchedEvent &event) override; // EventSink
     // StepSink: a committed statement's device orders (Runtime::deviceStepsOf), queued in line
     // with its events so that they reach the backend where the events put them.
