@@ -34,6 +34,13 @@
                 <numerusform>Fits on %1 if %n jobs are preempted: %2</numerusform>
             </translation>
         </message>
+        <message numerus="yes">
+            <source>%n compute process(es) not started by Zhaoxi</source>
+            <translation>
+                <numerusform>%n compute process not started by Zhaoxi</numerusform>
+                <numerusform>%n compute processes not started by Zhaoxi</numerusform>
+            </translation>
+        </message>
     </context>
     <context>
         <name>Zhaoxi::Widgets::EventLogView</name>

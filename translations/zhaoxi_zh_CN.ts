@@ -665,6 +665,24 @@
             <translation>显存：已用 %1 / 共 %2</translation>
         </message>
         <message>
+            <source>Training %1%, inference %2% (the processes&apos; own samples)</source>
+            <translation>训练 %1%，推理 %2%（按各进程自身的采样）</translation>
+        </message>
+        <message>
+            <source>Training %1%, inference %2% (by the units they hold)</source>
+            <translation>训练 %1%，推理 %2%（按所占单元的份额）</translation>
+        </message>
+        <message>
+            <source>Memory by use: training %1, inference %2, other %3</source>
+            <translation>显存用途：训练 %1，推理 %2，其他 %3</translation>
+        </message>
+        <message numerus="yes">
+            <source>%n compute process(es) not started by Zhaoxi</source>
+            <translation>
+                <numerusform>%n 个计算进程不是朝夕启动的</numerusform>
+            </translation>
+        </message>
+        <message>
             <source>State: %1</source>
             <translation>状态：%1</translation>
         </message>

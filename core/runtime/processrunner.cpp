@@ -9,6 +9,7 @@
 #include <QJsonDocument>
 #include <QRegularExpression>
 #include <QSaveFile>
+#include <QSocketNotifier>
 #include <QStandardPaths>
 
 #include <cerrno>
@@ -20,7 +21,9 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pwd.h>
+#include <sys/epoll.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -50,7 +53,8 @@ struct ProcState
 {
     bool exists = false;
     char state = '?';
-    qint64 parent = 0; // field 4
+    qint64 parent = 0;  // field 4
+    qint64 session = 0; // field 6
     quint64 startTicks = 0;
 };
 
@@ -83,6 +87,7 @@ ProcState readProc(qint64 pid)
     out.exists = true;
     out.state = fields[0].isEmpty() ? '?' : fields[0].at(0);
     out.parent = fields[1].toLongLong();
+    out.session = fields[3].toLongLong();
     out.startTicks = fields[19].toULongLong();
     return out;
 }
@@ -470,7 +475,83 @@ struct ProcessRunner::Watched
     qint64 killAtMs = -1;  // m_clock time of the SIGKILL; -1: none
     qint64 jobGoneMs = -1; // m_clock time the job was first seen gone while the shim lived
     std::optional<ProgressFollower> follower;
+    // The process whose end is an event (the own shim, else the job): a pidfd in the runner's
+    // epoll set, readable once it has ended. -1 when the kernel has none (before Linux 5.3):
+    // then every poll looks.
+    int pidfd = -1;
+    bool ended = false; // the pidfd said so: looked at on every poll from now
+    bool hot = false;   // signalled, no checkpoint line since: an acknowledgement is awaited
 };
+
+namespace {
+
+int openPidfd(qint64 pid)
+{
+#ifdef SYS_pidfd_open
+    return int(::syscall(SYS_pidfd_open, pid_t(pid), 0));
+#else
+    Q_UNUSED(pid)
+    return -1;
+#endif
+}
+
+} // namespace
+
+void ProcessRunner::watchExit(Watched &w)
+{
+    // All pidfds are in one epoll set, so the event loop watches one descriptor, not one per
+    // process (with a hundred processes, polling each pidfd on every wake-up cost more than
+    // the polls they replaced).
+    if (m_epoll < 0) {
+        m_epoll = ::epoll_create1(EPOLL_CLOEXEC);
+        if (m_epoll < 0)
+            return;
+        m_epollWatch = std::make_unique<QSocketNotifier>(m_epoll, QSocketNotifier::Read);
+        connect(m_epollWatch.get(), &QSocketNotifier::activated, this, &ProcessRunner::onEnded);
+    }
+    w.pidfd = openPidfd(w.ownChild && !w.shimGone ? w.info.shimPid : w.info.pid);
+    if (w.pidfd < 0)
+        return;
+    ::fcntl(w.pidfd, F_SETFD, FD_CLOEXEC);
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.fd = w.pidfd;
+    if (::epoll_ctl(m_epoll, EPOLL_CTL_ADD, w.pidfd, &ev) != 0) {
+        ::close(w.pidfd);
+        w.pidfd = -1;
+        return;
+    }
+    m_byPidfd.insert(w.pidfd, &w);
+}
+
+void ProcessRunner::onEnded()
+{
+    epoll_event events[64];
+    for (;;) {
+        const int n = ::epoll_wait(m_epoll, events, 64, 0);
+        if (n <= 0)
+            break;
+        for (int i = 0; i < n; ++i) {
+            const int fd = events[i].data.fd;
+            // Stays readable: one notice is enough, the polls take it from here.
+            ::epoll_ctl(m_epoll, EPOLL_CTL_DEL, fd, nullptr);
+            if (Watched *w = m_byPidfd.value(fd))
+                w->ended = true;
+        }
+        if (n < 64)
+            break;
+    }
+    poll();
+}
+
+void ProcessRunner::forget(Watched &w)
+{
+    if (w.pidfd < 0)
+        return;
+    m_byPidfd.remove(w.pidfd);
+    ::close(w.pidfd); // leaves the epoll set with it
+    w.pidfd = -1;
+}
 
 ProcessRunner::ProcessRunner(const Options &options, QObject *parent)
     : QObject(parent)
@@ -481,11 +562,17 @@ ProcessRunner::ProcessRunner(const Options &options, QObject *parent)
     qRegisterMetaType<Zhaoxi::Runtime::ProcessInfo>();
     m_clock.start();
     m_timer.setInterval(qMax(1, m_options.pollIntervalMs));
+    m_options.sweepIntervalMs = qMax(m_options.pollIntervalMs, m_options.sweepIntervalMs);
     connect(&m_timer, &QTimer::timeout, this, &ProcessRunner::poll);
 }
 
 ProcessRunner::~ProcessRunner()
 {
+    for (auto &[key, w] : m_watched)
+        forget(*w);
+    m_epollWatch.reset();
+    if (m_epoll >= 0)
+        ::close(m_epoll);
     for (const qint64 pid : std::as_const(m_unreaped))
         ::waitpid(pid_t(pid), nullptr, WNOHANG);
 }
@@ -770,6 +857,7 @@ std::optional<ProcessInfo> ProcessRunner::launch(const LaunchRequest &r, QString
         w->info = info;
         w->ownChild = true;
         w->follower = std::move(follower);
+        watchExit(*w);
         m_watched[r.key] = std::move(w);
         m_dirs.insert(r.key, r.dir);
         ensureTimer();
@@ -843,6 +931,7 @@ bool ProcessRunner::adopt(const ProcessInfo &info, ExitInfo *ifGone)
         // Lines written before the restart were the previous runner's to report.
         w->follower->skipExisting();
     }
+    watchExit(*w);
     m_watched[info.key] = std::move(w);
     ensureTimer();
     return true;
@@ -858,6 +947,7 @@ bool ProcessRunner::signal(const QString &key, int sig)
         return false;
     if (sig == SIGKILL)
         w.requested = true;
+    w.hot = true;
     return ::kill(-pid_t(w.info.pid), sig) == 0;
 }
 
@@ -868,6 +958,7 @@ void ProcessRunner::stop(const QString &key, int stopSignal, qint64 graceMs)
         return;
     Watched &w = *it->second;
     w.requested = true;
+    w.hot = true;
     if (!identityHolds(w.info.pid, w.info.startTicks))
         return;
     if (graceMs <= 0 || stopSignal == SIGKILL) {
@@ -878,6 +969,12 @@ void ProcessRunner::stop(const QString &key, int stopSignal, qint64 graceMs)
     const qint64 at = m_clock.elapsed() + graceMs;
     if (w.killAtMs < 0 || at < w.killAtMs)
         w.killAtMs = at;
+}
+
+qint64 ProcessRunner::sessionOf(qint64 pid)
+{
+    const ProcState s = readProc(pid);
+    return s.exists ? s.session : -1;
 }
 
 bool ProcessRunner::isRunning(const QString &key) const
@@ -924,15 +1021,31 @@ void ProcessRunner::poll()
         if (!w.follower)
             return;
         const ProgressFollower::Result res = w.follower->poll(wallNow);
-        for (const ProgressLine &l : res.lines)
+        for (const ProgressLine &l : res.lines) {
+            if (l.checkpoint)
+                w.hot = false;
             events.append({w.info.key, l, {}, {}});
+        }
         for (const QString &e : res.errors)
             events.append({w.info.key, {}, e, {}});
     };
 
+    // Ends come as pidfd notices, so only what may change between sweeps is looked at every
+    // poll: a process signalled and not yet acknowledged, one that has ended, a kill deadline,
+    // and every process when the kernel gives no pidfd. The rest (progress lines, adopted
+    // processes' identity) waits for the next sweep.
+    const bool sweep = now >= m_nextSweepMs;
+    if (sweep)
+        m_nextSweepMs = now + m_options.sweepIntervalMs;
     for (auto it = m_watched.begin(); it != m_watched.end();) {
         Watched &w = *it->second;
-        if (!w.shimGone) {
+        if (!sweep && w.pidfd >= 0 && !w.ended && !w.hot && w.jobGoneMs < 0
+            && !(w.killAtMs >= 0 && now >= w.killAtMs)) {
+            ++it;
+            continue;
+        }
+        // Our own shim with a pidfd that has not said it ended runs: nothing to ask.
+        if (!w.shimGone && !(w.ownChild && w.pidfd >= 0 && !w.ended)) {
             if (w.ownChild) {
                 const pid_t r = ::waitpid(pid_t(w.info.shimPid), nullptr, WNOHANG);
                 w.shimGone = r == w.info.shimPid || (r < 0 && errno == ECHILD);
@@ -983,6 +1096,7 @@ void ProcessRunner::poll()
         events.append({w.info.key, {}, {}, exit});
         if (w.ownChild && !w.shimGone)
             m_unreaped << w.info.shimPid;
+        forget(w);
         it = m_watched.erase(it);
     }
     if (m_watched.empty() && m_unreaped.isEmpty())

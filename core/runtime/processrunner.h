@@ -17,7 +17,9 @@
 // Threading: a ProcessRunner lives on the thread that creates it and is used from that thread
 // only; it polls with a QTimer every pollIntervalMs while it watches anything, so that thread
 // needs an event loop. Its signals are emitted from that poll (never from inside a call to
-// one of its methods), so a slot may call back into the runner (e.g. launch again).
+// one of its methods), so a slot may call back into the runner (e.g. launch again). A process's
+// end wakes the poll at once (Linux pidfds); progress lines are read every sweepIntervalMs, and
+// every pollIntervalMs from a signal sent to it until its next checkpoint line.
 //
 // Identity: a process is (pid, startTicks), startTicks being field 22 of /proc/<pid>/stat. The
 // runner never signals a pid whose start time no longer matches (the pid was reused); a zombie
@@ -43,6 +45,7 @@
 #include <QMap>
 #include <QMetaType>
 #include <QObject>
+#include <QSocketNotifier>
 #include <QString>
 #include <QStringList>
 #include <QTimer>
@@ -116,6 +119,12 @@ public:
         int pollIntervalMs = 100;
         // How long launch() waits for the shim's status line (clamped to at least 1 ms).
         int launchTimeoutMs = 30'000;
+        // Every poll looks at the processes whose news is awaited: signalled ones until their
+        // next checkpoint line (its acknowledgement), ended ones, kill deadlines. Every
+        // sweep (at least one poll) looks at all: their progress lines and, for adopted
+        // processes, their identity. A process's end is noticed at once (a pidfd; on a kernel
+        // without pidfds every poll is a sweep).
+        int sweepIntervalMs = 1000;
     };
 
     explicit ProcessRunner(const Options &options, QObject *parent = nullptr);
@@ -162,13 +171,19 @@ public:
     // the last process launched or adopted under the key. Empty for an unknown key.
     QStringList lastLogLines(const QString &key, int n) const;
 
+    // The session id of a process on this machine (field 6 of /proc/<pid>/stat), -1 when there
+    // is no such process. A job's processes, its own launcher's children too, share the job's
+    // session (the job's pid) unless they made one of their own.
+    static qint64 sessionOf(qint64 pid);
+
     // The base environment a request's env is added to (for tests and diagnostics).
     static QMap<QString, QString> baseEnvironment(const QString &home, const QString &user);
 
 Q_SIGNALS:
     // Once per launched or adopted process, when it ends.
     void exited(const QString &key, const Zhaoxi::Runtime::ExitInfo &exit);
-    // Each line appended to its progress file (read every poll and once more before exited).
+    // Each line appended to its progress file (read every sweep, every poll from a signal sent
+    // to it until its next checkpoint line, and once more before exited).
     void progressed(const QString &key, const Zhaoxi::Runtime::ProgressLine &line);
     void progressError(const QString &key, const QString &message); // "progress line 7: ..."
 
@@ -176,10 +191,17 @@ private:
     struct Watched;
     void poll();
     void ensureTimer();
+    void watchExit(Watched &w); // its pidfd in the epoll set, when the kernel has pidfds
+    void onEnded();             // the epoll set is readable: some processes ended
+    void forget(Watched &w);    // closes its pidfd
 
     Options m_options;
     QTimer m_timer;
     QElapsedTimer m_clock; // monotonic: kill deadlines
+    qint64 m_nextSweepMs = 0;
+    int m_epoll = -1; // the pidfds of the processes watched
+    std::unique_ptr<QSocketNotifier> m_epollWatch;
+    QHash<int, Watched *> m_byPidfd;
     std::map<QString, std::unique_ptr<Watched>> m_watched;
     QList<qint64> m_unreaped;       // our shims whose job ended but that had not exited yet
     QHash<QString, QString> m_dirs; // key -> directory, kept after exit for lastLogLines

@@ -979,6 +979,30 @@ QList<ProcessInfo> ProcessWorkloads::liveProcesses() const
     return out;
 }
 
+QHash<qint64, Domain::JobId> ProcessWorkloads::jobsBySession() const
+{
+    QHash<QString, Domain::JobId> byKey;
+    for (const Run &run : m_runs)
+        for (const Proc &p : run.procs)
+            byKey.insert(p.key, run.job);
+    QHash<qint64, Domain::JobId> out;
+    for (const ProcessInfo &p : m_runner.processes()) {
+        const Domain::JobId job = byKey.value(p.key);
+        if (job.isValid())
+            out.insert(p.pid, job); // the job's pid is its session's id
+    }
+    return out;
+}
+
+Domain::JobId ProcessWorkloads::jobOfPid(const QHash<qint64, Domain::JobId> &bySession, qint64 pid)
+{
+    if (bySession.isEmpty())
+        return {};
+    if (const auto it = bySession.constFind(pid); it != bySession.cend())
+        return *it;
+    return bySession.value(ProcessRunner::sessionOf(pid));
+}
+
 QStringList ProcessWorkloads::stopAll(qint64 waitMs)
 {
     const qint64 now = m_options.clock();

@@ -163,6 +163,11 @@ public:
     QStringList processKeys(Domain::JobId job) const;
     // Every process this object started or adopted that is still running.
     QList<ProcessInfo> liveProcesses() const;
+    // The job whose process runs a process on this machine (it is in that process's session,
+    // ProcessRunner::sessionOf); invalid when none of this object's jobs does. `bySession` is
+    // jobsBySession(), taken once for many lookups.
+    QHash<qint64, Domain::JobId> jobsBySession() const;
+    static Domain::JobId jobOfPid(const QHash<qint64, Domain::JobId> &bySession, qint64 pid);
     // Stops everything (stopSignal, SIGKILL after grace) and waits at most `waitMs` for them to
     // exit; returns the keys of those still alive.
     QStringList stopAll(qint64 waitMs);

@@ -74,7 +74,7 @@ private:
     void restart();
 
     QString m_path;
-    QByteArray m_native;    // m_path encoded once (a poll runs every 100 ms per job)
+    QByteArray m_native;    // m_path encoded once (read every sweep of every job)
     qint64 m_seenSize = -1; // the size at the last read: unchanged, nothing to read
     qint64 m_offset = 0;
     qint64 m_lineNumber = 0;

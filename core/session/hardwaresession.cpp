@@ -504,6 +504,49 @@ QString HardwareSession::readOnlyReason() const
     return QLatin1String(kReasonNoMig);
 }
 
+// What NVML lists on a card, by whose it is: a process in one of the jobs' sessions is that
+// job's (a launcher's workers too), anything else is another's. Memory where the driver gives
+// it; the utilisation split by the processes' own SM samples when the driver has them (not
+// under MIG), else it stays the units' share.
+void HardwareSession::splitByProcesses(const Device::NvmlReading &r,
+                                       const QHash<qint64, JobId> &bySession,
+                                       const Sched::ClusterState &st,
+                                       CardSample *cs)
+{
+    if (!r.processesListed || r.lost)
+        return;
+    qint64 memory[3] = {0, 0, 0}; // training, inference, other
+    bool memoryKnown = true;
+    double util[2] = {0, 0};
+    bool utilKnown = !r.processes.isEmpty();
+    for (const Device::ProcessUse &p : r.processes) {
+        const JobId job = Runtime::ProcessWorkloads::jobOfPid(bySession, p.pid);
+        const int whose = !job.isValid() || job.value() >= st.jobs().size()          ? 2
+                          : st.job(job).spec.kind == Domain::WorkloadKind::Inference ? 1
+                                                                                     : 0;
+        if (whose == 2)
+            ++cs->otherProcesses;
+        if (p.memoryMiB < 0)
+            memoryKnown = false;
+        else
+            memory[whose] += p.memoryMiB;
+        if (std::isnan(p.smUtilisation))
+            utilKnown = false;
+        else if (whose < 2)
+            util[whose] += p.smUtilisation;
+    }
+    if (memoryKnown) {
+        cs->trainingMemoryMiB = memory[0];
+        cs->inferenceMemoryMiB = memory[1];
+        cs->otherMemoryMiB = memory[2];
+    }
+    if (utilKnown && !std::isnan(cs->utilisation)) {
+        cs->trainingUtilisation = std::min(1.0, util[0]);
+        cs->inferenceUtilisation = std::min(1.0, util[1]);
+        cs->utilisationMeasuredPerProcess = true;
+    }
+}
+
 SnapshotPtr HardwareSession::publish()
 {
     auto s = std::make_shared<Snapshot>();
@@ -527,6 +570,8 @@ SnapshotPtr HardwareSession::publish()
     s->budget = sched.classBudget();
     s->queue = sched.queue();
     const auto &models = st.catalogue().models();
+    const QHash<qint64, JobId> bySession
+            = m_run ? m_run->workloads().jobsBySession() : QHash<qint64, JobId>();
     for (const Sched::CardState &c : st.cards()) {
         const int index = m_nvmlIndex[c.id.value()];
         const Device::NvmlReading r = m_backend->reading(CardId(index));
@@ -560,6 +605,7 @@ SnapshotPtr HardwareSession::publish()
             cs.trainingUtilisation = cs.utilisation * train / held;
             cs.inferenceUtilisation = cs.utilisation * infer / held;
         }
+        splitByProcesses(r, bySession, st, &cs);
         s->cards.append(cs);
     }
     if (m_run) {

@@ -158,6 +158,10 @@ public:
     QStringList stopAllWork(qint64 waitMs);
 
 private:
+    static void splitByProcesses(const Device::NvmlReading &reading,
+                                 const QHash<qint64, Domain::JobId> &bySession,
+                                 const Sched::ClusterState &state,
+                                 CardSample *card);
     struct PendingLayout
     {
         quint64 request = 0;

@@ -26,6 +26,16 @@ struct CardSample
     double inferenceUtilisation = 0; // ... and inference replicas
     qint64 memoryUsedMiB = 0;
     qint64 memoryTotalMiB = 0;
+    // Whose the used memory is, where the hardware lists its processes (a real card: NVML's
+    // compute processes matched to the jobs' process sessions); -1 where it does not (the twin,
+    // a driver that gives no per-process memory). "Other": processes Zhaoxi did not start.
+    qint64 trainingMemoryMiB = -1;
+    qint64 inferenceMemoryMiB = -1;
+    qint64 otherMemoryMiB = -1;
+    int otherProcesses = 0; // compute processes on the card that are none of Zhaoxi's jobs'
+    // Where the split of `utilisation` comes from: each process's own SM utilisation as the
+    // driver samples it (true), or the share of the card's units each class holds (false).
+    bool utilisationMeasuredPerProcess = false;
     double temperatureC = 0;
     double powerW = 0;
     double powerLimitW = 0;

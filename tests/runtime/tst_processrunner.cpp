@@ -247,6 +247,41 @@ private Q_SLOTS:
         }
     }
 
+    // A process's end and a signalled process's checkpoint line are noticed on the next poll,
+    // not at the next sweep (here an hour away, beyond the test's wait: only the pidfd notice
+    // and the signalled process's fast reads can pass).
+    void endsAndAcknowledgementsDoNotWaitForTheSweep()
+    {
+        ProcessRunner::Options o = options();
+        o.sweepIntervalMs = 3'600'000;
+        ProcessRunner runner(o);
+        QSignalSpy exited(&runner, &ProcessRunner::exited);
+        QSignalSpy progressed(&runner, &ProcessRunner::progressed);
+        QVERIFY(launch(runner, shell(QStringLiteral("ends"), QStringLiteral("sleep 0.3; exit 3"))));
+        QTRY_COMPARE_WITH_TIMEOUT(exited.count(), 1, kWaitMs);
+        QCOMPARE(exitAt(exited, 0).code, 3);
+
+        const QString progress = m_tmp->filePath(QStringLiteral("ack.jsonl"));
+        LaunchRequest r = shell(QStringLiteral("acks"),
+                                QStringLiteral("trap 'echo \"{\\\"step\\\": 7, "
+                                               "\\\"checkpoint\\\": true}\" >> %1' USR1; "
+                                               "echo ready; while :; do sleep 0.05; done")
+                                        .arg(progress));
+        r.progressPath = progress;
+        const auto info = launch(runner, r);
+        QVERIFY(info);
+        QTRY_VERIFY_WITH_TIMEOUT(
+                logContains(QStringLiteral("acks"), QStringLiteral("ready"), &runner),
+                kWaitMs); // its trap is set
+        QVERIFY(runner.signal(QStringLiteral("acks"), SIGUSR1));
+        QTRY_VERIFY_WITH_TIMEOUT(!progressed.isEmpty(), kWaitMs);
+        const auto line = qvariant_cast<ProgressLine>(progressed.last().at(1));
+        QCOMPARE(line.step, qint64(7));
+        QVERIFY(line.checkpoint);
+        runner.stop(QStringLiteral("acks"), SIGTERM, 0);
+        QTRY_COMPARE_WITH_TIMEOUT(exited.count(), 2, kWaitMs);
+    }
+
     void noProgressWritesNothing()
     {
         QSignalSpy exited(m_runner.get(), &ProcessRunner::exited);

@@ -598,6 +598,81 @@ private Q_SLOTS:
         QCOMPARE(logSize(), calls);
     }
 
+    // Issue 13: on NVML cards, each card's use split by whose processes run there: the
+    // driver's compute processes matched to the jobs' process sessions, memory per process, the
+    // utilisation split by the processes' own samples where the driver has them (not MIG).
+    void nvmlProcessesSayWhoseTheCardIs()
+    {
+        useFixture(threeCards());
+        auto s = openForWork(false, m_dir.filePath(QStringLiteral("whose.sqlite")));
+        QVERIFY(s);
+        s->start();
+        QVERIFY(s->runtime());
+        QSignalSpy results(s.get(), &HardwareSession::commandFinished);
+        s->submitWorkload(1, trainSpec(QStringLiteral("whole"), {{"wholeCard", true}}));
+        const Session::CommandResult whole = lastResult(results);
+        QVERIFY2(whole.ok, qPrintable(whole.error));
+        s->submitWorkload(2, trainSpec(QStringLiteral("slice"), {{"profile", "1g.5gb"}}));
+        const Session::CommandResult slice = lastResult(results);
+        QVERIFY2(slice.ok, qPrintable(slice.error));
+        QTRY_VERIFY_WITH_TIMEOUT(s->runtime()->workloads().liveProcesses().size() == 2, 20000);
+        QHash<int, qint64> pidOf;
+        for (const Runtime::ProcessInfo &p : s->runtime()->workloads().liveProcesses()) {
+            m_spawned << p.pid << p.shimPid;
+            const QHash<qint64, Domain::JobId> by = s->runtime()->workloads().jobsBySession();
+            pidOf.insert(Runtime::ProcessWorkloads::jobOfPid(by, p.pid).value(), p.pid);
+        }
+        QVERIFY(pidOf.contains(whole.job.value()) && pidOf.contains(slice.job.value()));
+        const qint64 self = QCoreApplication::applicationPid(); // a process Zhaoxi did not start
+
+        // The H200 (NVML index 2): the job's process and this test's, with SM samples.
+        QCOMPARE(m_control(QStringLiteral(R"({"utilisation": {"gpu": 2, "value": 80},
+                 "processes": {"gpu": 2, "list": [{"pid": %1, "memoryMiB": 30000, "smUtil": 70},
+                                                  {"pid": %2, "memoryMiB": 1000, "smUtil": 6}]}})")
+                                   .arg(pidOf[whole.job.value()])
+                                   .arg(self)
+                                   .toUtf8()
+                                   .constData()),
+                 0);
+        // The A100 in MIG mode: the slice's process on its instance (start 4); NVML gives no
+        // per-process utilisation under MIG.
+        QCOMPARE(m_control(QStringLiteral(R"({"processes": {"gpu": 0, "list":
+                 [{"pid": %1, "memoryMiB": 2000, "start": 4}]}})")
+                                   .arg(pidOf[slice.job.value()])
+                                   .toUtf8()
+                                   .constData()),
+                 0);
+        const Session::SnapshotPtr snap = s->pollNow();
+        QVERIFY(snap);
+        QCOMPARE(snap->cards.size(), 2);
+        const Session::CardSample &h200 = snap->cards[1];
+        QCOMPARE(h200.trainingMemoryMiB, 30000);
+        QCOMPARE(h200.inferenceMemoryMiB, 0);
+        QCOMPARE(h200.otherMemoryMiB, 1000);
+        QCOMPARE(h200.otherProcesses, 1);
+        QVERIFY(h200.utilisationMeasuredPerProcess);
+        QCOMPARE(h200.trainingUtilisation, 0.70);
+        QCOMPARE(h200.inferenceUtilisation, 0.0);
+        const Session::CardSample &a100 = snap->cards[0];
+        QCOMPARE(a100.trainingMemoryMiB, 2000);
+        QCOMPARE(a100.otherMemoryMiB, 0);
+        QCOMPARE(a100.otherProcesses, 0);
+        QVERIFY(!a100.utilisationMeasuredPerProcess);
+
+        // A driver that does not say a process's memory: the split is unknown, not zero.
+        QCOMPARE(m_control(QStringLiteral(R"({"processes": {"gpu": 2, "list":
+                 [{"pid": %1, "memoryMiB": -1, "smUtil": 50}]}})")
+                                   .arg(pidOf[whole.job.value()])
+                                   .toUtf8()
+                                   .constData()),
+                 0);
+        const Session::SnapshotPtr later = s->pollNow();
+        QCOMPARE(later->cards[1].trainingMemoryMiB, -1);
+        QCOMPARE(later->cards[1].otherProcesses, 0);
+        QCOMPARE(later->cards[1].trainingUtilisation, 0.50);
+        s->stop();
+    }
+
     // Issue 13: the console's real appliance runs real work. Processes bound to the driver's
     // units, controlled from the session's commands; read-only MIG does not stop placing on the
     // instances that exist.

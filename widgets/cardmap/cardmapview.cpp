@@ -846,9 +846,24 @@ QString CardMapView::unitToolTip(const Hit &hit) const
                                         .arg(QString::number(d.powerPermille / 10.0, 'f', 0))
                               : tr("Power: %1 W").arg(d.powerW));
         }
+        if (d.trainingPermille >= 0 && !d.lost) {
+            const QString training = QString::number(d.trainingPermille / 10.0, 'f', 1);
+            const QString inference = QString::number(d.inferencePermille / 10.0, 'f', 1);
+            lines << (d.utilisationPerProcess
+                              ? tr("Training %1%, inference %2% (the processes' own samples)")
+                              : tr("Training %1%, inference %2% (by the units they hold)"))
+                             .arg(training, inference);
+        }
         lines << tr("Memory: %1 of %2 in use")
                          .arg(memoryAmountText(d.memoryUsedMiB),
                               memoryAmountText(d.memoryTotalMiB));
+        if (d.trainingMemoryMiB >= 0 && !d.lost)
+            lines << tr("Memory by use: training %1, inference %2, other %3")
+                             .arg(memoryAmountText(d.trainingMemoryMiB),
+                                  memoryAmountText(d.inferenceMemoryMiB),
+                                  memoryAmountText(d.otherMemoryMiB));
+        if (d.otherProcesses > 0 && !d.lost)
+            lines << tr("%n compute process(es) not started by Zhaoxi", "", d.otherProcesses);
         const QString state = CardTile::cardStateText(d);
         if (!state.isEmpty())
             lines << tr("State: %1").arg(state);

@@ -370,6 +370,15 @@ Data makeData(const Session::Snapshot &snapshot, const Sched::CardState &card)
         d.powerW = roundInt(s.powerW);
         d.powerPermille = s.powerLimitW > 0 ? roundInt(s.powerW / s.powerLimitW * 1000) : -1;
         d.memoryUsedMiB = s.memoryUsedMiB;
+        d.trainingMemoryMiB = s.trainingMemoryMiB;
+        d.inferenceMemoryMiB = s.inferenceMemoryMiB;
+        d.otherMemoryMiB = s.otherMemoryMiB;
+        d.otherProcesses = s.otherProcesses;
+        if (d.utilisationPermille >= 0) {
+            d.trainingPermille = std::clamp(roundInt(s.trainingUtilisation * 1000), 0, 1000);
+            d.inferencePermille = std::clamp(roundInt(s.inferenceUtilisation * 1000), 0, 1000);
+            d.utilisationPerProcess = s.utilisationMeasuredPerProcess;
+        }
         if (s.memoryTotalMiB > 0)
             d.memoryTotalMiB = s.memoryTotalMiB;
         busy = QSet<int>(s.busyUnits.cbegin(), s.busyUnits.cend());

@@ -77,6 +77,15 @@ struct Data
     int powerPermille = -1; // of the power limit; -1: no limit known
     qint64 memoryUsedMiB = 0;
     qint64 memoryTotalMiB = 0;
+    // Whose the used memory is (-1: not known, as in the twin) and the processes on the card
+    // that are none of Zhaoxi's jobs' (a real card's NVML list).
+    qint64 trainingMemoryMiB = -1;
+    qint64 inferenceMemoryMiB = -1;
+    qint64 otherMemoryMiB = -1;
+    int otherProcesses = 0;
+    int trainingPermille = -1; // of the card's utilisation serving training (-1: not available)
+    int inferencePermille = -1;
+    bool utilisationPerProcess = false; // the split is the processes' own samples
     QList<Unit> units;
     friend bool operator==(const Data &, const Data &) = default;
 };

@@ -195,6 +195,7 @@ private Q_SLOTS:
     void partitionsSitAtTheirSlots();
     void clickSelectsCardPartitionAndJob();
     void tooltipTellsThePartition();
+    void tooltipTellsWhoseTheCardIs();
     void fitsSixtyFourCards();
     void badgesFollowTheThresholds();
     void everyReasonHasWords_data();
@@ -313,6 +314,59 @@ void TestCardMapView::tooltipTellsThePartition()
     QVERIFY2(text.contains(QStringLiteral("Job: none (free)")), qPrintable(text));
     QVERIFY2(text.contains(QStringLiteral("State: ready")), qPrintable(text));
     QToolTip::hideText();
+}
+
+void TestCardMapView::tooltipTellsWhoseTheCardIs()
+{
+    const Sched::Appliance demo = demoAppliance();
+    CardMapView map(nullptr);
+    map.resize(1200, 800);
+    map.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&map));
+    const auto tooltipAt = [&](const QPoint &at) {
+        QHelpEvent help(QEvent::ToolTip, at, map.viewport()->mapToGlobal(at));
+        QCoreApplication::sendEvent(map.viewport(), &help);
+        const QString text = QToolTip::text();
+        QToolTip::hideText();
+        return text;
+    };
+
+    // The twin's snapshot: the split by units, no memory by use, no foreign processes.
+    auto twin = std::make_shared<Session::Snapshot>(*snapshotOf(demo.state));
+    twin->cards[5].trainingUtilisation = 0.2;
+    twin->cards[5].inferenceUtilisation = 0.3;
+    map.setSnapshot(twin);
+    const QRect r1 = map.unitRect(CardId(5), uidAt(demo.state, 5, 6));
+    const QPoint slot7(r1.right() + r1.width() / 2, r1.center().y()); // the card, no unit
+    QCOMPARE(map.hitTest(slot7).unitUid, -1);
+    QString text = tooltipAt(slot7);
+    QVERIFY2(text.contains(QStringLiteral("Training 20.0%, inference 30.0% (by the units they "
+                                          "hold)")),
+             qPrintable(text));
+    QVERIFY2(!text.contains(QStringLiteral("Memory by use")), qPrintable(text));
+    QVERIFY2(!text.contains(QStringLiteral("not started by Zhaoxi")), qPrintable(text));
+
+    // A real card's: what NVML lists, by whose processes they are.
+    auto real = std::make_shared<Session::Snapshot>(*snapshotOf(demo.state, 2));
+    Session::CardSample &c = real->cards[5];
+    c.trainingUtilisation = 0.35;
+    c.inferenceUtilisation = 0.1;
+    c.utilisationMeasuredPerProcess = true;
+    c.trainingMemoryMiB = 30 * 1024;
+    c.inferenceMemoryMiB = 0;
+    c.otherMemoryMiB = 1024;
+    c.otherProcesses = 2;
+    map.setSnapshot(real);
+    text = tooltipAt(slot7);
+    QVERIFY2(text.contains(QStringLiteral("Training 35.0%, inference 10.0% (the processes' own "
+                                          "samples)")),
+             qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("Memory by use: training 30 GiB, inference 0 MiB, "
+                                          "other 1 GiB")),
+             qPrintable(text));
+    // (No translation loaded here: the source's plural form.)
+    QVERIFY2(text.contains(QStringLiteral("2 compute process(es) not started by Zhaoxi")),
+             qPrintable(text));
 }
 
 void TestCardMapView::fitsSixtyFourCards()
