@@ -103,12 +103,38 @@ int replicasFor(double ratePerMs,
     if (ratePerMs <= 0)
         return 0;
     const double a = ratePerMs * serviceMs;
-    int n = std::max(1, int(std::ceil(a / std::max(0.01, maxUtilisation))));
-    for (; n <= limit; ++n) {
-        if (latencyQuantileMs(n, ratePerMs, serviceMs, cv, q) <= targetMs)
+    const double first = std::ceil(a / std::max(0.01, maxUtilisation));
+    if (!(first <= double(limit)))
+        return limit + 1;
+    // No count of replicas answers faster than one request's own service time: a target below
+    // it is out of reach (the search would otherwise try every count up to the limit, each at
+    // O(count)).
+    if (latencyQuantileMs(std::numeric_limits<int>::max(), 0, serviceMs, cv, q) > targetMs)
+        return limit + 1;
+    const auto fits
+            = [&](int n) { return latencyQuantileMs(n, ratePerMs, serviceMs, cv, q) <= targetMs; };
+    // The quantile falls as replicas are added: the first few counts one by one (the common
+    // case, and the answer exactly as a scan gives it), then doubling and bisection.
+    int n = std::max(1, int(first));
+    for (const int scanEnd = std::min<long long>(limit, (long long)n + 32); n <= scanEnd; ++n) {
+        if (fits(n))
             return n;
     }
-    return limit + 1;
+    int low = n - 1; // does not fit
+    int step = 1;
+    while (n <= limit && !fits(n)) {
+        low = n;
+        step = std::min(step * 2, 1 << 20);
+        n = int(std::min<long long>((long long)limit + 1, (long long)n + step));
+    }
+    if (n > limit)
+        return limit + 1;
+    int high = n; // fits
+    while (high - low > 1) {
+        const int mid = low + (high - low) / 2;
+        (fits(mid) ? high : low) = mid;
+    }
+    return high;
 }
 
 } // namespace Zhaoxi::Policy

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace Zhaoxi::Sim {
 
@@ -21,6 +22,10 @@ InferenceService::InferenceService(Params params)
         m_sigma = std::sqrt(std::log1p(m_params.cv * m_params.cv));
         m_mu = -m_sigma * m_sigma / 2;
     }
+    // A curve that is zero all the time (a zero rate or peak) has no request ever; the search
+    // for the next one would otherwise walk from hour to hour for ever.
+    const qint64 period = qint64((m_params.curve.isWeekly() ? 168 : 24) * kHourMs);
+    m_silent = !(m_params.curve.maxRate(0, period) > 0);
     m_nextArrivalMs = m_params.startMs;
     m_nextArrivalMs = nextArrival();
 }
@@ -30,6 +35,8 @@ double InferenceService::nextArrival()
     // Thinning per hour of local time: candidates at the hour's highest rate, each kept with
     // probability rate(t) / max. Exact for a Poisson process with this rate function.
     double t = m_nextArrivalMs;
+    if (m_silent)
+        return std::numeric_limits<double>::infinity();
     for (;;) {
         if (t >= m_segmentEndMs) {
             const double local = t + double(m_params.localOffsetMs);

@@ -112,6 +112,7 @@ private:
     double m_nextArrivalMs = 0;
     double m_segmentEndMs = -1;
     double m_segmentMax = 0;
+    bool m_silent = false; // the curve is zero everywhere: no arrival ever
     LatencyHistogram m_total;
     LatencyHistogram m_window;
     std::vector<LatencyHistogram> m_slots;

@@ -20,6 +20,8 @@ constexpr qint64 kMin = 60'000;
 constexpr qint64 kHour = 3600'000;
 } // namespace
 
+Q_DECLARE_METATYPE(Zhaoxi::Sim::RateCurve)
+
 class TestWorkloadModels : public QObject
 {
     Q_OBJECT
@@ -194,6 +196,66 @@ private Q_SLOTS:
         QVERIFY(Policy::latencyQuantileMs(n - 1, 0.030, 140, 0.3, 0.99) > 700
                 || (n - 1) * 0.7 < 4.2);
         QCOMPARE(Policy::replicasFor(0, 140, 0.3, 700, 0.99, 0.7, 20), 0);
+    }
+
+    // Issue 14: a target below one request's own service time is out of reach at once (it
+    // used to try every count up to the limit, each at O(count)); a large answer is found
+    // without scanning up to it, and is the count a scan finds.
+    void replicasForGivesUpOrFindsLargeCountsQuickly_data()
+    {
+        QTest::addColumn<double>("rate"); // req/ms
+        QTest::addColumn<double>("serviceMs");
+        QTest::addColumn<double>("cv");
+        QTest::addColumn<double>("targetMs");
+        QTest::newRow("small") << 0.03 << 140.0 << 0.3 << 700.0;
+        QTest::newRow("tight") << 0.03 << 140.0 << 0.0 << 150.0;
+        QTest::newRow("large") << 20.0 << 100.0 << 0.3 << 400.0;
+        QTest::newRow("huge, just above service") << 50.0 << 100.0 << 0.0 << 100.5;
+    }
+    void replicasForGivesUpOrFindsLargeCountsQuickly()
+    {
+        QFETCH(double, rate);
+        QFETCH(double, serviceMs);
+        QFETCH(double, cv);
+        QFETCH(double, targetMs);
+        const int limit = 100000;
+        const int n = Policy::replicasFor(rate, serviceMs, cv, targetMs, 0.99, 1.0, limit);
+        QVERIFY(n >= 1 && n <= limit);
+        QVERIFY(Policy::latencyQuantileMs(n, rate, serviceMs, cv, 0.99) <= targetMs);
+        QVERIFY(Policy::latencyQuantileMs(n - 1, rate, serviceMs, cv, 0.99) > targetMs);
+        // Below the service time (or its 99th percentile with cv > 0): none will do.
+        QCOMPARE(Policy::replicasFor(rate, serviceMs, cv, serviceMs * 0.5, 0.99, 1.0, limit),
+                 limit + 1);
+        QCOMPARE(Policy::replicasFor(rate, serviceMs, 0.3, serviceMs * 1.2, 0.99, 1.0, limit),
+                 limit + 1); // the lognormal's p99 is about 1.9 times its mean
+        // A load the limit cannot carry at all.
+        QCOMPARE(Policy::replicasFor(rate, serviceMs, cv, targetMs, 0.99, 1.0, int(rate)),
+                 int(rate) + 1);
+    }
+
+    // Issue 14: a service whose rate is zero everywhere has no request and ends its day (the
+    // next-arrival search used to walk forward from hour to hour for ever).
+    void aServiceWithoutRequestsEndsItsDay_data()
+    {
+        QTest::addColumn<RateCurve>("curve");
+        QTest::newRow("constant 0") << RateCurve::constant(0);
+        QTest::newRow("peak 0") << RateCurve(QList<double>(24, 1.0), 0);
+        QTest::newRow("peak -0") << RateCurve(QList<double>(24, 1.0), -0.0);
+        QTest::newRow("weekly, peak 0") << RateCurve(QList<double>(168, 2.0), 0, 3);
+    }
+    void aServiceWithoutRequestsEndsItsDay()
+    {
+        QFETCH(RateCurve, curve);
+        InferenceService::Params p;
+        p.name = QStringLiteral("idle");
+        p.serviceMs = 100;
+        p.sloMs = 500;
+        p.curve = curve;
+        p.seed = 7;
+        InferenceService s(p);
+        s.setReady(s.addReplica(1.0), 0);
+        s.runUntil(double(7 * 24 * kHour));
+        QCOMPARE(s.requests(), qint64(0));
     }
 };
 
