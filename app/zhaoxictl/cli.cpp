@@ -61,4 +61,13 @@ QStringList Args::unknownOptions() const
     return r;
 }
 
+QString knownName(const QString &given, const QStringList &known)
+{
+    for (const QString &k : known) {
+        if (k.compare(given, Qt::CaseInsensitive) == 0)
+            return k;
+    }
+    return {};
+}
+
 } // namespace Zhaoxi::Cli

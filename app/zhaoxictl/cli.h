@@ -33,4 +33,8 @@ private:
     QString m_missingValue;
 };
 
+// The name of `known` that `given` spells, letters' case aside ("FGD", "fgd", "Fgd"): that
+// entry as `known` has it; empty when none matches.
+QString knownName(const QString &given, const QStringList &known);
+
 } // namespace Zhaoxi::Cli

@@ -137,6 +137,10 @@ int runEvents(const QStringList &argList, Io &io)
             return usageError(
                     io, QStringLiteral("--to: '%1' is neither ISO-8601 nor epoch ms").arg(*to));
     }
+    if (filter.fromMs && filter.toMs && *filter.fromMs > *filter.toMs)
+        return usageError(io,
+                          QStringLiteral("--from (%1) is later than --to (%2): no event can match")
+                                  .arg(*from, *to));
     for (const QString &s : severities) {
         const auto v = St::severityFromString(s);
         if (!v)

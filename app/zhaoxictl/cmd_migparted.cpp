@@ -71,14 +71,11 @@ int runImport(Args &args, Io &io)
                << "'; known models: " << catalogue.names().join(QStringLiteral(", ")) << "\n";
         return 2;
     }
-    const std::optional<QByteArray> text = readFile(pos[1], io);
-    if (!text)
-        return 2;
+    // The library reads the file itself so that its size limit applies before the text is read.
     Cat::YamlError error;
-    const std::optional<Cat::MigPartedFile> file = Cat::readMigParted(*text, &error);
+    const std::optional<Cat::MigPartedFile> file = Cat::readMigPartedFile(pos[1], &error);
     if (!file) {
-        io.err << "zhaoxictl migparted import: " << pos[1] << ":" << error.line << ": "
-               << error.message << "\n";
+        io.err << "zhaoxictl migparted import: " << error.toString() << "\n";
         return 2;
     }
     if (config && !file->config(*config)) {

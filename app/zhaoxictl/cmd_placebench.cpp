@@ -115,7 +115,7 @@ int runPlaceBench(const QStringList &argList, Io &io)
     const bool json = args.flag(QStringLiteral("json"));
     const std::optional<QString> nodesPath = args.value(QStringLiteral("nodes"));
     const std::optional<QString> podsPath = args.value(QStringLiteral("pods"));
-    const std::optional<QString> policy = args.value(QStringLiteral("policy"));
+    std::optional<QString> policy = args.value(QStringLiteral("policy"));
     const std::optional<QString> seedText = args.value(QStringLiteral("seed"));
     const std::optional<QString> seedsText = args.value(QStringLiteral("seeds"));
     const std::optional<QString> tuneText = args.value(QStringLiteral("tune"));
@@ -138,6 +138,8 @@ int runPlaceBench(const QStringList &argList, Io &io)
     if (!policy)
         return usage(QStringLiteral("--policy NAME is required (known: %1)")
                              .arg(Sched::placementPolicyNames().join(QStringLiteral(", "))));
+    if (const QString known = knownName(*policy, Sched::placementPolicyNames()); !known.isEmpty())
+        policy = known;
     if (!Sched::placementPolicyNames().contains(*policy))
         return usage(
                 QStringLiteral("unknown policy '%1' (known: %2)")

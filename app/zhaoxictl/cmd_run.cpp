@@ -7,6 +7,7 @@
 #include "core/catalogue/catalogue.h"
 #include "core/device/nvmlapply.h"
 #include "core/device/nvmlbackend.h"
+#include "core/policy/policy.h"
 #include "core/runtime/liverun.h"
 #include "core/session/eventbridge.h"
 #include "core/sim/scenario.h"
@@ -214,7 +215,12 @@ int runRun(const QStringList &argList, Io &io)
                                                                               : -1);
         };
     }
+    // Names as the twin's: letters' case aside ("none" too).
     options.policy = policyName.value_or(QString());
+    if (const QString known
+        = knownName(options.policy, Policy::policyNames() << QStringLiteral("none"));
+        !known.isEmpty())
+        options.policy = known;
     options.loadPath = findBeside(QStringLiteral("zhaoxi-demo-load"), QStringLiteral("demo"));
     // The shipped demo workloads are found by name, as a scenario names them.
     const QString demo

@@ -62,7 +62,7 @@ int runSimulate(const QStringList &argList, Io &io)
 {
     Args args(argList);
     const std::optional<QString> scenarioPath = args.value(QStringLiteral("scenario"));
-    const std::optional<QString> policyName = args.value(QStringLiteral("policy"));
+    std::optional<QString> policyName = args.value(QStringLiteral("policy"));
     const std::optional<QString> seedText = args.value(QStringLiteral("seed"));
     const std::optional<QString> dbPath = args.value(QStringLiteral("db"));
     const bool compare = args.flag(QStringLiteral("compare"));
@@ -88,6 +88,8 @@ int runSimulate(const QStringList &argList, Io &io)
         io.err << "simulate: --db records one run; leave out --compare\n";
         return 2;
     }
+    if (policyName && !knownName(*policyName, Policy::policyNames()).isEmpty())
+        policyName = knownName(*policyName, Policy::policyNames());
     if (policyName && !Policy::policyNames().contains(*policyName)) {
         io.err << "simulate: unknown policy \"" << *policyName
                << "\" (known: " << Policy::policyNames().join(QStringLiteral(", ")) << ")\n";

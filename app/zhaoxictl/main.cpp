@@ -30,6 +30,12 @@ int main(int argc, char **argv)
     const QString name = args.takeFirst();
     for (const Command &c : kCommands) {
         if (name == QLatin1String(c.name)) {
+            // Every command answers --help (or -h) alone or among its options, before it
+            // reads any of them.
+            if (args.contains(QLatin1String("--help")) || args.contains(QLatin1String("-h"))) {
+                out << "usage: zhaoxictl " << c.synopsis << "\n";
+                return 0;
+            }
             Io io{out, err};
             const int rc = c.run(args, io);
             out.flush();

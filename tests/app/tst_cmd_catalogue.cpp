@@ -79,6 +79,56 @@ void TestCmdCatalogue::scenarios_data()
                                                                 "time-slicing",
                                                                 "mps"}
                                                  << none;
+    // Issue 14: every command answers --help (on stdout, exit 0), whatever else is given.
+    for (const char *name : {"catalogue",
+                             "layouts",
+                             "check-layout",
+                             "simulate",
+                             "run",
+                             "events",
+                             "metrics",
+                             "migparted",
+                             "apply-plan",
+                             "nvml-check",
+                             "place-bench"}) {
+        const QString n = QString::fromLatin1(name);
+        QTest::addRow("%s --help", name)
+                << QStringList{n, "--help"} << 0 << QStringList{"usage: zhaoxictl " + n} << none;
+        QTest::addRow("%s -h among bad options", name)
+                << QStringList{n, "--no-such-option", "-h"} << 0
+                << QStringList{"usage: zhaoxictl " + n} << none;
+    }
+    // Policy names, letters' case aside.
+    const QString ramp = QStringLiteral(ZHAOXI_SOURCE_DIR "/resources/scenarios/small-ramp.json");
+    QTest::newRow("simulate --policy WINDOWS")
+            << QStringList{"simulate", "--scenario", ramp, "--policy", "WINDOWS", "--json"} << 0
+            << QStringList{"\"policy\": \"windows\""} << none;
+    QTest::newRow("simulate, unknown policy")
+            << QStringList{"simulate", "--scenario", ramp, "--policy", "window"} << 2 << none
+            << QStringList{"unknown policy \"window\""};
+    QTest::newRow("place-bench --policy fgd") << QStringList{"place-bench",
+                                                             "--nodes",
+                                                             "/nonexistent/n.csv",
+                                                             "--pods",
+                                                             "/nonexistent/p.csv",
+                                                             "--policy",
+                                                             "fgd",
+                                                             "--seed",
+                                                             "1"}
+                                              << 2 << none << QStringList{"/nonexistent/n.csv"};
+    QTest::newRow("events, --from later than --to")
+            << QStringList{"events",
+                           "export",
+                           "--db",
+                           "/nonexistent/x.sqlite",
+                           "--format",
+                           "csv",
+                           "--from",
+                           "2026-02-01T00:00:00Z",
+                           "--to",
+                           "2026-01-01T00:00:00Z"}
+            << 2 << none << QStringList{"is later than --to"};
+
     QTest::newRow("catalogue, unknown option")
             << QStringList{"catalogue", "--frobnicate"} << 2 << none << QStringList{"--frobnicate"};
     QTest::newRow("catalogue, stray argument") << QStringList{"catalogue", "H100"} << 2 << none
