@@ -496,12 +496,19 @@ ExportResult exportEventsToFile(Reader &reader,
                                 const ExportOptions &options,
                                 const QString &path)
 {
+    if (const QString why = refusedOutputReason(path, reader.path()); !why.isEmpty()) {
+        ExportResult r;
+        r.error = QStringLiteral("cannot export: %1").arg(why);
+        return r;
+    }
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly)) {
         ExportResult r;
         r.error = QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
         return r;
     }
+    // The owner's only: an export holds what the event log holds.
+    file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
     ExportResult r = exportEvents(reader, filter, options, &file);
     if (!r.ok) {
         file.cancelWriting();

@@ -16,10 +16,15 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cstring>
 #include <mutex>
 #include <thread>
 #include <variant>
 #include <vector>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace Zhaoxi::Storage {
 
@@ -169,7 +174,42 @@ QString describeFile(const QString &path)
     return QDir::toNativeSeparators(path);
 }
 
+// A new store file, made by us with the owner's permissions only and never through a link
+// (O_EXCL with O_NOFOLLOW): SQLite would create it 0644, and gives its -wal and -shm files the
+// same mode as the store's. Empty, it is a new database to SQLite.
+QString createPrivateFile(const QString &path)
+{
+    const int fd = ::open(QFile::encodeName(path).constData(),
+                          O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                          0600);
+    if (fd < 0)
+        return QString::fromLocal8Bit(std::strerror(errno));
+    ::close(fd);
+    return {};
+}
+
 } // namespace
+
+QString refusedOutputReason(const QString &path, const QString &store)
+{
+    struct stat target = {};
+    if (::lstat(QFile::encodeName(path).constData(), &target) != 0)
+        return {}; // not there: it will be created
+    if (S_ISLNK(target.st_mode))
+        return QStringLiteral("%1 is a symbolic link; refusing to write through or over it")
+                .arg(describeFile(path));
+    if (store.isEmpty())
+        return {};
+    for (const char *suffix : {"", "-wal", "-shm"}) {
+        struct stat s = {};
+        const QString file = store + QString::fromLatin1(suffix);
+        if (::stat(QFile::encodeName(file).constData(), &s) == 0 && s.st_dev == target.st_dev
+            && s.st_ino == target.st_ino)
+            return QStringLiteral("%1 is the store being read (%2); refusing to overwrite it")
+                    .arg(describeFile(path), describeFile(file));
+    }
+    return {};
+}
 
 struct Store::Private
 {
@@ -349,7 +389,20 @@ std::unique_ptr<Store> Store::open(const QString &path,
                              .arg(describeFile(info.absolutePath()));
         return nullptr;
     }
+    if (const QString why = refusedOutputReason(path); !why.isEmpty()) {
+        if (error)
+            *error = QStringLiteral("cannot open the store: %1").arg(why);
+        return nullptr;
+    }
     const bool existed = info.exists();
+    if (!existed) {
+        if (const QString why = createPrivateFile(path); !why.isEmpty()) {
+            if (error)
+                *error = QStringLiteral("cannot create the store %1: %2")
+                                 .arg(describeFile(path), why);
+            return nullptr;
+        }
+    }
     QString problem;
     int fromVersion = 0;
     if (!p.db.open(path, Sql::Connection::Mode::ReadWriteCreate, &err)) {
@@ -864,11 +917,21 @@ std::unique_ptr<Reader> Store::reader(QString *error) const
     return Reader::open(d->path, Reader::OpenMode::RequireCurrent, error);
 }
 
+QString Reader::path() const
+{
+    return d->path;
+}
+
 std::unique_ptr<Reader> Reader::open(const QString &path, OpenMode mode, QString *error)
 {
     if (!QFileInfo::exists(path)) {
         if (error)
             *error = QStringLiteral("%1: no such file").arg(describeFile(path));
+        return nullptr;
+    }
+    if (const QString why = refusedOutputReason(path); !why.isEmpty()) {
+        if (error)
+            *error = why;
         return nullptr;
     }
     std::unique_ptr<Reader> r(new Reader);

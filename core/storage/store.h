@@ -110,6 +110,12 @@ private:
     std::unique_ptr<Private> d;
 };
 
+// Guards for files the storage creates or replaces (stores and exports): why `path` must not be
+// written, or empty when it may. A symbolic link at the final path is refused (never followed
+// nor replaced: the classic attack on a shared directory), and so is a path that is, or links
+// by a hard link to, `store` or its -wal / -shm file (an export over the store it reads).
+QString refusedOutputReason(const QString &path, const QString &store = {});
+
 // A read connection. Sees what was committed when each query starts (WAL snapshot); never
 // blocks the writer. One thread at a time.
 class Reader
@@ -121,6 +127,7 @@ public:
     // MigrateIfOlder migrates them first (briefly taking the write lock). Never moves or creates
     // files; a corrupt file is an error naming it.
     static std::unique_ptr<Reader> open(const QString &path, OpenMode mode, QString *error);
+    QString path() const; // the store file, as opened
 
     // Calls `row` for each matching event in (at_ms, id) order until it returns false.
     bool forEachEvent(const EventFilter &filter,

@@ -2,12 +2,17 @@
 // zhaoxictl events export | metrics, run as a user or a script would run them.
 #include "core/storage/store.h"
 
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace Zhaoxi::Storage;
 
@@ -49,6 +54,7 @@ private Q_SLOTS:
     void exports_data();
     void exports();
     void exportToAFile();
+    void exportNeverClobbersTheStoreOrALink();
     void errorsNameTheFileOrOption_data();
     void errorsNameTheFileOrOption();
     void metricsInPrometheusFormat();
@@ -182,6 +188,61 @@ void TestCmdEvents::exportToAFile()
     QVERIFY(csv.contains("2024-05-01T08:00:00.000+08:00"));
     QVERIFY(csv.contains("管理员"));
     QCOMPARE(csv.count("\r\n"), 49);
+}
+
+// Issue 14: --out naming the store itself (or a hard link to it) is refused and the store is
+// left whole; a symbolic link at --out is neither followed nor replaced; an export is the
+// owner's only (0600).
+void TestCmdEvents::exportNeverClobbersTheStoreOrALink()
+{
+    const auto exportTo = [&](const QString &out) {
+        return zhaoxictl({QStringLiteral("events"),
+                          QStringLiteral("export"),
+                          QStringLiteral("--db"),
+                          m_db,
+                          QStringLiteral("--format"),
+                          QStringLiteral("csv"),
+                          QStringLiteral("--out"),
+                          out});
+    };
+    const auto storeIsWhole = [&] {
+        QString err;
+        auto reader = Reader::open(m_db, Reader::OpenMode::RequireCurrent, &err);
+        return reader && reader->countEvents({}) == 48;
+    };
+    const QString hardLink = m_dir.filePath(QStringLiteral("same.sqlite"));
+    QVERIFY(::link(QFile::encodeName(m_db).constData(), QFile::encodeName(hardLink).constData())
+            == 0);
+    const QString dotted = m_dir.path() + QStringLiteral("/./sub/../appliance.sqlite");
+    QVERIFY(QDir(m_dir.path()).mkpath(QStringLiteral("sub")));
+    for (const QString &out : {m_db, dotted, hardLink}) {
+        const Run r = exportTo(out);
+        QVERIFY2(r.exitCode != 0, qPrintable(out));
+        QVERIFY2(r.err.contains(QStringLiteral("is the store being read")), qPrintable(r.err));
+        QVERIFY(storeIsWhole());
+    }
+    QFile::remove(hardLink);
+
+    const QString victim = m_dir.filePath(QStringLiteral("victim.txt"));
+    QFile v(victim);
+    QVERIFY(v.open(QIODevice::WriteOnly));
+    v.write("keep me\n");
+    v.close();
+    const QString link = m_dir.filePath(QStringLiteral("link.csv"));
+    QVERIFY(QFile::link(victim, link));
+    const Run viaLink = exportTo(link);
+    QVERIFY(viaLink.exitCode != 0);
+    QVERIFY2(viaLink.err.contains(QStringLiteral("symbolic link")), qPrintable(viaLink.err));
+    QVERIFY(QFileInfo(link).isSymLink());
+    QVERIFY(v.open(QIODevice::ReadOnly));
+    QCOMPARE(v.readAll(), QByteArray("keep me\n"));
+    v.close();
+
+    const QString out = m_dir.filePath(QStringLiteral("private.csv"));
+    QCOMPARE(exportTo(out).exitCode, 0);
+    struct stat st = {};
+    QCOMPARE(::stat(QFile::encodeName(out).constData(), &st), 0);
+    QCOMPARE(int(st.st_mode & 0777), 0600);
 }
 
 void TestCmdEvents::errorsNameTheFileOrOption_data()

@@ -13,6 +13,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <sys/stat.h>
+
 using namespace Zhaoxi;
 using namespace Zhaoxi::Storage;
 
@@ -63,6 +65,7 @@ class TestStore : public QObject
 private Q_SLOTS:
     void init();
     void createsAWalStoreAtTheGivenPath();
+    void storesAreTheOwnersOnlyAndNeverOpenedThroughALink();
     void defaultPathIsInTheUserDataDirectory();
     void eventsComeBackAsAppended();
     void filters_data();
@@ -102,6 +105,45 @@ void TestStore::createsAWalStoreAtTheGivenPath()
     auto reader = store->reader(&err);
     QVERIFY2(reader, qPrintable(err));
     QCOMPARE(reader->schemaVersion(), 3);
+}
+
+// Issue 14: a store is created 0600 (its -wal too) and never through a symbolic link at its
+// path (the classic attack on a shared directory): the link's target is left untouched.
+void TestStore::storesAreTheOwnersOnlyAndNeverOpenedThroughALink()
+{
+    const auto mode = [](const QString &file) {
+        struct stat st = {};
+        return ::stat(QFile::encodeName(file).constData(), &st) == 0 ? int(st.st_mode & 0777) : -1;
+    };
+    QString err;
+    {
+        auto store = Store::open(path(QStringLiteral("private.sqlite")), &err);
+        QVERIFY2(store, qPrintable(err));
+        store->append(makeEvent(1));
+        QVERIFY(store->flush());
+        QCOMPARE(mode(path(QStringLiteral("private.sqlite"))), 0600);
+        QCOMPARE(mode(path(QStringLiteral("private.sqlite-wal"))), 0600);
+    }
+
+    const QString victim = path(QStringLiteral("victim.txt"));
+    QFile v(victim);
+    QVERIFY(v.open(QIODevice::WriteOnly));
+    v.write("not a store\n");
+    v.close();
+    const QString link = path(QStringLiteral("link.sqlite"));
+    QVERIFY(QFile::link(victim, link));
+    QVERIFY(!Store::open(link, &err));
+    QVERIFY2(err.contains(QStringLiteral("symbolic link")) && err.contains(link), qPrintable(err));
+    QVERIFY(!Reader::open(link, Reader::OpenMode::RequireCurrent, &err));
+    QVERIFY2(err.contains(QStringLiteral("symbolic link")), qPrintable(err));
+    // A dangling link is no better: it would create the store where it points.
+    const QString dangling = path(QStringLiteral("dangling.sqlite"));
+    QVERIFY(QFile::link(path(QStringLiteral("elsewhere.sqlite")), dangling));
+    QVERIFY(!Store::open(dangling, &err));
+    QVERIFY(!QFile::exists(path(QStringLiteral("elsewhere.sqlite"))));
+    QVERIFY(v.open(QIODevice::ReadOnly));
+    QCOMPARE(v.readAll(), QByteArray("not a store\n"));
+    QVERIFY(!QFile::exists(victim + QStringLiteral("-wal")));
 }
 
 void TestStore::defaultPathIsInTheUserDataDirectory()
