@@ -18,6 +18,21 @@ qint64 floorMod(qint64 a, qint64 b)
     const qint64 r = a % b;
     return r < 0 ? r + b : r;
 }
+// How an error shows a cell it could not read. The file is whatever path a scenario names (any
+// file the reader may open), so its content is shown only as far as it could be a value: a short
+// cell of the characters numbers and times are written with. Anything else is described, not
+// quoted.
+QString shownCell(const QString &cell)
+{
+    static const QString kPlausible = QStringLiteral("0123456789+-.:eETZ _/");
+    bool plausible = cell.size() <= 24;
+    for (const QChar c : cell)
+        plausible = plausible && (kPlausible.contains(c) || (c.isLetter() && c.unicode() < 128));
+    if (plausible)
+        return QStringLiteral("\"%1\"").arg(cell);
+    return QStringLiteral("a value of %1 characters that is not shown").arg(cell.size());
+}
+
 } // namespace
 
 RateCurve::RateCurve(QList<double> points, double peak, double shiftHours, double floor)
@@ -111,9 +126,9 @@ std::optional<QList<double>> readHourlyCurve(const QString &path, QString *error
                 continue;
             }
             if (error)
-                *error = QStringLiteral("line %1: expected a number, got \"%2\"")
+                *error = QStringLiteral("line %1: expected a number, got %2")
                                  .arg(lineNo)
-                                 .arg(parts.last().trimmed());
+                                 .arg(shownCell(parts.last().trimmed()));
             return std::nullopt;
         }
         if (!(v >= 0) || !std::isfinite(v)) {
@@ -176,9 +191,9 @@ std::optional<QList<double>> hourlyShapeFromTrace(const QString &path,
             QDateTime dt = QDateTime::fromString(cell, QStringLiteral("yyyy-MM-dd HH:mm:ss"));
             if (!dt.isValid()) {
                 if (error)
-                    *error = QStringLiteral("line %1: cannot read time \"%2\"")
+                    *error = QStringLiteral("line %1: cannot read time %2")
                                      .arg(lineNo)
-                                     .arg(cell);
+                                     .arg(shownCell(cell));
                 return std::nullopt;
             }
             dt.setTimeZone(QTimeZone::utc());

@@ -148,6 +148,40 @@ private Q_SLOTS:
         Q_UNUSED(floored);
     }
 
+    // Issue 14: a curve or trace file is whatever a scenario names; its errors show a cell only
+    // as far as it could be a value (never, e.g., a line of /etc/shadow).
+    void curveErrorsNeverPrintTheFilesContent()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const auto write = [&](const QString &name, const QByteArray &text) {
+            QFile f(dir.filePath(name));
+            if (f.open(QIODevice::WriteOnly))
+                f.write(text);
+            return dir.filePath(name);
+        };
+        const QString shadow = write(QStringLiteral("shadow"),
+                                     "root:$y$j9T$SECRETHASH0:19700:0:99999:7:::\n"
+                                     "daemon:*:19700:0:99999:7:::\n"
+                                     "alice:$6$salt$SECRETHASH1:19700:0:99999:7:::\n");
+        QString why;
+        QVERIFY(!readHourlyCurve(shadow, &why));
+        QVERIFY2(why.startsWith(QStringLiteral("line 2: expected a number")), qPrintable(why));
+        QVERIFY2(!why.contains(QStringLiteral("daemon")) && !why.contains(QStringLiteral("SECRET")),
+                 qPrintable(why));
+        QVERIFY(!hourlyShapeFromTrace(shadow, QStringLiteral("x"), 0, false, &why));
+        QVERIFY2(!why.contains(QStringLiteral("SECRET")), qPrintable(why));
+        const QString trace = write(QStringLiteral("trace.csv"),
+                                    "t,x\n2024-05-01 08:00:00,1\n$6$salt$SECRETHASH2,2\n");
+        QVERIFY(!hourlyShapeFromTrace(trace, QStringLiteral("t"), 0, false, &why));
+        QVERIFY2(why.startsWith(QStringLiteral("line 3: cannot read time")), qPrintable(why));
+        QVERIFY2(!why.contains(QStringLiteral("SECRET")), qPrintable(why));
+        // A short cell that could have been a value is still quoted, to be fixed.
+        const QString typo = write(QStringLiteral("typo.csv"), "0,1\n1,1O0\n");
+        QVERIFY(!readHourlyCurve(typo, &why));
+        QCOMPARE(why, QStringLiteral("line 2: expected a number, got \"1O0\""));
+    }
+
     void shippedCurveReads()
     {
         QString why;
