@@ -4,6 +4,10 @@
 #include "catalogue.h"
 #include "layoutrules.h"
 
+#include <QFile>
+#include <QSet>
+#include <QStringView>
+
 #include <algorithm>
 
 namespace Zhaoxi::Catalogue {
@@ -25,7 +29,18 @@ const YamlNode *YamlNode::value(const QString &key) const
 
 QString YamlError::toString() const
 {
-    return line > 0 ? QStringLiteral("line %1: %2").arg(line).arg(message) : message;
+    if (!file.isEmpty()) {
+        if (line <= 0)
+            return QStringLiteral("%1: %2").arg(file, message);
+        if (column > 0)
+            return QStringLiteral("%1:%2:%3: %4").arg(file).arg(line).arg(column).arg(message);
+        return QStringLiteral("%1:%2: %3").arg(file).arg(line).arg(message);
+    }
+    if (line <= 0)
+        return message;
+    if (column > 0)
+        return QStringLiteral("line %1, column %2: %3").arg(line).arg(column).arg(message);
+    return QStringLiteral("line %1: %2").arg(line).arg(message);
 }
 
 namespace {
@@ -42,6 +57,7 @@ struct ParseFailure
 {
     int line;
     QString message;
+    int column = 0;
 };
 
 [[noreturn]] void fail(int line, const QString &message)
@@ -49,8 +65,40 @@ struct ParseFailure
     throw ParseFailure{line, message};
 }
 
+// Input quoted in a message: a fuzzed file may hold megabytes on one line.
+QString excerpt(QStringView s)
+{
+    constexpr qsizetype kMax = 40;
+    return s.size() <= kMax ? s.toString() : s.left(kMax).toString() + QStringLiteral("...");
+}
+
+// Every collection, block or flow, is entered through one of these; the parsers recurse once
+// per level, so this bound is what keeps a deeply nested file from overflowing the stack.
+class Nesting
+{
+public:
+    Nesting(int &depth, int line, int column)
+        : m_depth(depth)
+    {
+        if (depth >= kMaxYamlNesting)
+            throw ParseFailure{line,
+                               QStringLiteral("nesting is too deep: at most %1 levels of "
+                                              "sequences and mappings inside each other are "
+                                              "allowed")
+                                       .arg(kMaxYamlNesting),
+                               column};
+        ++m_depth;
+    }
+    ~Nesting() { --m_depth; }
+    Nesting(const Nesting &) = delete;
+    Nesting &operator=(const Nesting &) = delete;
+
+private:
+    int &m_depth;
+};
+
 // Strips a comment: '#' at the start or after a blank, outside quotes.
-QString stripComment(const QString &s)
+QStringView stripComment(QStringView s)
 {
     QChar quote;
     for (int i = 0; i < s.size(); ++i) {
@@ -76,13 +124,16 @@ QString stripComment(const QString &s)
     return s;
 }
 
-// A scalar or flow collection on one line, from position `pos`.
+// A scalar or flow collection on one line, from position `pos`. `column` is where `text`
+// starts on its line (0-based), `depth` the number of collections around it.
 class FlowParser
 {
 public:
-    FlowParser(const QString &text, int line)
+    FlowParser(const QString &text, int line, int column, int depth)
         : m_s(text)
         , m_line(line)
+        , m_column(column)
+        , m_depth(depth)
     {}
 
     YamlNode parseWhole()
@@ -91,7 +142,9 @@ public:
         YamlNode n = parseValue(false);
         skipBlanks();
         if (m_pos < m_s.size())
-            fail(m_line, QStringLiteral("unexpected \"%1\" after the value").arg(m_s.mid(m_pos)));
+            fail(m_line,
+                 QStringLiteral("unexpected \"%1\" after the value")
+                         .arg(excerpt(QStringView(m_s).mid(m_pos))));
         return n;
     }
 
@@ -216,6 +269,7 @@ private:
 
     YamlNode parseFlowSequence()
     {
+        const Nesting level(m_depth, m_line, m_column + m_pos + 1);
         YamlNode n;
         n.line = m_line;
         n.kind = YamlNode::Kind::Sequence;
@@ -245,6 +299,7 @@ private:
 
     YamlNode parseFlowMapping()
     {
+        const Nesting level(m_depth, m_line, m_column + m_pos + 1);
         YamlNode n;
         n.line = m_line;
         n.kind = YamlNode::Kind::Mapping;
@@ -254,6 +309,7 @@ private:
             ++m_pos;
             return n;
         }
+        QSet<QString> keys; // YamlNode::value() per key would make a wide mapping quadratic
         while (true) {
             skipBlanks();
             const YamlNode key = parseValue(true);
@@ -261,10 +317,12 @@ private:
                 fail(m_line, QStringLiteral("a flow mapping key must be a scalar"));
             skipBlanks();
             if (m_pos >= m_s.size() || m_s[m_pos] != QLatin1Char(':'))
-                fail(m_line, QStringLiteral("expected \":\" after \"%1\"").arg(key.scalar));
+                fail(m_line,
+                     QStringLiteral("expected \":\" after \"%1\"").arg(excerpt(key.scalar)));
             ++m_pos;
-            if (n.value(key.scalar))
-                fail(m_line, QStringLiteral("duplicate key \"%1\"").arg(key.scalar));
+            if (keys.contains(key.scalar))
+                fail(m_line, QStringLiteral("duplicate key \"%1\"").arg(excerpt(key.scalar)));
+            keys.insert(key.scalar);
             n.entries << qMakePair(key.scalar, parseValue(true));
             skipBlanks();
             if (m_pos >= m_s.size())
@@ -280,6 +338,8 @@ private:
     QString m_s;
     int m_pos = 0;
     int m_line = 0;
+    int m_column = 0;
+    int m_depth = 0;
 };
 
 class BlockParser
@@ -314,7 +374,7 @@ private:
     {
         const QString &t = l.text;
         if (t.startsWith(QLatin1Char('"')) || t.startsWith(QLatin1Char('\''))) {
-            FlowParser fp(t, l.number);
+            FlowParser fp(t, l.number, l.indent, 0);
             const QString k = fp.parseQuotedKey();
             int p = fp.pos();
             while (p < t.size() && t[p] == QLatin1Char(' '))
@@ -346,25 +406,27 @@ private:
         if (keyEnd(l, &key) >= 0)
             return parseMapping(indent);
         // A lone scalar or flow collection.
-        FlowParser fp(l.text, l.number);
+        FlowParser fp(l.text, l.number, l.indent, m_depth);
         ++m_pos;
         return fp.parseWhole();
     }
 
     YamlNode parseSequence(int indent)
     {
+        const Nesting level(m_depth, m_lines[m_pos].number, m_lines[m_pos].indent + 1);
         YamlNode n;
         n.kind = YamlNode::Kind::Sequence;
         n.line = m_lines[m_pos].number;
         while (m_pos < m_lines.size() && m_lines[m_pos].indent == indent
                && isSequenceItem(m_lines[m_pos].text)) {
             Line &l = m_lines[m_pos];
-            const QString rest = l.text.mid(1);
-            int lead = 0;
-            while (lead < rest.size() && rest[lead] == QLatin1Char(' '))
+            int lead = 1; // the "-" and the spaces after it
+            while (lead < l.text.size() && l.text[lead] == QLatin1Char(' '))
                 ++lead;
-            const QString item = rest.trimmed();
-            if (item.isEmpty()) {
+            int begin = lead;
+            while (begin < l.text.size() && l.text[begin].isSpace())
+                ++begin;
+            if (begin == l.text.size()) {
                 ++m_pos;
                 if (m_pos < m_lines.size() && m_lines[m_pos].indent > indent) {
                     n.items << parseNode(m_lines[m_pos].indent);
@@ -375,9 +437,11 @@ private:
                 }
                 continue;
             }
-            // "- key: value" opens a mapping whose keys sit at the item's column.
-            l.indent = indent + 1 + lead;
-            l.text = item;
+            // "- key: value" opens a mapping whose keys sit at the item's column. The line is
+            // cut in place: "- - - ..." is cut once per level, and a copy per level would
+            // hold a long line that many times over.
+            l.indent = indent + lead;
+            l.text.remove(0, begin);
             n.items << parseNode(l.indent);
         }
         if (m_pos < m_lines.size() && m_lines[m_pos].indent > indent)
@@ -387,9 +451,11 @@ private:
 
     YamlNode parseMapping(int indent)
     {
+        const Nesting level(m_depth, m_lines[m_pos].number, m_lines[m_pos].indent + 1);
         YamlNode n;
         n.kind = YamlNode::Kind::Mapping;
         n.line = m_lines[m_pos].number;
+        QSet<QString> keys; // YamlNode::value() per key would make many configs quadratic
         while (m_pos < m_lines.size() && m_lines[m_pos].indent == indent) {
             const Line l = m_lines[m_pos];
             if (isSequenceItem(l.text))
@@ -400,14 +466,18 @@ private:
                 fail(l.number, QStringLiteral("expected \"key: value\""));
             if (key.isEmpty())
                 fail(l.number, QStringLiteral("empty key"));
-            if (n.value(key))
-                fail(l.number, QStringLiteral("duplicate key \"%1\"").arg(key));
-            const QString rest = l.text.mid(colon + 1).trimmed();
+            if (keys.contains(key))
+                fail(l.number, QStringLiteral("duplicate key \"%1\"").arg(excerpt(key)));
+            keys.insert(key);
+            int restBegin = colon + 1;
+            while (restBegin < l.text.size() && l.text[restBegin].isSpace())
+                ++restBegin;
+            const QString rest = l.text.mid(restBegin); // the line has no trailing blanks
             ++m_pos;
             YamlNode value;
             value.line = l.number;
             if (!rest.isEmpty()) {
-                FlowParser fp(rest, l.number);
+                FlowParser fp(rest, l.number, l.indent + restBegin, m_depth);
                 value = fp.parseWhole();
             } else if (m_pos < m_lines.size() && m_lines[m_pos].indent > indent) {
                 value = parseNode(m_lines[m_pos].indent);
@@ -424,55 +494,75 @@ private:
 
     QList<Line> m_lines;
     int m_pos = 0;
+    int m_depth = 0;
 };
+
+} // namespace
+
+namespace {
+
+// The lines with content, without indentation, comments and trailing blanks. Views into the
+// decoded text keep the memory at one copy of it; each line is looked at a constant number of
+// times.
+QList<Line> contentLines(const QString &all)
+{
+    QList<Line> lines;
+    bool started = false;
+    int number = 0;
+    for (qsizetype from = 0; from <= all.size();) {
+        qsizetype to = all.indexOf(QLatin1Char('\n'), from);
+        if (to < 0)
+            to = all.size();
+        QStringView s = QStringView(all).mid(from, to - from);
+        from = to + 1;
+        ++number;
+        if (s.endsWith(QLatin1Char('\r')))
+            s.chop(1);
+        int indent = 0;
+        bool tab = false;
+        while (indent < s.size()
+               && (s[indent] == QLatin1Char(' ') || s[indent] == QLatin1Char('\t'))) {
+            tab = tab || s[indent] == QLatin1Char('\t');
+            ++indent;
+        }
+        const QStringView trimmed = stripComment(s.mid(indent)).trimmed();
+        if (trimmed.isEmpty())
+            continue; // blank lines may hold anything, tabs included
+        if (tab)
+            fail(number, QStringLiteral("tabs are not allowed in indentation"));
+        if (indent == 0 && trimmed.startsWith(QLatin1String("%")))
+            fail(number, QStringLiteral("directives are not supported"));
+        if (indent == 0
+            && (trimmed == QLatin1String("---") || trimmed.startsWith(QLatin1String("--- ")))) {
+            if (started)
+                fail(number, QStringLiteral("only one document per file is supported"));
+            started = true;
+            if (trimmed != QLatin1String("---"))
+                fail(number, QStringLiteral("content after \"---\" is not supported"));
+            continue;
+        }
+        if (indent == 0 && trimmed == QLatin1String("..."))
+            break;
+        started = true;
+        lines << Line{number, indent, trimmed.toString()};
+    }
+    return lines;
+}
 
 } // namespace
 
 std::optional<YamlNode> parseYaml(const QByteArray &text, YamlError *error)
 {
     try {
-        QList<Line> lines;
-        const QStringList raw = QString::fromUtf8(text).split(QLatin1Char('\n'));
-        bool started = false;
-        for (int i = 0; i < raw.size(); ++i) {
-            QString s = raw[i];
-            if (s.endsWith(QLatin1Char('\r')))
-                s.chop(1);
-            int indent = 0;
-            while (indent < s.size()
-                   && (s[indent] == QLatin1Char(' ') || s[indent] == QLatin1Char('\t'))) {
-                if (s[indent] == QLatin1Char('\t')) {
-                    // Only an error when the line has content: blank lines may hold anything.
-                    if (!stripComment(s).trimmed().isEmpty())
-                        fail(i + 1, QStringLiteral("tabs are not allowed in indentation"));
-                }
-                ++indent;
-            }
-            const QString body = stripComment(s.mid(indent));
-            const QString trimmed = body.trimmed();
-            if (trimmed.isEmpty())
-                continue;
-            if (indent == 0 && trimmed.startsWith(QLatin1String("%")))
-                fail(i + 1, QStringLiteral("directives are not supported"));
-            if (indent == 0
-                && (trimmed == QLatin1String("---") || trimmed.startsWith(QLatin1String("--- ")))) {
-                if (started)
-                    fail(i + 1, QStringLiteral("only one document per file is supported"));
-                started = true;
-                if (trimmed != QLatin1String("---"))
-                    fail(i + 1, QStringLiteral("content after \"---\" is not supported"));
-                continue;
-            }
-            if (indent == 0 && trimmed == QLatin1String("..."))
-                break;
-            started = true;
-            lines << Line{i + 1, indent, trimmed};
-        }
-        BlockParser p(lines);
+        BlockParser p(contentLines(QString::fromUtf8(text)));
         return p.parseDocument();
     } catch (const ParseFailure &f) {
-        if (error)
-            *error = YamlError{f.line, f.message};
+        if (error) {
+            *error = YamlError{};
+            error->line = f.line;
+            error->column = f.column;
+            error->message = f.message;
+        }
         return std::nullopt;
     }
 }
@@ -517,6 +607,15 @@ bool scalarInt(const YamlNode &n, int *value)
     return ok;
 }
 
+QString sizeMessage(const QString &what, qint64 size)
+{
+    return QStringLiteral("%1 is %2 bytes; a mig-parted file may be at most %3 bytes (%4 MiB)")
+            .arg(what)
+            .arg(size)
+            .arg(kMaxMigPartedFileSize)
+            .arg(kMaxMigPartedFileSize / (1024 * 1024));
+}
+
 bool parseFilter(const QString &s, quint32 *value)
 {
     QString t = s.trimmed();
@@ -533,11 +632,18 @@ std::optional<MigPartedFile> readMigParted(const QByteArray &yaml, YamlError *er
 {
     YamlError dummy;
     YamlError &err = error ? *error : dummy;
+    if (yaml.size() > kMaxMigPartedFileSize) {
+        err = YamlError{};
+        err.message = sizeMessage(QStringLiteral("the text"), yaml.size());
+        return std::nullopt;
+    }
     const std::optional<YamlNode> doc = parseYaml(yaml, &err);
     if (!doc)
         return std::nullopt;
     auto bad = [&](int line, const QString &message) {
-        err = YamlError{line, message};
+        err = YamlError{};
+        err.line = line;
+        err.message = message;
         return std::nullopt;
     };
     if (!doc->isMapping())
@@ -588,17 +694,19 @@ std::optional<MigPartedFile> readMigParted(const QByteArray &yaml, YamlError *er
                 entry.allDevices = true;
             } else if (devices->isSequence()) {
                 entry.allDevices = false;
+                QSet<int> seen; // QList::contains() per index would make a long list quadratic
                 for (const YamlNode &d : devices->items) {
                     int index = -1;
                     if (!scalarInt(d, &index) || index < 0)
                         return bad(d.line,
                                    QStringLiteral("%1: devices: each device is an index >= 0")
                                            .arg(name));
-                    if (entry.devices.contains(index))
+                    if (seen.contains(index))
                         return bad(d.line,
                                    QStringLiteral("%1: devices: %2 is listed twice")
                                            .arg(name)
                                            .arg(index));
+                    seen.insert(index);
                     entry.devices << index;
                 }
                 if (entry.devices.isEmpty())
@@ -624,7 +732,7 @@ std::optional<MigPartedFile> readMigParted(const QByteArray &yaml, YamlError *er
                         return bad(v.line,
                                    QStringLiteral("%1: device-filter: \"%2\" is not a PCI id like "
                                                   "\"0x233510DE\"")
-                                           .arg(name, v.scalar));
+                                           .arg(name, excerpt(v.scalar)));
                     entry.deviceFilter << id;
                 }
             }
@@ -657,6 +765,46 @@ std::optional<MigPartedFile> readMigParted(const QByteArray &yaml, YamlError *er
         }
         file.configs << config;
     }
+    return file;
+}
+
+std::optional<MigPartedFile> readMigPartedFile(const QString &path, YamlError *error)
+{
+    YamlError dummy;
+    YamlError &err = error ? *error : dummy;
+    auto bad = [&](const QString &message) {
+        err = YamlError{};
+        err.file = path;
+        err.message = message;
+        return std::nullopt;
+    };
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return bad(QStringLiteral("cannot read the file: %1").arg(f.errorString()));
+    // Before reading: a huge file would otherwise be in memory (twice, decoded) to be refused.
+    if (!f.isSequential() && f.size() > kMaxMigPartedFileSize)
+        return bad(sizeMessage(QStringLiteral("the file"), f.size()));
+    // Read in pieces up to the limit: a pipe has no size, and a file may grow while read.
+    QByteArray text;
+    if (!f.isSequential())
+        text.reserve(f.size());
+    char chunk[64 * 1024];
+    while (true) {
+        const qint64 n = f.read(chunk, sizeof chunk);
+        if (n < 0)
+            return bad(QStringLiteral("cannot read the file: %1").arg(f.errorString()));
+        if (n == 0)
+            break;
+        if (text.size() + n > kMaxMigPartedFileSize)
+            return bad(QStringLiteral("the file is more than %1 bytes; a mig-parted file may be "
+                                      "at most %1 bytes (%2 MiB)")
+                               .arg(kMaxMigPartedFileSize)
+                               .arg(kMaxMigPartedFileSize / (1024 * 1024)));
+        text.append(chunk, n);
+    }
+    std::optional<MigPartedFile> file = readMigParted(text, &err);
+    if (!file)
+        err.file = path;
     return file;
 }
 
@@ -803,7 +951,7 @@ std::optional<QList<MigPlacement>> placeCounts(const CardModel &model,
         why = QStringLiteral("%1 has no MIG").arg(model.name);
         return std::nullopt;
     }
-    QList<int> perProfile(model.migProfiles.size(), 0);
+    QList<qint64> perProfile(model.migProfiles.size(), 0); // counts come from files: no overflow
     for (const auto &[p, n] : counts) {
         if (p < 0 || p >= model.migProfiles.size()) {
             why = QStringLiteral("%1 has no profile #%2").arg(model.name).arg(p);
@@ -817,15 +965,16 @@ std::optional<QList<MigPlacement>> placeCounts(const CardModel &model,
     QList<int> items;
     for (int p = 0; p < perProfile.size(); ++p) {
         const MigProfile &prof = model.migProfiles[p];
-        const int n = perProfile[p];
-        if (n > prof.maxInstances) {
+        const qint64 n64 = perProfile[p];
+        if (n64 > prof.maxInstances) {
             why = QStringLiteral("%1 × %2: %1 is more than the %3 instance(s) of %2 one %4 holds")
-                          .arg(n)
+                          .arg(n64)
                           .arg(prof.name)
                           .arg(prof.maxInstances)
                           .arg(model.name);
             return std::nullopt;
         }
+        const int n = int(n64);
         compute += n * prof.computeSlices;
         memory += n * prof.span;
         if (prof.mediaExtensions)

@@ -41,6 +41,15 @@ class Catalogue;
 // flow sequences [] on one line, a leading "---". Not supported, each reported as an error with
 // its line: tabs in indentation, anchors and aliases, tags, block scalars (| >), multi-line flow
 // collections, several documents, duplicate keys.
+//
+// Limits, so that a broken or hostile file is refused with an error instead of exhausting the
+// stack or the memory (a real mig-parted file is a few KB and about five levels deep): at most
+// kMaxYamlNesting sequences and mappings inside each other, block and flow levels counted
+// together; the reader recurses once per level and nothing deeper is ever entered. Time and
+// memory grow linearly with the input (at worst about 80 bytes of memory per input byte, for a
+// long flat list of one-character items).
+
+inline constexpr int kMaxYamlNesting = 64;
 
 struct YamlNode
 {
@@ -63,7 +72,11 @@ struct YamlError
 {
     int line = 0; // 1-based; 0 when the file as a whole is wrong
     QString message;
-    QString toString() const; // "line 7: ..."
+    int column = 0; // 1-based where the reader knows it (nesting errors); else 0
+    QString file;   // set by readMigPartedFile(); empty for text given in memory
+    // "line 7: ...", "line 7, column 12: ..."; with a file "FILE:7: ...", "FILE:7:12: ...",
+    // or "FILE: ..." when the file as a whole is wrong.
+    QString toString() const;
 };
 
 std::optional<YamlNode> parseYaml(const QByteArray &text, YamlError *error);
@@ -96,10 +109,20 @@ struct MigPartedFile
     const MigPartedConfig *config(const QString &name) const;
 };
 
+// The largest mig-parted file read, in bytes (16 MiB); a real one is a few KB.
+inline constexpr qint64 kMaxMigPartedFileSize = qint64(16) * 1024 * 1024;
+
 // Reads a mig-parted file: YAML errors and wrong shapes ("line 12: mig-devices: count must be
 // an integer >= 0") are reported with their line. Unknown keys in an entry are errors (a
-// misspelt key must not drop a device); version must be "v1".
+// misspelt key must not drop a device); version must be "v1". Text longer than
+// kMaxMigPartedFileSize is refused (line 0) without being parsed.
 std::optional<MigPartedFile> readMigParted(const QByteArray &yaml, YamlError *error);
+
+// readMigParted() on the file at `path`. The size is checked before the file is read: a larger
+// file (or a pipe that yields more) is refused with an error naming its size and the limit.
+// Every error has error->file = path; nullopt when the file cannot be opened or read, is too
+// large, or readMigParted() refuses its text. Blocking file I/O on the calling thread.
+std::optional<MigPartedFile> readMigPartedFile(const QString &path, YamlError *error);
 
 // Writes the file; `header` lines (without "# ") go first as comments. readMigParted(write(f))
 // gives back the same configs (lines aside).

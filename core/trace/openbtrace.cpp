@@ -65,10 +65,15 @@ bool splitCsv(QByteArrayView line, QList<QByteArray> *fields)
 class CsvTable
 {
 public:
-    CsvTable(const QByteArray &csv, const QString &file, TraceError *error)
+    // `optional`: the columns run() may find absent; their col[] entry is then -1.
+    CsvTable(const QByteArray &csv,
+             const QString &file,
+             TraceError *error,
+             const QStringList &optional = {})
         : m_csv(csv)
         , m_file(file)
         , m_error(error)
+        , m_optional(optional)
     {}
 
     bool fail(int line, const QString &column, const QString &message)
@@ -78,8 +83,9 @@ public:
         return false;
     }
 
-    // Reads the header and finds the required columns; then calls `row` per data line.
-    bool run(const QStringList &required,
+    // Reads the header and finds the columns by name (col[i] is the field index of columns[i]);
+    // then calls `row` per data line.
+    bool run(const QStringList &columns,
              const std::function<
                      bool(int line, const QList<QByteArray> &fields, const QList<int> &col)> &row)
     {
@@ -103,14 +109,24 @@ public:
                 if (!splitCsv(line, &header))
                     return fail(lineNo, {}, QStringLiteral("unterminated quote in the header"));
                 width = int(header.size());
-                for (const QString &name : required) {
+                // Every missing column in one error: a file cut down to other columns usually
+                // lacks several, and naming them one at a time would take a run for each.
+                QStringList missing;
+                for (const QString &name : columns) {
                     const qsizetype at = header.indexOf(name.toUtf8());
-                    if (at < 0)
-                        return fail(lineNo,
-                                    name,
-                                    QStringLiteral("required column missing from the header"));
+                    if (at < 0 && !m_optional.contains(name))
+                        missing.append(name);
                     col.append(int(at));
                 }
+                if (missing.size() == 1)
+                    return fail(lineNo,
+                                missing.first(),
+                                QStringLiteral("required column missing from the header"));
+                if (!missing.isEmpty())
+                    return fail(lineNo,
+                                missing.first(),
+                                QStringLiteral("required columns missing from the header: %1")
+                                        .arg(missing.join(QStringLiteral(", "))));
                 continue;
             }
             if (!splitCsv(line, &fields))
@@ -151,6 +167,7 @@ private:
     const QByteArray &m_csv;
     QString m_file;
     TraceError *m_error;
+    QStringList m_optional;
 };
 
 constexpr qint64 kMaxAmount = qint64(1) << 50;
@@ -209,7 +226,9 @@ std::optional<QList<PodRecord>> parsePods(const QByteArray &csv,
                                           const QString &fileName,
                                           TraceError *error)
 {
-    CsvTable t(csv, fileName, error);
+    // gpu_spec is not needed for a request: without it every pod may use any model (protocol
+    // 2.2; the openb simulator's pod_csv_to_yaml.py then leaves the model annotation out).
+    CsvTable t(csv, fileName, error, {QStringLiteral("gpu_spec")});
     QList<PodRecord> pods;
     QSet<QString> names;
     const QStringList req{QStringLiteral("name"),
@@ -233,7 +252,8 @@ std::optional<QList<PodRecord>> parsePods(const QByteArray &csv,
             return false;
         p.numGpu = int(numGpu);
         p.gpuMilli = int(gpuMilli);
-        p.gpuSpec = QString::fromUtf8(f[col[5]].trimmed());
+        if (col[5] >= 0)
+            p.gpuSpec = QString::fromUtf8(f[col[5]].trimmed());
         names.insert(p.name);
         pods.append(p);
         return true;

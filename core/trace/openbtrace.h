@@ -32,7 +32,12 @@ struct NodeRecord
 };
 
 // One pod of an openb pod list (openb_pod_list_*.csv). Only the columns the FGD protocol uses
-// are kept (2.2); qos, pod_phase and the times are ignored.
+// are kept (2.2). The request is read from five required columns: name, cpu_milli, memory_mib,
+// num_gpu and gpu_milli. gpu_spec is optional: a file without it (the openb family has such
+// files) reads as if every pod's gpu_spec were empty, so every pod may use any GPU model.
+// qos, pod_phase, creation_time, deletion_time and scheduled_time are never read, present or
+// not: the protocol replays no time (every pod is there from the start, no pod leaves, and the
+// arrival order is drawn from the seed, 3.2), so a file with or without them replays the same.
 struct PodRecord
 {
     QString name;
@@ -40,7 +45,8 @@ struct PodRecord
     qint64 memoryMiB = 0;
     int numGpu = 0;   // num_gpu
     int gpuMilli = 0; // gpu_milli as written
-    QString gpuSpec;  // gpu_spec as written ('|'-separated models, empty = any)
+    QString gpuSpec;  // gpu_spec as written ('|'-separated models); empty = any, also when the
+                      // file has no gpu_spec column
 
     // The request per FGD protocol 2.2: cards g, share per card m, allowed models.
     int cards() const { return numGpu; }
@@ -55,11 +61,16 @@ struct PodRecord
     friend bool operator==(const PodRecord &, const PodRecord &) = default;
 };
 
-// Readers: the header names the columns (any order; extra columns are ignored; CRLF accepted).
-// All-or-nothing: on the first bad row they return nullopt and fill *error with the file, the
-// line number and the column. Checks: every required column present, each row with as many
-// fields as the header, integers where integers belong, no negative amounts, non-empty and
-// unique names, a model on every host that has GPUs.
+// Readers: the header (the first non-blank line) names the columns. Columns are found by name,
+// in any order; columns a reader does not know are ignored; CRLF line ends and a UTF-8 byte order
+// mark are accepted. Required columns: sn, cpu_milli, memory_mib, gpu and model for hosts; name,
+// cpu_milli, memory_mib, num_gpu and gpu_milli for pods (gpu_spec optional, see PodRecord).
+// All-or-nothing: on the first error they return nullopt and fill *error (when not null) with the
+// file, the line number and the column. A header without some required column is refused at its
+// line (1 unless blank lines precede it), naming the missing column; when several are missing,
+// `column` is the first of them and the message lists them all. Row checks: as many fields as the
+// header, integers where integers belong, no negative amounts, non-empty and unique names, a
+// model on every host that has GPUs. They keep no state; callable from any thread.
 std::optional<QList<NodeRecord>> readNodes(const QString &path, TraceError *error);
 std::optional<QList<PodRecord>> readPods(const QString &path, TraceError *error);
 // The same on bytes already read; `fileName` is what errors name.

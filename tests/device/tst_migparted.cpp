@@ -5,6 +5,8 @@
 #include "core/catalogue/layoutrules.h"
 #include "core/catalogue/migparted.h"
 
+#include <QFile>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace Zhaoxi;
@@ -95,6 +97,19 @@ mig-configs:
       mig-enabled: true
       mig-devices: {"4g.20gb": 1, "3g.20gb": 1, "1g.5gb": 1}
 )";
+
+const QString kTooDeep = QStringLiteral(
+        "nesting is too deep: at most 64 levels of sequences and mappings inside each other are "
+        "allowed");
+
+// A block mapping `levels` deep, one more space of indentation per level, then `last`.
+QByteArray indentedKeys(int levels, const QByteArray &last = "k: 1")
+{
+    QByteArray out;
+    for (int i = 0; i < levels; ++i)
+        out += QByteArray(i, ' ') + "k:\n";
+    return out + QByteArray(levels, ' ') + last + "\n";
+}
 
 QString layoutText(const CardModel &m, const QList<MigPlacement> &l)
 {
@@ -396,6 +411,211 @@ f:
                 QStringLiteral("uniform"),
                 {{h200, true, {p("7g.141gb", 0)}}, {h200, true, {p("7g.141gb", 0)}}});
         QVERIFY(writeMigParted(all).contains("      devices: all\n"));
+    }
+    // Fuzzing overflowed the stack with about 15,000 levels: every recursive path of the
+    // reader (flow, JSON, block indentation, "- - -" items) stops at kMaxYamlNesting with the
+    // line and column of the first collection too deep.
+    void nestingTooDeepIsRefused_data()
+    {
+        QCOMPARE(kMaxYamlNesting, 64);
+        QTest::addColumn<QByteArray>("text");
+        QTest::addColumn<QString>("error");
+        constexpr int deep = 15000;
+        // The root mapping is level 1, the first "[" (column 14) level 2, so level 65 is the
+        // 64th "[".
+        QTest::newRow("flow sequence [[[...]]]")
+                << "version: v1\nmig-configs: " + QByteArray(deep, '[') + QByteArray(deep, ']')
+                           + "\n"
+                << "line 2, column 77: " + kTooDeep;
+        // JSON is flow YAML: {"a": {"a": ...}}, each level 6 columns on from column 34.
+        QTest::newRow("JSON object")
+                << R"({"version": "v1", "mig-configs": )" + QByteArray(R"({"a": )").repeated(deep)
+                           + "1" + QByteArray(deep + 1, '}') + "\n"
+                << "line 1, column 412: " + kTooDeep;
+        QTest::newRow("JSON array of objects")
+                << R"({"version": "v1", "mig-configs": {"x": )"
+                           + QByteArray(R"([{"a": )").repeated(deep) + "1"
+                           + QByteArray("}]").repeated(deep) + "}}\n"
+                << "line 1, column 257: " + kTooDeep; // the 32nd "[" of [{"a": ...}]
+        QTest::newRow("block mappings by indentation")
+                << indentedKeys(1000) << "line 65, column 65: " + kTooDeep;
+        QByteArray dashes;
+        for (int i = 0; i < 1000; ++i)
+            dashes += QByteArray(2 * i, ' ') + "-\n";
+        QTest::newRow("block sequences by indentation")
+                << dashes << "line 65, column 129: " + kTooDeep;
+        QTest::newRow("block sequence items on one line \"- - - x\"")
+                << QByteArray("- ").repeated(deep) + "x\n"
+                << "line 1, column 129: " + kTooDeep;
+        // Block and flow levels count together: 61 block mappings, then "[" at column 64.
+        QTest::newRow("block then flow")
+                << indentedKeys(60, "k: [[[[[1]]]]]") << "line 61, column 67: " + kTooDeep;
+    }
+    void nestingTooDeepIsRefused()
+    {
+        QFETCH(QByteArray, text);
+        QFETCH(QString, error);
+        YamlError e;
+        QVERIFY(!readMigParted(text, &e));
+        QCOMPARE(e.toString(), error);
+        QVERIFY(!parseYaml(text, &e));
+        QCOMPARE(e.toString(), error);
+    }
+
+    void nestingAtTheLimitIsRead()
+    {
+        YamlError e;
+        const auto flow = parseYaml(QByteArray(64, '[') + "1" + QByteArray(64, ']'), &e);
+        QVERIFY2(flow, qPrintable(e.toString()));
+        const YamlNode *n = &*flow;
+        for (int level = 0; level < 64; ++level) {
+            QVERIFY(n->isSequence());
+            QCOMPARE(n->items.size(), 1);
+            n = &n->items[0];
+        }
+        QCOMPARE(n->scalar, QStringLiteral("1"));
+
+        const auto mixed = parseYaml(indentedKeys(60, "k: [[[1]]]"), &e);
+        QVERIFY2(mixed, qPrintable(e.toString()));
+        n = &*mixed;
+        for (int level = 0; level < 61; ++level)
+            n = n->value(QStringLiteral("k"));
+        for (int level = 0; level < 3; ++level)
+            n = &n->items[0];
+        QCOMPARE(n->scalar, QStringLiteral("1"));
+        QVERIFY(!parseYaml(indentedKeys(60, "k: [[[[1]]]]"), &e));
+    }
+
+    // The file's size is checked before it is read (an 86 MB file once took far too long).
+    void refusesAFileOverTheSizeLimit()
+    {
+        QCOMPARE(kMaxMigPartedFileSize, qint64(16) * 1024 * 1024);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath(QStringLiteral("huge.yaml"));
+        // A valid file padded with comments to one byte over the limit.
+        QByteArray text = "version: v1\nmig-configs:\n  x:\n    - devices: all\n"
+                          "      mig-enabled: false\n";
+        const QByteArray padding = "# " + QByteArray(77, '.') + "\n";
+        while (text.size() <= kMaxMigPartedFileSize)
+            text += padding;
+        text.truncate(kMaxMigPartedFileSize + 1);
+        {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            QCOMPARE(f.write(text), text.size());
+        }
+        YamlError e;
+        QVERIFY(!readMigPartedFile(path, &e));
+        QCOMPARE(e.file, path);
+        QCOMPARE(e.toString(),
+                 path
+                         + QStringLiteral(": the file is 16777217 bytes; a mig-parted file may "
+                                          "be at most 16777216 bytes (16 MiB)"));
+        QVERIFY(!readMigParted(text, &e));
+        QCOMPARE(e.toString(),
+                 QStringLiteral("the text is 16777217 bytes; a mig-parted file may be at most "
+                                "16777216 bytes (16 MiB)"));
+
+        // At the limit exactly it is read (the cut falls inside a comment).
+        QVERIFY(QFile::resize(path, kMaxMigPartedFileSize));
+        const auto atLimit = readMigPartedFile(path, &e);
+        QVERIFY2(atLimit, qPrintable(e.toString()));
+        QCOMPARE(atLimit->configs.size(), 1);
+
+        // A device without a size is read only up to the limit.
+        QVERIFY(!readMigPartedFile(QStringLiteral("/dev/zero"), &e));
+        QCOMPARE(e.toString(),
+                 QStringLiteral("/dev/zero: the file is more than 16777216 bytes; a mig-parted "
+                                "file may be at most 16777216 bytes (16 MiB)"));
+    }
+
+    void fileErrorsNameTheFile()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        YamlError e;
+        const QString missing = dir.filePath(QStringLiteral("missing.yaml"));
+        QVERIFY(!readMigPartedFile(missing, &e));
+        QVERIFY2(e.toString().startsWith(missing + QStringLiteral(": cannot read the file: ")),
+                 qPrintable(e.toString()));
+
+        const QString deep = dir.filePath(QStringLiteral("deep.yaml"));
+        QFile f(deep);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("version: v1\nmig-configs: " + QByteArray(15000, '[') + QByteArray(15000, ']'));
+        f.close();
+        QVERIFY(!readMigPartedFile(deep, &e));
+        QCOMPARE(e.toString(), deep + QStringLiteral(":2:77: ") + kTooDeep);
+
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write("version: v1\nmig-configs:\n  x:\n    - devices: [0, 1\n");
+        f.close();
+        QVERIFY(!readMigPartedFile(deep, &e));
+        QCOMPARE(e.toString(), deep + QStringLiteral(":4: \"[\" is not closed on this line"));
+
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write(kOperatorStyle);
+        f.close();
+        const auto ok = readMigPartedFile(deep, &e);
+        QVERIFY2(ok, qPrintable(e.toString()));
+        QCOMPARE(ok->configs.size(), 8);
+    }
+
+    // Inputs near the limit are read in time linear in their size: each row was quadratic
+    // once (a duplicate check per item or key, a rescan of the line per tab).
+    void readsLargeAllowedInputs_data()
+    {
+        QTest::addColumn<QByteArray>("text");
+        QTest::addColumn<int>("configs");
+        QTest::addColumn<int>("devices");    // in the last config's first entry
+        QTest::addColumn<int>("migDevices"); // in the last config's first entry
+        const QByteArray head = "version: v1\nmig-configs:\n";
+        constexpr int many = 1'200'000;
+        QByteArray list;
+        for (int i = 0; i < many; ++i)
+            list += (i ? ", " : "") + QByteArray::number(i);
+        QTest::newRow("long flat device list (~10 MB)")
+                << head + "  x:\n    - devices: [" + list + "]\n      mig-enabled: false\n"
+                << 1 << many << 0;
+        QByteArray configs = head;
+        constexpr int manyConfigs = 200'000;
+        for (int i = 0; i < manyConfigs; ++i)
+            configs += "  c" + QByteArray::number(i)
+                       + ":\n    - devices: all\n      mig-enabled: false\n";
+        QTest::newRow("many configs (~11 MB)") << configs << manyConfigs << 0 << 0;
+        QByteArray counts;
+        constexpr int manyProfiles = 700'000;
+        for (int i = 0; i < manyProfiles; ++i)
+            counts += (i ? ", \"p" : "\"p") + QByteArray::number(i) + "\": 1";
+        QTest::newRow("wide flow mapping (~10 MB)")
+                << head + "  x:\n    - devices: [0]\n      mig-enabled: true\n      mig-devices: {"
+                           + counts + "}\n"
+                << 1 << 1 << manyProfiles;
+        QTest::newRow("a blank line of tabs (4 MB)")
+                << head + QByteArray(4'000'000, '\t')
+                           + "\n  x:\n    - devices: all\n      mig-enabled: false\n"
+                << 1 << 0 << 0;
+    }
+    void readsLargeAllowedInputs()
+    {
+        QFETCH(QByteArray, text);
+        QFETCH(int, configs);
+        QFETCH(int, devices);
+        QFETCH(int, migDevices);
+        QVERIFY(text.size() <= kMaxMigPartedFileSize);
+        YamlError e;
+        const auto f = readMigParted(text, &e);
+        QVERIFY2(f, qPrintable(e.toString()));
+        QCOMPARE(f->configs.size(), configs);
+        const MigPartedEntry &entry = f->configs.last().entries.first();
+        QCOMPARE(entry.devices.size(), devices);
+        if (devices > 0)
+            QCOMPARE(entry.devices.last(), devices - 1);
+        QCOMPARE(entry.migDevices.size(), migDevices);
+        if (migDevices > 0)
+            QCOMPARE(entry.migDevices.last(),
+                     qMakePair(QStringLiteral("p%1").arg(migDevices - 1), 1));
     }
 };
 

@@ -1,10 +1,74 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/trace/openbtrace.h"
+#include "core/trace/protocol.h"
 
+#include <QDir>
 #include <QTemporaryDir>
 #include <QTest>
 
 using namespace Zhaoxi::Trace;
+
+namespace {
+
+// Writes `csv` to `name` in `dir`; returns its path (empty when it could not be written).
+QString writeFile(const QTemporaryDir &dir, const QString &name, const QByteArray &csv)
+{
+    const QString path = dir.filePath(name);
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly) || f.write(csv) != csv.size())
+        return {};
+    return path;
+}
+
+// The pods of the minimal-column tests, as the reader must return them.
+QList<PodRecord> minimalPods()
+{
+    return {
+            PodRecord{QStringLiteral("pod-share"), 6000, 12288, 1, 460, {}},
+            PodRecord{QStringLiteral("pod-gang"), 88000, 131072, 8, 1000, {}},
+            PodRecord{QStringLiteral("pod-cpu"), 8000, 30517, 0, 0, {}},
+            PodRecord{QStringLiteral("pod-over"), 4000, 2048, 2, 1500, {}},
+    };
+}
+
+// minimalPods() as a CSV with the columns of `header` in that order; columns the pod does not
+// have get a filler value.
+QByteArray minimalCsv(const QList<QByteArray> &header)
+{
+    QByteArray csv = header.join(',') + '\n';
+    for (const PodRecord &p : minimalPods()) {
+        QList<QByteArray> fields;
+        for (const QByteArray &column : header) {
+            if (column == "name")
+                fields << p.name.toUtf8();
+            else if (column == "cpu_milli")
+                fields << QByteArray::number(p.cpuMilli);
+            else if (column == "memory_mib")
+                fields << QByteArray::number(p.memoryMiB);
+            else if (column == "num_gpu")
+                fields << QByteArray::number(p.numGpu);
+            else if (column == "gpu_milli")
+                fields << QByteArray::number(p.gpuMilli);
+            else
+                fields << "7"; // an unknown column, or one the reader never reads
+        }
+        csv += fields.join(',') + '\n';
+    }
+    return csv;
+}
+
+// Where the real openb files are: $ZHAOXI_OPENB_DATA, else ../shared/data beside the source tree
+// (ctest sets $ZHAOXI_SOURCE_DIR). Empty when neither is set.
+QString openbDataDir()
+{
+    const QString dir = qEnvironmentVariable("ZHAOXI_OPENB_DATA");
+    if (!dir.isEmpty())
+        return dir;
+    const QString source = qEnvironmentVariable("ZHAOXI_SOURCE_DIR");
+    return source.isEmpty() ? QString() : QDir(source).filePath(QStringLiteral("../shared/data"));
+}
+
+} // namespace
 
 class tst_OpenbTrace : public QObject
 {
@@ -19,6 +83,12 @@ private Q_SLOTS:
     void badRows();
     void readsFiles();
     void missingFile();
+    void readsPodsWithoutOptionalColumns_data();
+    void readsPodsWithoutOptionalColumns();
+    void refusesMissingRequiredColumns_data();
+    void refusesMissingRequiredColumns();
+    void readsRealPodFiles_data();
+    void readsRealPodFiles();
 };
 
 void tst_OpenbTrace::readsNodes()
@@ -170,6 +240,180 @@ void tst_OpenbTrace::missingFile()
     QVERIFY(!readNodes(QStringLiteral("/nonexistent/nodes.csv"), &e));
     QCOMPARE(e.line, 0);
     QVERIFY(e.message.startsWith(QStringLiteral("cannot open")));
+}
+
+void tst_OpenbTrace::readsPodsWithoutOptionalColumns_data()
+{
+    QTest::addColumn<QList<QByteArray>>("header");
+    QTest::newRow("the five required columns")
+            << QList<QByteArray>{"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli"};
+    QTest::newRow("reversed") << QList<QByteArray>{
+            "gpu_milli", "num_gpu", "memory_mib", "cpu_milli", "name"};
+    QTest::newRow("shuffled") << QList<QByteArray>{
+            "memory_mib", "name", "gpu_milli", "cpu_milli", "num_gpu"};
+    QTest::newRow("shuffled, with times, qos and unknown columns")
+            << QList<QByteArray>{"qos",
+                                 "num_gpu",
+                                 "owner",
+                                 "name",
+                                 "creation_time",
+                                 "gpu_milli",
+                                 "cpu_milli",
+                                 "memory_mib",
+                                 "deletion_time"};
+}
+
+void tst_OpenbTrace::readsPodsWithoutOptionalColumns()
+{
+    QFETCH(QList<QByteArray>, header);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = writeFile(dir, QStringLiteral("pods.csv"), minimalCsv(header));
+    QVERIFY(!path.isEmpty());
+    TraceError e;
+    const auto pods = readPods(path, &e);
+    QVERIFY2(pods, qPrintable(e.toString()));
+    // In file order, with the demands as written and gpu_spec empty.
+    QCOMPARE(*pods, minimalPods());
+    const PodRecord &share = pods->at(0), &gang = pods->at(1), &cpu = pods->at(2),
+                    &over = pods->at(3);
+    QCOMPARE(share.milliPerCard(), 460);
+    QCOMPARE(share.gpuDemand(), 460);
+    QCOMPARE(gang.cards(), 8);
+    QCOMPARE(gang.gpuDemand(), 8000);
+    QCOMPARE(cpu.gpuDemand(), 0);
+    QCOMPARE(over.milliPerCard(), 1000);
+    QCOMPARE(over.gpuDemand(), 2000);
+    // No gpu_spec: any model will do, for the protocol's request too.
+    for (const PodRecord &p : *pods) {
+        QVERIFY(p.gpuSpec.isEmpty());
+        QVERIFY(p.models().isEmpty());
+        QVERIFY(specOf(p).affinity.cardModels.isEmpty());
+    }
+    QCOMPARE(specOf(share).demand.cards, 1);
+    QCOMPARE(specOf(share).demand.compute.milli, 460);
+    QCOMPARE(specOf(gang).demand.cards, 8);
+    QCOMPARE(specOf(cpu).demand.cards, 0);
+    QCOMPARE(specOf(over).demand.hostMemoryMiB, 2048);
+}
+
+void tst_OpenbTrace::refusesMissingRequiredColumns_data()
+{
+    QTest::addColumn<bool>("pods");
+    QTest::addColumn<QByteArray>("header");
+    QTest::addColumn<QString>("column");
+    QTest::addColumn<QString>("message");
+    const QString one = QStringLiteral("required column missing from the header");
+    QTest::newRow("num_gpu, no gpu_spec either")
+            << true << QByteArray("name,cpu_milli,memory_mib,gpu_milli") << "num_gpu" << one;
+    QTest::newRow("num_gpu, every other column there")
+            << true
+            << QByteArray("name,cpu_milli,memory_mib,gpu_milli,gpu_spec,qos,pod_phase,"
+                          "creation_time,deletion_time,scheduled_time")
+            << "num_gpu" << one;
+    QTest::newRow("name: matched whole, not as a part")
+            << true << QByteArray("pod_name,cpu_milli,memory_mib,num_gpu,gpu_milli") << "name"
+            << one;
+    QTest::newRow("two columns, both named")
+            << true << QByteArray("gpu_milli,name,memory_mib") << "cpu_milli"
+            << "required columns missing from the header: cpu_milli, num_gpu";
+    QTest::newRow("only optional and unknown columns")
+            << true << QByteArray("gpu_spec,qos,creation_time") << "name"
+            << "required columns missing from the header: name, cpu_milli, memory_mib, num_gpu, "
+               "gpu_milli";
+    QTest::newRow("host without model")
+            << false << QByteArray("sn,gpu,cpu_milli,memory_mib") << "model" << one;
+}
+
+void tst_OpenbTrace::refusesMissingRequiredColumns()
+{
+    QFETCH(bool, pods);
+    QFETCH(QByteArray, header);
+    QFETCH(QString, column);
+    QFETCH(QString, message);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    // Rows that would read well under a complete header: the header alone is refused.
+    const QString path
+            = writeFile(dir, QStringLiteral("trace.csv"), header + "\na,1,2,3\nb,4,5,6\n");
+    QVERIFY(!path.isEmpty());
+    TraceError e;
+    const bool ok = pods ? readPods(path, &e).has_value() : readNodes(path, &e).has_value();
+    QVERIFY(!ok);
+    QCOMPARE(e.file, path);
+    QCOMPARE(e.line, 1);
+    QCOMPARE(e.column, column);
+    QCOMPARE(e.message, message);
+    QCOMPARE(e.toString(), path + QStringLiteral(":1: column '%1': %2").arg(column, message));
+}
+
+void tst_OpenbTrace::readsRealPodFiles_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<int>("count");
+    QTest::addColumn<qint64>("demand");
+    // Counts of the published files; the GPU demand of each is protocol 3.3's 6,086,800.
+    QTest::newRow("default") << "openb_pod_list_default.csv" << 8152 << qint64(6086800);
+    QTest::newRow("cpu050") << "openb_pod_list_cpu050.csv" << 7439 << qint64(6086800);
+    QTest::newRow("cpu100") << "openb_pod_list_cpu100.csv" << 7853 << qint64(6086800);
+    QTest::newRow("cpu200") << "openb_pod_list_cpu200.csv" << 8832 << qint64(6086800);
+    QTest::newRow("cpu250") << "openb_pod_list_cpu250.csv" << 9420 << qint64(6086800);
+}
+
+void tst_OpenbTrace::readsRealPodFiles()
+{
+    QFETCH(QString, file);
+    const QString dataDir = openbDataDir();
+    const QString path = QDir(dataDir).filePath(file);
+    if (dataDir.isEmpty())
+        QSKIP("no openb data folder: set ZHAOXI_OPENB_DATA to it (the files are never part of "
+              "the project)");
+    if (!QFile::exists(path))
+        QSKIP(qPrintable(path
+                         + QStringLiteral(" not found: set ZHAOXI_OPENB_DATA to the folder "
+                                          "of the openb files")));
+    TraceError e;
+    const auto full = readPods(path, &e);
+    QVERIFY2(full, qPrintable(e.toString()));
+    QTEST(int(full->size()), "count");
+    qint64 demand = 0;
+    for (const PodRecord &p : *full)
+        demand += p.gpuDemand();
+    QTEST(demand, "demand");
+
+    // The same file cut down to the five required columns, shuffled, reads the same pods but
+    // for gpu_spec, which becomes "any model".
+    QFile in(path);
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    const QList<QByteArray> lines = in.readAll().split('\n');
+    const QList<QByteArray> header = lines.first().trimmed().split(',');
+    const QList<QByteArray> keep{"gpu_milli", "name", "num_gpu", "memory_mib", "cpu_milli"};
+    QList<qsizetype> at;
+    for (const QByteArray &column : keep) {
+        at << header.indexOf(column);
+        QVERIFY(at.last() >= 0);
+    }
+    QByteArray cut = keep.join(',') + '\n';
+    for (qsizetype i = 1; i < lines.size(); ++i) {
+        if (lines[i].trimmed().isEmpty())
+            continue;
+        const QList<QByteArray> fields = lines[i].trimmed().split(',');
+        QCOMPARE(fields.size(), header.size());
+        QList<QByteArray> out;
+        for (qsizetype k : std::as_const(at))
+            out << fields[k];
+        cut += out.join(',') + '\n';
+    }
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString cutPath = writeFile(dir, file, cut);
+    QVERIFY(!cutPath.isEmpty());
+    const auto minimal = readPods(cutPath, &e);
+    QVERIFY2(minimal, qPrintable(e.toString()));
+    QList<PodRecord> expected = *full;
+    for (PodRecord &p : expected)
+        p.gpuSpec.clear();
+    QCOMPARE(*minimal, expected);
 }
 
 QTEST_GUILESS_MAIN(tst_OpenbTrace)
