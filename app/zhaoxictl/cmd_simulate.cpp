@@ -16,13 +16,32 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <algorithm>
+#include <optional>
+
 namespace Zhaoxi::Cli {
 
 namespace {
 
-// Replays the run minute by minute so the store gets each card's metrics over the day, then the
-// run's scheduler, policy and device events and its final state (issue 5: simulate --db).
-Sim::Report recordRun(Sim::Engine &engine, const Sim::Scenario &scenario, Storage::Store &store)
+// The events the sink recorded since `*seen` of them were taken (all it still holds of them).
+template<typename Sink>
+auto newEvents(const Sink &sink, qint64 *seen)
+{
+    const auto &all = sink.events();
+    const qint64 fresh = std::min<qint64>(sink.total() - *seen, all.size());
+    *seen = sink.total();
+    return all.mid(all.size() - fresh);
+}
+
+// Replays the run minute by minute so the store gets each card's metrics over the day and the
+// run's scheduler, policy and device events as they happen (committed as it goes: a run killed
+// midway keeps what was committed), then its final state (issue 5: simulate --db). Every hour
+// of the run the store is asked whether all was written; the first failure ends the replay
+// (nullopt, *error naming the file and the cause).
+std::optional<Sim::Report> recordRun(Sim::Engine &engine,
+                                     const Sim::Scenario &scenario,
+                                     Storage::Store &store,
+                                     QString *error)
 {
     Storage::Recorder rec(store);
     QElapsedTimer wall;
@@ -30,7 +49,22 @@ Sim::Report recordRun(Sim::Engine &engine, const Sim::Scenario &scenario, Storag
     engine.start();
     rec.setState(&engine.scheduler().state());
     const int cards = int(engine.scheduler().state().cards().size());
+    qint64 schedSeen = 0, applianceSeen = 0;
+    const auto recordEvents = [&] {
+        for (const Sched::SchedEvent &e : newEvents(engine.schedulerEvents(), &schedSeen))
+            rec.record(e);
+        for (const Device::ApplianceEvent &e : newEvents(engine.applianceEvents(), &applianceSeen))
+            Session::recordApplianceEvent(rec, e);
+    };
+    const auto written = [&] {
+        if (store.flush())
+            return true;
+        *error = QStringLiteral("cannot write the store %1: %2")
+                         .arg(store.path(), store.lastError());
+        return false;
+    };
     constexpr qint64 kStepMs = 60'000;
+    int step = 0;
     for (qint64 t = kStepMs; t <= scenario.durationMs; t += kStepMs) {
         engine.advanceTo(t);
         const qint64 at = engine.nowMs();
@@ -45,13 +79,15 @@ Sim::Report recordRun(Sim::Engine &engine, const Sim::Scenario &scenario, Storag
             rec.recordMetric(at, {Metric::TemperatureC, c, -1, {}, -1}, m.temperatureC);
             rec.recordMetric(at, {Metric::PowerW, c, -1, {}, -1}, m.powerW);
         }
+        recordEvents();
+        if (++step % 60 == 0 && !written())
+            return std::nullopt;
     }
     Sim::Report report = engine.finish();
-    for (const Sched::SchedEvent &e : engine.schedulerEvents().events())
-        rec.record(e);
-    for (const Device::ApplianceEvent &e : engine.applianceEvents().events())
-        Session::recordApplianceEvent(rec, e);
+    recordEvents();
     rec.recordState(engine.scheduler().state(), engine.nowMs());
+    if (!written())
+        return std::nullopt;
     report.wallSeconds = double(wall.nsecsElapsed()) / 1e9; // the replay and its recording
     return report;
 }
@@ -125,11 +161,13 @@ int runSimulate(const QStringList &argList, Io &io)
             return 2;
         }
         Sim::Engine engine(*scenario, policies.first(), seed);
-        reports.append(recordRun(engine, *scenario, *store));
-        if (!store->flush()) {
-            io.err << "simulate: the store " << *dbPath << " did not commit the run\n";
+        QString why;
+        const std::optional<Sim::Report> report = recordRun(engine, *scenario, *store, &why);
+        if (!report) {
+            io.err << "simulate: " << why << "\n";
             return 2;
         }
+        reports.append(*report);
     } else {
         for (const QString &p : policies) {
             Sim::Engine engine(*scenario, p, seed);

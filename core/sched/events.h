@@ -77,8 +77,11 @@ public:
         if (m_capacity > 0 && m_events.size() >= m_capacity)
             m_events.removeFirst();
         m_events.append(event);
+        ++m_total;
     }
     const QList<SchedEvent> &events() const { return m_events; }
+    // Events recorded ever (the oldest beyond the capacity are no longer in events()).
+    qint64 total() const { return m_total; }
     int count(EventCode code) const
     {
         int n = 0;
@@ -90,6 +93,7 @@ public:
 
 private:
     qsizetype m_capacity;
+    qint64 m_total = 0;
     QList<SchedEvent> m_events;
 };
 

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -190,6 +191,41 @@ QString createPrivateFile(const QString &path)
 
 } // namespace
 
+namespace {
+
+// One writer per store: an exclusive flock on "<path>.lock", taken before the file is looked at
+// (two writers migrating one new file at once collided on its schema) and held until the Store
+// is destroyed; the kernel drops it when the process dies, so a killed writer leaves no stale
+// lock. The holder's pid is written into the file for the refusal's message. Readers take none.
+int lockStore(const QString &path, QString *error)
+{
+    const QString lockPath = path + QStringLiteral(".lock");
+    const QByteArray native = QFile::encodeName(lockPath);
+    const int fd = ::open(native.constData(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        *error = QStringLiteral("cannot open its lock file %1: %2")
+                         .arg(describeFile(lockPath), QString::fromLocal8Bit(std::strerror(errno)));
+        return -1;
+    }
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        char buf[32] = {};
+        const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+        const qint64 pid = n > 0 ? QByteArray(buf, int(n)).trimmed().toLongLong() : 0;
+        ::close(fd);
+        *error = QStringLiteral("another process%1 has it open for writing (one writer at a time; "
+                                "its lock is %2)")
+                         .arg(pid > 0 ? QStringLiteral(" (pid %1)").arg(pid) : QString(),
+                              describeFile(lockPath));
+        return -1;
+    }
+    const QByteArray pid = QByteArray::number(qint64(::getpid())) + '\n';
+    if (::ftruncate(fd, 0) == 0)
+        (void)!::pwrite(fd, pid.constData(), size_t(pid.size()), 0);
+    return fd;
+}
+
+} // namespace
+
 QString refusedOutputReason(const QString &path, const QString &store)
 {
     struct stat target = {};
@@ -225,6 +261,8 @@ struct Store::Private
     qint64 enqueued = 0;  // operations queued, ever
     qint64 committed = 0; // operations processed (committed or failed), ever
     qint64 failures = 0;
+    qint64 reportedFailures = 0; // by flush()
+    int lockFd = -1;             // <path>.lock, flock()ed for as long as this writer lives
     bool stopping = false;
     QString lastError;
     std::atomic<qint64> committedEventId{0};
@@ -276,6 +314,8 @@ Store::~Store()
     d->insTrace.reset();
     // A clean close checkpoints the WAL into the main file.
     d->db.close();
+    if (d->lockFd >= 0)
+        ::close(d->lockFd); // releases the writer's lock
 }
 
 QString Store::defaultPath(const QString &applianceName)
@@ -392,6 +432,12 @@ std::unique_ptr<Store> Store::open(const QString &path,
     if (const QString why = refusedOutputReason(path); !why.isEmpty()) {
         if (error)
             *error = QStringLiteral("cannot open the store: %1").arg(why);
+        return nullptr;
+    }
+    p.lockFd = lockStore(path, &err);
+    if (p.lockFd < 0) {
+        if (error)
+            *error = QStringLiteral("cannot open the store %1: %2").arg(describeFile(path), err);
         return nullptr;
     }
     const bool existed = info.exists();
@@ -562,10 +608,13 @@ bool Store::flush()
 {
     std::unique_lock lock(d->mutex);
     const qint64 target = d->enqueued;
-    const qint64 failuresBefore = d->failures;
     d->workReady.notify_one();
     d->done.wait(lock, [&] { return d->committed >= target || !d->thread.joinable(); });
-    return d->failures == failuresBefore && d->committed >= target;
+    // Every failure since the previous flush counts, also those of batches committed before
+    // this call: a writer that flushes once at the end must hear of them.
+    const bool ok = d->failures == d->reportedFailures && d->committed >= target;
+    d->reportedFailures = d->failures;
+    return ok;
 }
 
 QString Store::lastError() const

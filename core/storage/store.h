@@ -91,7 +91,8 @@ public:
     void compact(qint64 nowMs);
 
     // Waits until everything queued before the call is committed. False when a commit failed
-    // (lastError() says why); what failed is not retried.
+    // since the previous flush() (or the open), whenever it was queued (lastError() says why);
+    // what failed is not retried.
     bool flush();
     QString lastError() const;
     // The highest event id known committed.

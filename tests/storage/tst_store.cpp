@@ -6,6 +6,7 @@
 #include "core/storage/statecodec.h"
 #include "core/storage/store.h"
 
+#include <QCoreApplication>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -13,6 +14,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <sqlite3.h>
 #include <sys/stat.h>
 
 using namespace Zhaoxi;
@@ -66,6 +68,8 @@ private Q_SLOTS:
     void init();
     void createsAWalStoreAtTheGivenPath();
     void storesAreTheOwnersOnlyAndNeverOpenedThroughALink();
+    void oneWriterAtATime();
+    void flushReportsFailuresOfEarlierBatches();
     void defaultPathIsInTheUserDataDirectory();
     void eventsComeBackAsAppended();
     void filters_data();
@@ -144,6 +148,48 @@ void TestStore::storesAreTheOwnersOnlyAndNeverOpenedThroughALink()
     QVERIFY(v.open(QIODevice::ReadOnly));
     QCOMPARE(v.readAll(), QByteArray("not a store\n"));
     QVERIFY(!QFile::exists(victim + QStringLiteral("-wal")));
+}
+
+// Issue 14: a second writer on one store is refused at once, naming the holder; never two
+// writers each believing their run stored. Readers are not writers.
+void TestStore::oneWriterAtATime()
+{
+    const QString p = path(QStringLiteral("shared.sqlite"));
+    QString err;
+    auto first = Store::open(p, &err);
+    QVERIFY2(first, qPrintable(err));
+    QVERIFY(!Store::open(p, &err));
+    QVERIFY2(err.contains(QStringLiteral("another process (pid %1) has it open for writing")
+                                  .arg(QCoreApplication::applicationPid())),
+             qPrintable(err));
+    first->append(makeEvent(1));
+    QVERIFY(first->flush());
+    auto reader = Reader::open(p, Reader::OpenMode::RequireCurrent, &err);
+    QVERIFY2(reader, qPrintable(err));
+    QCOMPARE(reader->countEvents({}), qint64(1));
+    first.reset();
+    auto second = Store::open(p, &err);
+    QVERIFY2(second, qPrintable(err));
+}
+
+// Issue 14: a commit that failed before flush() was called still makes it false (a writer that
+// flushes once at its end exited 0 with events lost).
+void TestStore::flushReportsFailuresOfEarlierBatches()
+{
+    QString err;
+    auto store = Store::open(path(QStringLiteral("fail.sqlite")), &err);
+    QVERIFY2(store, qPrintable(err));
+    // Another hand drops a table under the writer: the next batch that writes to it fails.
+    sqlite3 *raw = nullptr;
+    QCOMPARE(sqlite3_open(QFile::encodeName(path(QStringLiteral("fail.sqlite"))).constData(), &raw),
+             SQLITE_OK);
+    QCOMPARE(sqlite3_exec(raw, "DROP TABLE decision_traces", nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(raw);
+    store->appendTrace(1, 1, QByteArray("{}"));
+    QTRY_VERIFY(!store->lastError().isEmpty()); // its batch has failed by now
+    store->append(makeEvent(2));
+    QVERIFY(!store->flush()); // it reports the earlier failure
+    QVERIFY(store->flush());  // once
 }
 
 void TestStore::defaultPathIsInTheUserDataDirectory()
