@@ -82,7 +82,7 @@ int runEvents(const QStringList &argList, Io &io)
     if (argList.isEmpty() || argList.first() != QLatin1String("export")) {
         io.err << "zhaoxictl events: expected 'export', e.g.\n  zhaoxictl events export --db FILE "
                   "--format csv|jsonl [--from T] [--to T] [--severity S] [--source S] [--card N] "
-                  "[--job J] [--code C] [--tz ZONE] [--bom] [--out FILE]\n";
+                  "[--job J] [--code C] [--tz ZONE] [--bom] [--out FILE] [--force]\n";
         return 2;
     }
     Args args(argList.mid(1));
@@ -93,6 +93,7 @@ int runEvents(const QStringList &argList, Io &io)
     const auto out = args.value(QStringLiteral("out"));
     const auto tz = args.value(QStringLiteral("tz"));
     const bool bom = args.flag(QStringLiteral("bom"));
+    const bool force = args.flag(QStringLiteral("force"));
     const QStringList severities = listValues(args, QStringLiteral("severity"));
     const QStringList sources = listValues(args, QStringLiteral("source"));
     const QStringList cards = listValues(args, QStringLiteral("card"));
@@ -181,6 +182,20 @@ int runEvents(const QStringList &argList, Io &io)
     auto reader = St::Reader::open(*db, St::Reader::OpenMode::MigrateIfOlder, &err);
     if (!reader)
         return usageError(io, QStringLiteral("--db: %1").arg(err));
+    // A damaged store may read as fewer events than it holds, without an error: say so.
+    if (const QString check = reader->quickCheck(); check != QLatin1String("ok")) {
+        const QString problem
+                = QStringLiteral("the store %1 fails its check (%2)")
+                          .arg(*db,
+                               QString(check).replace(QLatin1Char('\n'), QStringLiteral("; ")));
+        if (!force)
+            return usageError(io,
+                              problem
+                                      + QStringLiteral(": its export may be incomplete or wrong; "
+                                                       "--force exports what can be read"));
+        io.err << "zhaoxictl events: warning: " << problem
+               << "; exporting what can be read (--force)\n";
+    }
 
     St::ExportResult result;
     if (out) {

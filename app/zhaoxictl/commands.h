@@ -48,7 +48,9 @@ inline const Command kCommands[] = {
          runRun},
         {"events",
          "events export --db FILE --format csv|jsonl [--from T] [--to T] [--severity S] [--source "
-         "S] [--card N] [--job J] [--code C] [--out FILE]  export the event log",
+         "S] [--card N] [--job J] [--code C] [--out FILE] [--force]  export the event log (a store "
+         "that "
+         "fails its check only with --force)",
          runEvents},
         {"metrics",
          "metrics --db FILE --prom  latest metrics in the Prometheus text format",

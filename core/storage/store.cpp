@@ -1031,6 +1031,21 @@ int Reader::schemaVersion()
     return Schema::version(d->db, nullptr);
 }
 
+QString Reader::quickCheck(int maxLines)
+{
+    const QByteArray sql = "PRAGMA quick_check(" + QByteArray::number(std::max(1, maxLines)) + ")";
+    Sql::Statement st(d->db, sql.constData());
+    if (!st.isValid())
+        return d->db.errorMessage();
+    QStringList lines;
+    bool ok = true;
+    while (st.step(&ok))
+        lines << st.text(0);
+    if (!ok)
+        lines << d->db.errorMessage();
+    return lines.join(QLatin1Char('\n'));
+}
+
 QString Reader::integrityCheck()
 {
     Sql::Statement st(d->db, "PRAGMA integrity_check");

@@ -152,6 +152,9 @@ public:
     QList<Trace> traces(int job, int limit, QString *error = nullptr);
     // PRAGMA integrity_check: "ok" or the problems found.
     QString integrityCheck();
+    // PRAGMA quick_check (the pages and records, not the indexes against their tables; linear
+    // in the file): "ok" or the problems found, at most `maxLines` of them.
+    QString quickCheck(int maxLines = 5);
     int schemaVersion();
 
     struct Private;
