@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "sqlite.h"
 
+#include <QUrl>
+
 #include <sqlite3.h>
 
 namespace Zhaoxi::Storage::Sql {
@@ -33,8 +35,14 @@ bool Connection::open(const QString &path, Mode mode, QString *error)
     case Mode::ReadOnly:
         flags |= SQLITE_OPEN_READONLY;
         break;
+    case Mode::Immutable:
+        flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
+        break;
     }
-    const int rc = sqlite3_open_v2(path.toUtf8().constData(), &m_db, flags, nullptr);
+    const QByteArray name = mode == Mode::Immutable
+                                    ? QUrl::fromLocalFile(path).toEncoded() + "?immutable=1"
+                                    : path.toUtf8();
+    const int rc = sqlite3_open_v2(name.constData(), &m_db, flags, nullptr);
     if (rc != SQLITE_OK) {
         if (error)
             *error = m_db ? QString::fromUtf8(sqlite3_errmsg(m_db))

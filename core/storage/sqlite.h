@@ -28,7 +28,9 @@ public:
     Connection(const Connection &) = delete;
     Connection &operator=(const Connection &) = delete;
 
-    enum class Mode { ReadWriteCreate, ReadWrite, ReadOnly };
+    // Immutable: read-only, and the file can change under nobody (a read-only filesystem):
+    // SQLite takes no locks and needs no -shm file, which it could not create there.
+    enum class Mode { ReadWriteCreate, ReadWrite, ReadOnly, Immutable };
     // Opens `path`; on failure returns false and fills *error with SQLite's message.
     bool open(const QString &path, Mode mode, QString *error);
     void close();

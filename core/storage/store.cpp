@@ -25,6 +25,7 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 namespace Zhaoxi::Storage {
@@ -222,6 +223,12 @@ int lockStore(const QString &path, QString *error)
     if (::ftruncate(fd, 0) == 0)
         (void)!::pwrite(fd, pid.constData(), size_t(pid.size()), 0);
     return fd;
+}
+
+bool onReadOnlyFilesystem(const QString &path)
+{
+    struct statvfs fs = {};
+    return ::statvfs(QFile::encodeName(path).constData(), &fs) == 0 && (fs.f_flag & ST_RDONLY);
 }
 
 } // namespace
@@ -995,6 +1002,16 @@ std::unique_ptr<Reader> Reader::open(const QString &path, OpenMode mode, QString
         return nullptr;
     }
     int v = Schema::version(r->d->db, &err);
+    if (v < 0 && onReadOnlyFilesystem(path)) {
+        // A WAL store needs its -shm file, which cannot be made on a read-only filesystem; as
+        // nothing can write the file there either, it is read as immutable.
+        r->d->db.close();
+        QString again;
+        if (r->d->db.open(path, Sql::Connection::Mode::Immutable, &again))
+            v = Schema::version(r->d->db, &again);
+        if (v < 0)
+            err += QStringLiteral("; read as immutable on its read-only filesystem: ") + again;
+    }
     if (v < 0) {
         if (error)
             *error = QStringLiteral("%1: not a readable Zhaoxi store (%2)")

@@ -8,6 +8,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QScopeGuard>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -57,6 +58,7 @@ private Q_SLOTS:
     void exportToAFile();
     void exportNeverClobbersTheStoreOrALink();
     void aDamagedStoreIsExportedOnlyWithForce();
+    void aStoreOnAReadOnlyFilesystemIsRead();
     void errorsNameTheFileOrOption_data();
     void errorsNameTheFileOrOption();
     void metricsInPrometheusFormat();
@@ -295,6 +297,45 @@ void TestCmdEvents::aDamagedStoreIsExportedOnlyWithForce()
              qPrintable(forced.err));
     QCOMPARE(forced.out.count('\n'), 48);
     QVERIFY(QFile::exists(damaged)); // never moved aside by an export
+}
+
+// Issue 14: a healthy store on a read-only filesystem is read (export, metrics), never called
+// unreadable, never moved aside. A WAL store needs a -shm file that cannot be made there.
+void TestCmdEvents::aStoreOnAReadOnlyFilesystemIsRead()
+{
+    if (::geteuid() != 0)
+        QSKIP("mounting a read-only filesystem needs root");
+    QTemporaryDir mnt;
+    QVERIFY(mnt.isValid());
+    if (QProcess::execute(QStringLiteral("mount"),
+                          {QStringLiteral("-t"),
+                           QStringLiteral("tmpfs"),
+                           QStringLiteral("-o"),
+                           QStringLiteral("size=16m"),
+                           QStringLiteral("tmpfs"),
+                           mnt.path()})
+        != 0)
+        QSKIP("this machine does not let a test mount a filesystem");
+    const auto unmount
+            = qScopeGuard([&] { QProcess::execute(QStringLiteral("umount"), {mnt.path()}); });
+    const QString db = mnt.filePath(QStringLiteral("ro.sqlite"));
+    QVERIFY(QFile::copy(m_db, db)); // initTestCase's store, closed: no -wal, no -shm
+    QCOMPARE(QProcess::execute(QStringLiteral("mount"),
+                               {QStringLiteral("-o"), QStringLiteral("remount,ro"), mnt.path()}),
+             0);
+    const Run events = zhaoxictl({QStringLiteral("events"),
+                                  QStringLiteral("export"),
+                                  QStringLiteral("--db"),
+                                  db,
+                                  QStringLiteral("--format"),
+                                  QStringLiteral("jsonl")});
+    QVERIFY2(events.exitCode == 0, qPrintable(events.err));
+    QCOMPARE(events.out.count('\n'), 48);
+    const Run metrics = zhaoxictl(
+            {QStringLiteral("metrics"), QStringLiteral("--db"), db, QStringLiteral("--prom")});
+    QVERIFY2(metrics.exitCode == 0, qPrintable(metrics.err));
+    QVERIFY(metrics.out.contains("DCGM_FI_DEV_GPU_UTIL"));
+    QCOMPARE(QDir(mnt.path()).entryList(QDir::Files), QStringList{QStringLiteral("ro.sqlite")});
 }
 
 void TestCmdEvents::errorsNameTheFileOrOption_data()
