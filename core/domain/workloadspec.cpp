@@ -363,6 +363,9 @@ public:
         }
         if (hasControlCharacters(text))
             return fail(field, QStringLiteral("must not contain control characters"));
+        // JSON may spell a half of a surrogate pair alone ("\ud800"): not a character.
+        if (!QStringView(text).isValidUtf16())
+            return fail(field, QStringLiteral("must be valid Unicode (it has a lone surrogate)"));
         return true;
     }
 

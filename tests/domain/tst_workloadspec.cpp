@@ -750,6 +750,17 @@ void tst_WorkloadSpec::errors_data()
             << "at most 128 characters, got 129";
     QTest::newRow("name with newline") << patch(R"({"name": "a\nb"})") << "name"
                                        << "control characters";
+    // Issue 14: NUL and lone surrogates, as JSON can spell them.
+    QTest::newRow("name with NUL") << patch(R"({"name": "a\u0000b"})") << "name"
+                                   << "control characters";
+    QTest::newRow("name with a lone surrogate")
+            << patch(R"({"name": "a\ud800b"})") << "name"
+            << "must be valid Unicode (it has a lone surrogate)";
+    QTest::newRow("service with a lone low surrogate")
+            << patch(R"({"kind": "inference", "inference": {"service": "s\udc00",
+                     "sloP99Ms": 100, "replicas": {"min": 1, "max": 2}}})")
+            << "inference.service"
+            << "lone surrogate";
     QTest::newRow("name not a string") << patch(R"({"name": 7})") << "name"
                                        << "expected a string, got number";
     QTest::newRow("kind missing") << without("kind") << "kind"
