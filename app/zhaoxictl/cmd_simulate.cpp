@@ -124,8 +124,10 @@ int runSimulate(const QStringList &argList, Io &io)
         io.err << "simulate: --db records one run; leave out --compare\n";
         return 2;
     }
-    if (policyName && !knownName(*policyName, Policy::policyNames()).isEmpty())
-        policyName = knownName(*policyName, Policy::policyNames());
+    if (const QString known
+        = policyName ? knownName(*policyName, Policy::policyNames()) : QString();
+        !known.isEmpty())
+        policyName = known;
     if (policyName && !Policy::policyNames().contains(*policyName)) {
         io.err << "simulate: unknown policy \"" << *policyName
                << "\" (known: " << Policy::policyNames().join(QStringLiteral(", ")) << ")\n";

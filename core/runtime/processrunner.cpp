@@ -511,8 +511,7 @@ void ProcessRunner::watchExit(Watched &w)
     }
     w.pidfd = openPidfd(w.ownChild && !w.shimGone ? w.info.shimPid : w.info.pid);
     if (w.pidfd < 0)
-        return;
-    ::fcntl(w.pidfd, F_SETFD, FD_CLOEXEC);
+        return; // a pidfd is close-on-exec from the start
     epoll_event ev{};
     ev.events = EPOLLIN;
     ev.data.fd = w.pidfd;

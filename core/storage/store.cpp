@@ -1048,33 +1048,34 @@ int Reader::schemaVersion()
     return Schema::version(d->db, nullptr);
 }
 
-QString Reader::quickCheck(int maxLines)
+namespace {
+
+// A check pragma's findings, one per line: "ok" when there are none.
+QString checkFindings(Sql::Connection &db, const QByteArray &pragma)
 {
-    const QByteArray sql = "PRAGMA quick_check(" + QByteArray::number(std::max(1, maxLines)) + ")";
-    Sql::Statement st(d->db, sql.constData());
+    Sql::Statement st(db, pragma.constData());
     if (!st.isValid())
-        return d->db.errorMessage();
+        return db.errorMessage();
     QStringList lines;
     bool ok = true;
     while (st.step(&ok))
         lines << st.text(0);
     if (!ok)
-        lines << d->db.errorMessage();
+        lines << db.errorMessage();
     return lines.join(QLatin1Char('\n'));
+}
+
+} // namespace
+
+QString Reader::quickCheck(int maxLines)
+{
+    return checkFindings(d->db,
+                         "PRAGMA quick_check(" + QByteArray::number(std::max(1, maxLines)) + ")");
 }
 
 QString Reader::integrityCheck()
 {
-    Sql::Statement st(d->db, "PRAGMA integrity_check");
-    if (!st.isValid())
-        return d->db.errorMessage();
-    QStringList lines;
-    bool ok = true;
-    while (st.step(&ok))
-        lines << st.text(0);
-    if (!ok)
-        lines << d->db.errorMessage();
-    return lines.join(QLatin1Char('\n'));
+    return checkFindings(d->db, "PRAGMA integrity_check");
 }
 
 namespace {

@@ -36,6 +36,11 @@ private:
         p.waitForFinished(120'000);
         return {p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
     }
+    static QString demoDay()
+    {
+        return QString::fromUtf8(qgetenv("ZHAOXI_SOURCE_DIR"))
+               + QStringLiteral("/resources/scenarios/demo-day.json");
+    }
     static QString scenario()
     {
         return QString::fromUtf8(qgetenv("ZHAOXI_SOURCE_DIR"))
@@ -158,8 +163,7 @@ private Q_SLOTS:
             QSKIP("run through ctest (needs ZHAOXI_SOURCE_DIR)");
         const QStringList args = {QStringLiteral("simulate"),
                                   QStringLiteral("--scenario"),
-                                  QString::fromUtf8(qgetenv("ZHAOXI_SOURCE_DIR"))
-                                          + QStringLiteral("/resources/scenarios/demo-day.json"),
+                                  demoDay(),
                                   QStringLiteral("--policy"),
                                   QStringLiteral("forecast"),
                                   QStringLiteral("--json")};
@@ -191,8 +195,7 @@ private Q_SLOTS:
                  QStringLiteral("ulimit -f 128; trap '' XFSZ; exec \"$0\" simulate --scenario "
                                 "\"$1\" --db \"$2\" --json"),
                  QStringLiteral(ZHAOXICTL_PATH),
-                 QString::fromUtf8(qgetenv("ZHAOXI_SOURCE_DIR"))
-                         + QStringLiteral("/resources/scenarios/demo-day.json"),
+                 demoDay(),
                  db});
         QVERIFY(p.waitForFinished(120'000));
         const QString err = QString::fromUtf8(p.readAllStandardError());
@@ -214,17 +217,18 @@ private Q_SLOTS:
         p.start(QStringLiteral(ZHAOXICTL_PATH),
                 {QStringLiteral("simulate"),
                  QStringLiteral("--scenario"),
-                 QString::fromUtf8(qgetenv("ZHAOXI_SOURCE_DIR"))
-                         + QStringLiteral("/resources/scenarios/demo-day.json"),
+                 demoDay(),
                  QStringLiteral("--db"),
                  db});
         QVERIFY(p.waitForStarted());
+        QString e;
+        const auto open = [&] {
+            return QFile::exists(db) ? Zhaoxi::Storage::Reader::open(
+                           db, Zhaoxi::Storage::Reader::OpenMode::RequireCurrent, &e)
+                                     : nullptr;
+        };
         const auto committed = [&] {
-            if (!QFile::exists(db))
-                return qint64(0);
-            QString e;
-            auto reader = Zhaoxi::Storage::Reader::open(
-                    db, Zhaoxi::Storage::Reader::OpenMode::RequireCurrent, &e);
+            const auto reader = open();
             return reader ? reader->countEvents({}) : qint64(0);
         };
         // Wait for the first events the run commits (not for the run's end).
@@ -234,9 +238,7 @@ private Q_SLOTS:
         QVERIFY(p.waitForFinished(30'000));
         const qint64 kept = committed();
         QVERIFY(kept > 0);
-        QString e;
-        auto reader = Zhaoxi::Storage::Reader::open(
-                db, Zhaoxi::Storage::Reader::OpenMode::RequireCurrent, &e);
+        const auto reader = open();
         QVERIFY2(reader, qPrintable(e));
         QCOMPARE(reader->integrityCheck(), QStringLiteral("ok"));
     }
