@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "framework.h"
 
+#include "core/domain/demand.h"
+
 #include "plugins/cardhealthfilter.h"
 #include "plugins/cardmodelfilter.h"
 #include "plugins/gangfilter.h"
@@ -15,6 +17,7 @@
 namespace Zhaoxi::Sched {
 
 using Domain::ComputeDemand;
+using Domain::demandMilliOn;
 using Domain::IsolationRequirement;
 
 std::vector<std::shared_ptr<const FilterPlugin>> standardFilters()
@@ -42,27 +45,6 @@ Framework::Framework(Profile profile)
             m_ordered.push_back(f);
     }
 }
-
-namespace {
-
-int demandMilliOn(const CardModel &m, const ComputeDemand &d)
-{
-    switch (d.kind) {
-    case ComputeDemand::Kind::WholeCard:
-        return 1000;
-    case ComputeDemand::Kind::MigProfile: {
-        const int p = m.profileIndex(d.profile);
-        return p < 0 ? 0 : m.migProfiles[p].computeSlices * 1000 / m.migComputeSlices;
-    }
-    case ComputeDemand::Kind::MigSlices:
-        return (d.slices * 1000 + 6) / 7;
-    case ComputeDemand::Kind::Fraction:
-        return d.milli;
-    }
-    return 0;
-}
-
-} // namespace
 
 void Framework::prepare(CycleContext &ctx,
                         const ClusterState &state,

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "targetworkload.h"
 
+#include "core/domain/demand.h"
+
 #include <algorithm>
 #include <numeric>
 
@@ -78,31 +80,13 @@ TargetWorkload TargetWorkload::Builder::build(double coverage) const
     return t;
 }
 
-WorkloadShape TargetWorkload::shapeOf(const WorkloadSpec &spec)
+WorkloadShape TargetWorkload::shapeOf(const WorkloadSpec &spec, const Domain::CardModel &model)
 {
     WorkloadShape s;
     s.cpuMilli = spec.demand.hostCpuMilli;
     s.cards = spec.demand.cards;
     if (spec.demand.cards > 0) {
-        const ComputeDemand &d = spec.demand.compute;
-        switch (d.kind) {
-        case ComputeDemand::Kind::WholeCard:
-            s.milli = 1000;
-            break;
-        case ComputeDemand::Kind::Fraction:
-            s.milli = d.milli;
-            break;
-        case ComputeDemand::Kind::MigSlices:
-            s.milli = (d.slices * 1000 + 6) / 7;
-            break;
-        case ComputeDemand::Kind::MigProfile: {
-            // "3g.40gb": the compute slices lead the name.
-            const int g = d.profile.indexOf(QLatin1Char('g'));
-            const int slices = g > 0 ? d.profile.left(g).toInt() : 7;
-            s.milli = (std::clamp(slices, 1, 7) * 1000 + 6) / 7;
-            break;
-        }
-        }
+        s.milli = Domain::demandMilliOn(model, spec.demand.compute);
         s.models = spec.affinity.cardModels.join(QLatin1Char('|'));
     }
     return s;

@@ -54,9 +54,10 @@ public:
     public:
         // `memoryMiB`: host memory of one such job (summed into the shape's mean).
         void add(const WorkloadShape &shape, qint64 count = 1, qint64 memoryMiB = 0);
-        void add(const Domain::WorkloadSpec &spec, qint64 count = 1)
+        // A job spec, its per-card compute measured on `model` (the card model it would run on).
+        void add(const Domain::WorkloadSpec &spec, const Domain::CardModel &model, qint64 count = 1)
         {
-            add(shapeOf(spec), count, spec.demand.hostMemoryMiB);
+            add(shapeOf(spec, model), count, spec.demand.hostMemoryMiB);
         }
         TargetWorkload build(double coverage = kDefaultCoverage) const;
         qint64 total() const { return m_total; }
@@ -69,9 +70,10 @@ public:
         qint64 m_total = 0;
     };
 
-    // The shape of a job spec: CPU-only specs (demand.cards == 0) get milli 0; whole cards 1000;
-    // MIG demands their compute share (slices of 7).
-    static WorkloadShape shapeOf(const Domain::WorkloadSpec &spec);
+    // The shape of a job spec on a card of `model`: CPU-only specs (demand.cards == 0) get milli
+    // 0; the rest the compute one unit takes on that model (Domain::demandMilliOn: whole cards
+    // 1000, MIG demands their share of the model's compute slices).
+    static WorkloadShape shapeOf(const Domain::WorkloadSpec &spec, const Domain::CardModel &model);
 
     const QList<WeightedShape> &shapes() const { return m_shapes; }
     bool isEmpty() const { return m_shapes.isEmpty(); }

@@ -3,6 +3,7 @@
 
 #include "random.h"
 
+#include "core/domain/demand.h"
 #include "core/domain/jsonnames.h"
 
 #include "core/policy/params.h"
@@ -716,25 +717,14 @@ ReplicaUnit replicaUnit(const Scenario &scenario, const ServiceDef &def)
             if (!ok)
                 continue;
         }
-        double frac = 1;
-        qint64 milli = 1000;
-        if (d.kind == Domain::ComputeDemand::Kind::MigProfile) {
-            const int pi = m.profileIndex(d.profile);
-            if (pi < 0)
-                continue;
-            frac = double(m.migProfiles[pi].computeSlices) / m.migComputeSlices;
-            milli = m.migProfiles[pi].computeSlices * 1000 / m.migComputeSlices;
-        } else if (d.kind == Domain::ComputeDemand::Kind::MigSlices) {
-            if (!m.supportsMig())
-                continue;
-            frac = double(d.slices) / m.migComputeSlices;
-            milli = (d.slices * 1000 + 6) / 7;
-        } else if (d.kind == Domain::ComputeDemand::Kind::Fraction) {
-            const double overhead
-                    = m.softModes.isEmpty() ? 1.0 : m.softModes.first().overheadFactor;
-            frac = d.milli / 1000.0 * overhead;
-            milli = d.milli;
-        }
+        if (d.kind == Domain::ComputeDemand::Kind::MigProfile && m.profileIndex(d.profile) < 0)
+            continue;
+        if (d.kind == Domain::ComputeDemand::Kind::MigSlices && !m.supportsMig())
+            continue;
+        double frac = Domain::demandShareOn(m, d);
+        const qint64 milli = Domain::demandMilliOn(m, d);
+        if (d.kind == Domain::ComputeDemand::Kind::Fraction)
+            frac *= m.softModes.isEmpty() ? 1.0 : m.softModes.first().overheadFactor;
         u.unitRef = m.fp16Tflops / ref.fp16Tflops * frac;
         u.unitMilli = milli;
         break;
