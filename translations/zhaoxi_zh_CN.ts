@@ -1553,6 +1553,14 @@
             <translation>作业 %1 已从检查点恢复（保留工作量 %2）</translation>
         </message>
         <message>
+            <source>Job %1 resumed from its checkpoint; no work lost</source>
+            <translation>作业 %1 已从检查点恢复，未丢失工作量</translation>
+        </message>
+        <message>
+            <source>Job %1 resumed from its checkpoint; %2 of work lost</source>
+            <translation>作业 %1 已从检查点恢复，丢失工作量 %2</translation>
+        </message>
+        <message>
             <source>Training job %1 completed</source>
             <translation>训练作业 %1 已完成</translation>
         </message>
@@ -2797,6 +2805,10 @@
             <translation>计划布局与该卡当前布局相同：无需应用。</translation>
         </message>
         <message>
+            <source>The appliance is still planning this change.</source>
+            <translation>设备仍在规划此更改。</translation>
+        </message>
+        <message>
             <source>The appliance cannot plan this change: %1</source>
             <translation>一体机无法规划此变更：%1</translation>
         </message>
@@ -3263,20 +3275,12 @@
             <translation>接下来的切换</translation>
         </message>
         <message>
-            <source>&amp;Apply schedule</source>
-            <translation>应用日程(&amp;A)</translation>
-        </message>
-        <message>
             <source>&amp;Apply</source>
             <translation>应用(&amp;A)</translation>
         </message>
         <message>
             <source>Make this schedule the policy in force</source>
             <translation>使此日程成为当前生效的策略</translation>
-        </message>
-        <message>
-            <source>&amp;Revert schedule</source>
-            <translation>还原日程(&amp;R)</translation>
         </message>
         <message>
             <source>&amp;Revert</source>

@@ -3,6 +3,15 @@
 // filtered queries over 1,000,000 events. Prints figures; asserts nothing.
 //
 //   bench_storage [--events N] [--dir DIR] [--ingest-only]
+//                 [--store FILE] [--out DIR] [--export-runs N] [--exports-only] [--varied]
+//
+// --store FILE: the store to use, ingested into (and kept) only when FILE does not exist yet, so
+// that two builds can export the same rows; --out DIR keeps the exports there (all.csv, all.jsonl) to compare builds;
+// --export-runs N times each export N times; --exports-only skips the queries; --varied ingests
+// events with every kind of text the exporter escapes, guards or parses (actors with quotes,
+// commas, line breaks and CJK, formula starts, escaped and nested params, params that are not an
+// object, absent ids, times before 1970), so that two builds' exports can be compared byte for
+// byte on more than the plain rows.
 #include "core/storage/exporter.h"
 #include "core/storage/store.h"
 
@@ -47,42 +56,72 @@ double medianMs(const std::function<void()> &f, int runs)
     return t[t.size() / 2];
 }
 
-} // namespace
+const char *const kVariedTexts[] = {"",
+                                    "plain",
+                                    "a,b",
+                                    "say \"hi\"",
+                                    "two\r\nlines",
+                                    "lf\nonly",
+                                    "\xE5\x8D\xA1 3 \xE5\xB7\xB2\xE6\x95\x85\xE9\x9A\x9C",
+                                    "=HYPERLINK(\"http://x\")",
+                                    "+1",
+                                    "-2+3",
+                                    "@SUM(A1)",
+                                    "\tTAB",
+                                    "\rCR",
+                                    "back\\slash",
+                                    "ctrl\x01\x1f"};
+const char *const kVariedParams[] = {
+        "",
+        "{}",
+        R"({"host":3,"reason":"no \"room\", here","other":9})",
+        R"({"profile":"3g.71gb","mode":"mig","value":12})",
+        R"({"movedTo":"/d/\"x\".corrupt","problem":"file is not a database"})",
+        R"({"nested":{"host":1,"list":[1,2]},"host":"\u4e3b\u673a"})",
+        R"( {"host" : 5 , "reason" : "spaced"} )",
+        R"(["not","an","object"])",
+        "not json, at all",
+        R"({"reason":"line\nbreak\ttab"})",
+};
 
-int main(int argc, char **argv)
+// Events that exercise every escaping and guard path, mixed with the plain kind.
+Event variedEvent(qint64 i, quint32 r)
 {
-    QCoreApplication app(argc, argv);
-    qint64 n = 1'000'000;
-    QString dirPath;
-    const QStringList args = app.arguments();
-    const bool ingestOnly = args.contains(QStringLiteral("--ingest-only"));
-    for (int i = 1; i + 1 < args.size(); ++i) {
-        if (args[i] == QLatin1String("--events"))
-            n = args[i + 1].toLongLong();
-        else if (args[i] == QLatin1String("--dir"))
-            dirPath = args[i + 1];
-    }
-    QTemporaryDir tmp(dirPath.isEmpty() ? QDir::tempPath() + QStringLiteral("/bench_storage-XXXXXX")
-                                        : dirPath + QStringLiteral("/bench_storage-XXXXXX"));
-    const QString path = tmp.filePath(QStringLiteral("bench.sqlite"));
-    std::printf(
-            "store: %s, %lld events over 30 days\n", qPrintable(path), static_cast<long long>(n));
+    Event e;
+    e.atMs = (r % 97 == 0 ? -kDay : kT0) + i * 7919;
+    e.severity = Severity(r % 4);
+    e.source = Source((r >> 3) % 5);
+    e.code = r % 11 == 0 ? QByteArray("=odd,code")
+                         : QByteArray(kCodes[(r >> 5) % std::size(kCodes)]);
+    e.card = (r >> 9) % 3 == 0 ? -1 : int((r >> 11) % 64);
+    e.partition = (r >> 13) % 2 ? int((r >> 14) % 7) : -1;
+    e.job = (r >> 17) % 4 == 0 ? -1 : int((r >> 18) % 10000);
+    e.actor = QString::fromUtf8(kVariedTexts[(r >> 20) % std::size(kVariedTexts)]);
+    e.params = kVariedParams[(r >> 24) % std::size(kVariedParams)];
+    return e;
+}
 
-    // --- ingest -------------------------------------------------------------------------------
+// Ingests `n` events into a new store at `path` and prints the figures.
+bool ingest(const QString &path, qint64 n, bool varied)
+{
     QString err;
     auto store = Store::open(path, &err);
     if (!store) {
         std::printf("cannot open: %s\n", qPrintable(err));
-        return 1;
+        return false;
     }
     QRandomGenerator rng(42);
     const qint64 span = 30 * kDay;
     QElapsedTimer timer;
     timer.start();
     for (qint64 i = 0; i < n; ++i) {
+        const quint32 r = rng.generate();
+        if (varied) {
+            store->append(variedEvent(i, r));
+            continue;
+        }
         Event e;
         e.atMs = kT0 + i * span / n;
-        const quint32 r = rng.generate();
         e.severity = Severity(r % 16 == 0 ? 2 : r % 5 == 0 ? 1 : 0);
         e.source = Source((r >> 4) % 3);
         e.code = kCodes[(r >> 8) % std::size(kCodes)];
@@ -106,29 +145,82 @@ int main(int argc, char **argv)
     store.reset(); // checkpoint the WAL
     std::printf("file: %.1f MiB\n", QFileInfo(path).size() / 1048576.0);
 
+    return true;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    qint64 n = 1'000'000;
+    QString dirPath;
+    QString storePath;
+    QString outPath;
+    int exportRuns = 1;
+    const QStringList args = app.arguments();
+    const bool ingestOnly = args.contains(QStringLiteral("--ingest-only"));
+    const bool exportsOnly = args.contains(QStringLiteral("--exports-only"));
+    const bool varied = args.contains(QStringLiteral("--varied"));
+    for (int i = 1; i + 1 < args.size(); ++i) {
+        if (args[i] == QLatin1String("--events"))
+            n = args[i + 1].toLongLong();
+        else if (args[i] == QLatin1String("--dir"))
+            dirPath = args[i + 1];
+        else if (args[i] == QLatin1String("--store"))
+            storePath = args[i + 1];
+        else if (args[i] == QLatin1String("--out"))
+            outPath = args[i + 1];
+        else if (args[i] == QLatin1String("--export-runs"))
+            exportRuns = std::max(1, args[i + 1].toInt());
+    }
+    QTemporaryDir tmp(dirPath.isEmpty() ? QDir::tempPath() + QStringLiteral("/bench_storage-XXXXXX")
+                                        : dirPath + QStringLiteral("/bench_storage-XXXXXX"));
+    const QString path
+            = storePath.isEmpty() ? tmp.filePath(QStringLiteral("bench.sqlite")) : storePath;
+    const QDir outDir(outPath.isEmpty() ? tmp.path() : outPath);
+    QString err;
+    if (!storePath.isEmpty() && QFileInfo::exists(storePath)) {
+        std::printf("store: %s (existing, no ingest)\n", qPrintable(path));
+    } else {
+        std::printf("store: %s, %lld events over 30 days\n",
+                    qPrintable(path),
+                    static_cast<long long>(n));
+        if (!ingest(path, n, varied))
+            return 1;
+    }
     if (ingestOnly)
         return 0;
     auto reader = Reader::open(path, Reader::OpenMode::RequireCurrent, &err);
+    if (!reader) {
+        std::printf("cannot read: %s\n", qPrintable(err));
+        return 1;
+    }
 
     // --- export -------------------------------------------------------------------------------
     for (ExportFormat format : {ExportFormat::Csv, ExportFormat::JsonLines}) {
-        const QString out = tmp.filePath(format == ExportFormat::Csv ? QStringLiteral("all.csv")
-                                                                     : QStringLiteral("all.jsonl"));
+        const QString out
+                = outDir.filePath(format == ExportFormat::Csv ? QStringLiteral("all.csv")
+                                                              : QStringLiteral("all.jsonl"));
         ExportOptions options;
         options.format = format;
         options.timeZone = QTimeZone("Asia/Shanghai");
-        timer.restart();
-        const ExportResult r = exportEventsToFile(*reader, {}, options, out);
-        const double s = timer.nsecsElapsed() / 1e9;
-        std::printf(
-                "export %s: %lld events in %.3f s (%.1f MiB, English messages, +08:00 times)%s\n",
-                format == ExportFormat::Csv ? "CSV  " : "JSONL",
-                static_cast<long long>(r.rows),
-                s,
-                QFileInfo(out).size() / 1048576.0,
-                r.ok ? "" : qPrintable(QStringLiteral(" FAILED: ") + r.error));
+        for (int run = 0; run < exportRuns; ++run) {
+            QElapsedTimer timer;
+            timer.start();
+            const ExportResult r = exportEventsToFile(*reader, {}, options, out);
+            const double s = timer.nsecsElapsed() / 1e9;
+            std::printf("export %s: %lld events in %.3f s (%.1f MiB, English messages, +08:00 "
+                        "times)%s\n",
+                        format == ExportFormat::Csv ? "CSV  " : "JSONL",
+                        static_cast<long long>(r.rows),
+                        s,
+                        QFileInfo(out).size() / 1048576.0,
+                        r.ok ? "" : qPrintable(QStringLiteral(" FAILED: ") + r.error));
+        }
     }
-
+    if (exportsOnly)
+        return 0;
     // --- one-day filtered queries -------------------------------------------------------------
     struct Q
     {

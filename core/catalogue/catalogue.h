@@ -15,7 +15,8 @@ namespace Zhaoxi::Catalogue {
 using Domain::CardModel;
 
 // An error in a catalogue file: which file, which field (JSON path, e.g.
-// "migProfiles[2].starts"), the line where it can be told (JSON syntax errors), and why.
+// "migProfiles[2].starts"), the line where it can be told (JSON syntax errors, repeated keys),
+// and why.
 struct LoadError
 {
     QString file;
@@ -29,8 +30,11 @@ struct LoadError
 // The card models the appliance knows, loaded from one JSON file per model.
 //
 // File format (schemaVersion 1). One JSON object per file; every key is checked and unknown keys
-// are errors, so a misspelt key cannot silently drop a hardware fact. Whole-card mode is implied
-// for every model; MIG is implied by a non-empty migProfiles.
+// are errors, so a misspelt key cannot silently drop a hardware fact, and a key given twice in
+// one object is an error too. Strings must not be blank, have white space around them, or hold
+// a NUL, a control character or a lone UTF-16 surrogate (the name rule of
+// core/domain/jsonreader.h). Whole-card mode is implied for every model; MIG is implied by a
+// non-empty migProfiles.
 //
 //   schemaVersion      int, required, must be 1
 //   name               string, required: canonical name, e.g. "H100-SXM5-80GB"

@@ -18,33 +18,33 @@ using Domain::JobId;
 // words belong to the UI (HOUSE_STYLE 4). Append only: codes are stored.
 enum class ApplianceEventCode : std::uint8_t {
     // device
-    StepStarted,          // card, step kind in `a`, profile/start in b/c
-    StepDone,             // card, step kind in `a`, profile/start in b/c, duration ms in `value`
-    StepFailed,           // card, step kind in `a`, `reason`
+    StepStarted,          // card, stepKind, profile, start
+    StepDone,             // card, stepKind, profile, start, durationMs
+    StepFailed,           // card, stepKind, profile, start, reason, error
     FaultCardLost,        // card
     FaultMemoryError,     // card
-    FaultThermalThrottle, // card, value = duration ms
+    FaultThermalThrottle, // card, durationMs
     CardRecovered,        // card
-    ThrottleStarted,      // card (temperature above its limit), value = temperature (m°C)
-    ThrottleEnded,        // card
+    ThrottleStarted,      // card (temperature above its limit), temperatureMilliC
+    ThrottleEnded,        // card, temperatureMilliC
     // policy
-    WindowSwitch,      // a = window index, value = when it opens (prepared ahead of the edge)
-    WindowOpened,      // a = window index
-    BudgetSet,         // value = training milli, a = inference milli (-1 = unlimited)
-    ReplicaAdded,      // service in `a`, job
-    ReplicaRemoved,    // service in `a`, job
-    TrainingRequeued,  // job, reason, value = when it leaves, a = 1 at checkpoint / 0 at once
+    WindowSwitch,      // windowIndex, opensAtMs (prepared ahead of the edge)
+    WindowOpened,      // windowIndex
+    BudgetSet,         // trainingMilli, inferenceMilli (-1 = unlimited)
+    ReplicaAdded,      // service, job (card: where it was asked for, when one was)
+    ReplicaRemoved,    // service, job
+    TrainingRequeued,  // job, reason, leavesAtMs, atCheckpoint
     TrainingKept,      // job, reason: a requeue at checkpoint called off before it happened
-    GuardPressure,     // service in `a`, value = window p99 (µs), b = queue depth
-    GuardRelease,      // service in `a`: capacity returned to training
-    ForecastRamp,      // service in `a`, value = forecast replicas
-    PowerCapSet,       // a = class (WorkloadKind), value = watts (-1 = uncapped)
-    BandwidthQuotaSet, // a = class, value = share in 1/1000
+    GuardPressure,     // service, p99Us, queueDepth
+    GuardRelease,      // service, replicas: capacity returned to training
+    ForecastRamp,      // service, forecastMilliRps
+    PowerCapSet,       // workloadClass, watts (-1 = uncapped)
+    BandwidthQuotaSet, // workloadClass, sharePermille
     // workload
-    TrainingCheckpoint, // job, value = work saved (ms of reference-card time)
-    TrainingResumed,    // job, value = work lost since its checkpoint (ms)
+    TrainingCheckpoint, // job, workSavedMs
+    TrainingResumed,    // job, card, workSavedMs, workLostMs
     TrainingCompleted,  // job
-    RequestsFailedOver, // service in `a`, value = requests re-dispatched from a lost replica
+    RequestsFailedOver, // service, job (the lost replica), requests
 };
 
 // Why a policy or the device acted.
@@ -66,6 +66,9 @@ enum class ActionReason : std::uint8_t {
 const char *toString(ApplianceEventCode code);
 const char *toString(ActionReason reason);
 
+// One appliance event. Each code sets the members its comment above names; the others keep their
+// defaults. A member means the same for every code that sets it. Work is counted in ms of
+// reference-card time (Sim::TrainingRun), rates and budgets in thousandths.
 struct ApplianceEvent
 {
     qint64 atMs = 0;
@@ -73,10 +76,33 @@ struct ApplianceEvent
     ActionReason reason = ActionReason::None;
     CardId card;
     JobId job;
-    int a = -1;
-    int b = -1;
-    int c = -1;
-    qint64 value = 0;
+    // Device steps: the order's kind (Device::DeviceStep::Kind), its MIG profile index in the
+    // card model and its start slice (-1: none, e.g. a mode change).
+    int stepKind = -1;
+    int profile = -1;
+    int start = -1;
+    qint64 durationMs = 0;        // how long the step took, or a thermal fault lasts
+    int error = 0;                // a failed step's Device::DeviceError
+    qint64 temperatureMilliC = 0; // the card's temperature when throttling started or ended
+    // Policy
+    int windowIndex = -1;        // the time window (-1: none in force)
+    qint64 opensAtMs = 0;        // when the window prepared for opens (UTC epoch ms)
+    qint64 trainingMilli = -1;   // the training class's budget in milli-cards (-1: unlimited)
+    qint64 inferenceMilli = -1;  // the inference class's budget in milli-cards (-1: unlimited)
+    int service = -1;            // the inference service (its index in the scenario)
+    qint64 leavesAtMs = 0;       // when a requeued training job leaves its cards
+    bool atCheckpoint = false;   // it leaves at its next checkpoint (false: at once)
+    qint64 p99Us = 0;            // the service's window p99 latency
+    int queueDepth = 0;          // requests queued at the service
+    int replicas = 0;            // the replicas the service keeps
+    qint64 forecastMilliRps = 0; // the forecast request rate ahead (thousandths of a request/s)
+    int workloadClass = -1;      // Domain::WorkloadKind
+    qint64 watts = -1;           // a power cap (-1: uncapped)
+    int sharePermille = 1000;    // a host bandwidth share (1000: unlimited)
+    // Workload
+    qint64 workSavedMs = 0; // the work a checkpoint holds (what a resumed job starts from)
+    qint64 workLostMs = 0;  // the work done after the last checkpoint, lost by the eviction
+    qint64 requests = 0;    // requests re-sent from a lost replica
 };
 
 // Receives every appliance event as it happens, on the simulation's (or console's) thread.

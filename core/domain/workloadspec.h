@@ -216,9 +216,12 @@ struct SpecError
 
 // Reads a spec from JSON (the format is docs/workload-spec.md). On any error returns nullopt and
 // fills *error (when not null) with the first problem found; nothing is half-made. Unknown keys,
-// wrong types and out-of-range values are errors. The bytes overload also reports malformed JSON
-// as "line L, column C: ..." (field empty) and repeated keys, which Qt's parser would silently
-// collapse. Pure functions: callable from any thread.
+// wrong types and out-of-range values are errors, and so are names (name, inference.service,
+// affinity.cardModels, affinity.host) holding a NUL, a control character or a lone UTF-16
+// surrogate. The bytes overload (core/domain/jsonreader.h's parseJsonObject) also reports
+// malformed JSON as "line L, column C: JSON syntax error: ..." (field empty) and repeated keys,
+// which Qt's parser would silently collapse, as "line L, column C: repeated key; ..." with the
+// key's path as the field. Pure functions: callable from any thread.
 std::optional<WorkloadSpec> workloadSpecFromJson(const QJsonObject &json, SpecError *error);
 std::optional<WorkloadSpec> workloadSpecFromJson(const QByteArray &utf8, SpecError *error);
 // Writes a spec in canonical form: memoryMiB, hostCpuMilli, hostMemoryMiB, durations in seconds,

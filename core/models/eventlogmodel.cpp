@@ -2,6 +2,7 @@
 #include "eventlogmodel.h"
 
 #include "core/catalogue/layoutrules.h"
+#include "core/storage/exporter.h"
 #include "core/storage/store.h"
 
 #include <QThread>
@@ -70,7 +71,7 @@ void EventLogModel::updateNames(const Session::Snapshot &snapshot)
     for (auto it = snapshot.events.crbegin(); it != snapshot.events.crend(); ++it) {
         if (it->code != "window-opened")
             continue;
-        const int index = Storage::jsonParam(it->params, QLatin1StringView("a")).toInt();
+        const int index = Storage::eventParam(*it, QLatin1StringView("windowIndex")).toInt();
         if (!snapshot.window.isEmpty() && old.windows.value(index) != snapshot.window)
             edit().windows.insert(index, snapshot.window);
         break;

@@ -355,7 +355,7 @@ void SeriesStore::addMarkers(const Session::Snapshot &snap)
         m.job = e.job;
         if (*kind == MarkerKind::Window) {
             bool ok = false;
-            const int window = Storage::jsonParam(e.params, QLatin1StringView("a")).toInt(&ok);
+            const int window = Storage::eventParam(e, QLatin1StringView("windowIndex")).toInt(&ok);
             m.window = ok ? window : -1;
             m.windowName = snap.window;
         }

@@ -12,18 +12,32 @@ SessionClient::SessionClient(ApplianceSession *session, QObject *parent)
     , m_session(session)
 {
     Session::registerMetaTypes();
-    // Auto connections: queued when the session lives on another thread, direct otherwise.
+    // Snapshots: queued when the session lives on another thread, direct otherwise (a model
+    // may read the state a command of this thread has just made).
     connect(session, &ApplianceSession::snapshotReady, this, &SessionClient::onSnapshot);
+    // Answers: always queued, even from a session on this thread that answers inside the
+    // command, so that the caller has its request id before any answer to it can arrive. One
+    // queue for all four keeps them in the session's order.
     connect(session,
             &ApplianceSession::placementPreviewReady,
             this,
-            &SessionClient::placementPreviewReady);
+            &SessionClient::placementPreviewReady,
+            Qt::QueuedConnection);
     connect(session,
             &ApplianceSession::layoutPreviewReady,
             this,
-            &SessionClient::layoutPreviewReady);
-    connect(session, &ApplianceSession::commandFinished, this, &SessionClient::commandFinished);
-    connect(session, &ApplianceSession::jobLogReady, this, &SessionClient::jobLogReady);
+            &SessionClient::layoutPreviewReady,
+            Qt::QueuedConnection);
+    connect(session,
+            &ApplianceSession::commandFinished,
+            this,
+            &SessionClient::commandFinished,
+            Qt::QueuedConnection);
+    connect(session,
+            &ApplianceSession::jobLogReady,
+            this,
+            &SessionClient::jobLogReady,
+            Qt::QueuedConnection);
     m_snapshot = session->latest();
 }
 

@@ -13,8 +13,15 @@ namespace Zhaoxi::Models {
 // a queued call (the GUI never waits), answered by the signals below, which arrive on the thread
 // this client lives in. Keeps the latest snapshot for models and views.
 //
-// The other commands return the request id their answer will carry. With a session on the
-// client's own thread (tests, --screenshot) the answer arrives before the call returns.
+// The commands with an answer return the request id their answer will carry (ids start at 1 and
+// are never reused by one client). The answer (placementPreviewReady, layoutPreviewReady,
+// commandFinished, jobLogReady) is always delivered after the call has returned, from this
+// client's event loop, even with a session on the client's own thread (tests, --screenshot)
+// that answers inside the command: so a caller stores the id first and matches answers by it,
+// and needs no guard against an answer arriving inside its own call. Answers come in the order
+// the session gave them. A session on the client's own thread may still publish a snapshot
+// inside the call (snapshotChanged is not an answer and is not deferred); a session on another
+// thread never does.
 class SessionClient : public QObject
 {
     Q_OBJECT
@@ -54,7 +61,7 @@ Q_SIGNALS:
 
 private:
     // Runs `command` on the session's thread: queued when that is another thread (the GUI never
-    // waits), at once when it is ours.
+    // waits), at once when it is ours (its answer is queued by the connections all the same).
     template<typename Command>
     void call(Command command)
     {

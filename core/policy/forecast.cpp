@@ -106,8 +106,8 @@ double Forecast::plannedRate(PolicyContext &ctx, const ServiceView &s, qint64 no
         e.atMs = nowMs;
         e.code = Device::ApplianceEventCode::ForecastRamp;
         e.reason = ActionReason::ForecastRamp;
-        e.a = s.index;
-        e.value = qint64(std::llround(ahead * 1000)); // mreq/s
+        e.service = s.index;
+        e.forecastMilliRps = qint64(std::llround(ahead * 1000));
         ctx.record(e);
     }
     // What the window saw counts beyond the forecast only past its counting noise (a window of

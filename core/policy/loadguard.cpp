@@ -117,9 +117,9 @@ qint64 LoadGuard::tick(PolicyContext &ctx, qint64 nowMs)
             e.code = Device::ApplianceEventCode::GuardPressure;
             e.reason
                     = risk[std::size_t(s.index)] ? ActionReason::SloAtRisk : ActionReason::Pressure;
-            e.a = s.index;
-            e.b = s.queueDepth;
-            e.value = qint64(p99 * 1000);
+            e.service = s.index;
+            e.queueDepth = s.queueDepth;
+            e.p99Us = qint64(p99 * 1000);
             ctx.record(e);
         }
         desired = std::clamp(desired, s.minReplicas, s.maxReplicas);
@@ -134,8 +134,8 @@ qint64 LoadGuard::tick(PolicyContext &ctx, qint64 nowMs)
                 e.atMs = nowMs;
                 e.code = Device::ApplianceEventCode::GuardRelease;
                 e.reason = ActionReason::LoadFell;
-                e.a = s.index;
-                e.value = desired;
+                e.service = s.index;
+                e.replicas = desired;
                 ctx.record(e);
                 st.belowSinceMs = nowMs; // the next step down waits another hold
             } else if (!pressure && s.pending > 0 && nowMs - st.belowSinceMs >= m_common.periodMs) {

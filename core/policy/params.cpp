@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "params.h"
 
-#include "core/domain/jsonnames.h"
-
 #include "core/domain/workloadspec.h"
 
 #include <QRegularExpression>
@@ -11,12 +9,12 @@
 
 namespace Zhaoxi::Policy {
 
-namespace {
-QString typeName(const QJsonValue &v)
-{
-    return Domain::jsonTypeName(v);
-}
-} // namespace
+using Domain::JsonReader;
+
+ParamReader::ParamReader(const QJsonObject &object, QString path, PolicyError *error)
+    : m_scope{object, std::move(path)}
+    , m_error(error)
+{}
 
 void ParamReader::fail(const QString &f, const QString &message)
 {
@@ -27,30 +25,27 @@ void ParamReader::fail(const QString &f, const QString &message)
         *m_error = PolicyError{f, message};
 }
 
+bool ParamReader::take(bool read)
+{
+    if (!read)
+        fail(m_json.error().path, m_json.error().message);
+    return read;
+}
+
 double ParamReader::number(const QString &key, double fallback, double min, double max)
 {
-    m_known.insert(key);
-    if (!m_object.contains(key))
-        return fallback;
-    const QJsonValue v = m_object.value(key);
-    if (!v.isDouble()) {
-        fail(field(key), QStringLiteral("expected a number, got %1").arg(typeName(v)));
-        return fallback;
-    }
-    const double d = v.toDouble();
-    if (!(d >= min && d <= max)) {
-        fail(field(key), QStringLiteral("must be %1..%2, got %3").arg(min).arg(max).arg(d));
-        return fallback;
-    }
-    return d;
+    m_known.append(key);
+    double d = fallback;
+    return take(m_json.readNumber(m_scope, key, JsonReader::NumberRange{min, max}, &d)) ? d
+                                                                                        : fallback;
 }
 
 qint64 ParamReader::duration(const QString &key, qint64 fallbackMs, qint64 minMs, qint64 maxMs)
 {
-    m_known.insert(key);
-    if (!m_object.contains(key))
+    m_known.append(key);
+    if (!has(key))
         return fallbackMs;
-    const QJsonValue v = m_object.value(key);
+    const QJsonValue v = m_scope.at(key);
     qint64 ms = 0;
     if (v.isDouble()) {
         ms = qint64(std::llround(v.toDouble() * 1000));
@@ -62,7 +57,7 @@ qint64 ParamReader::duration(const QString &key, qint64 fallbackMs, qint64 minMs
         }
         ms = *d;
     } else {
-        fail(field(key), QStringLiteral("expected a duration, got %1").arg(typeName(v)));
+        fail(field(key), JsonReader::typeMessage(QStringLiteral("a duration"), v));
         return fallbackMs;
     }
     if (ms < minMs || ms > maxMs) {
@@ -76,8 +71,8 @@ qint64 ParamReader::duration(const QString &key, qint64 fallbackMs, qint64 minMs
 
 std::optional<qint64> ParamReader::timeOfDay(const QString &key)
 {
-    m_known.insert(key);
-    const QJsonValue v = m_object.value(key);
+    m_known.append(key);
+    const QJsonValue v = m_scope.at(key);
     static const QRegularExpression re(QStringLiteral("^([01][0-9]|2[0-4]):([0-5][0-9])$"));
     const QRegularExpressionMatch m = re.match(v.toString());
     if (!v.isString() || !m.hasMatch()
@@ -92,54 +87,50 @@ std::optional<qint64> ParamReader::timeOfDay(const QString &key)
 
 bool ParamReader::boolean(const QString &key, bool fallback)
 {
-    m_known.insert(key);
-    if (!m_object.contains(key))
-        return fallback;
-    const QJsonValue v = m_object.value(key);
-    if (!v.isBool()) {
-        fail(field(key), QStringLiteral("expected a boolean, got %1").arg(typeName(v)));
-        return fallback;
-    }
-    return v.toBool();
+    m_known.append(key);
+    bool b = fallback;
+    return take(m_json.readBool(m_scope, key, &b)) ? b : fallback;
 }
 
 QString ParamReader::string(const QString &key, const QString &fallback, const QStringList &allowed)
 {
-    m_known.insert(key);
-    if (!m_object.contains(key))
+    m_known.append(key);
+    if (!has(key))
         return fallback;
-    const QJsonValue v = m_object.value(key);
-    if (!v.isString()) {
-        fail(field(key), QStringLiteral("expected a string, got %1").arg(typeName(v)));
-        return fallback;
-    }
-    if (!allowed.isEmpty() && !allowed.contains(v.toString())) {
-        fail(field(key),
-             QStringLiteral("expected one of %1, got \"%2\"")
-                     .arg(allowed.join(QStringLiteral(", ")), v.toString()));
-        return fallback;
-    }
-    return v.toString();
+    QString s;
+    const bool read = allowed.isEmpty()
+                              ? m_json.stringValue(m_scope.at(key), field(key), &s)
+                                        && m_json.checkName(field(key), s)
+                              : m_json.choiceValue(m_scope.at(key), field(key), allowed, &s);
+    return take(read) ? s : fallback;
 }
 
 QJsonArray ParamReader::array(const QString &key)
 {
-    m_known.insert(key);
-    const QJsonValue v = m_object.value(key);
-    if (!v.isUndefined() && !v.isArray())
-        fail(field(key), QStringLiteral("expected an array, got %1").arg(typeName(v)));
-    return v.toArray();
+    m_known.append(key);
+    QJsonArray a;
+    take(m_json.readArray(m_scope, key, &a));
+    return a;
 }
 
 bool ParamReader::finish()
 {
-    for (auto it = m_object.constBegin(); it != m_object.constEnd(); ++it) {
-        if (!m_known.contains(it.key())) {
-            fail(field(it.key()), QStringLiteral("unknown key"));
-            break;
-        }
-    }
+    if (m_ok)
+        take(m_json.checkKeys(m_scope, m_known));
     return m_ok;
+}
+
+std::optional<QJsonObject> policyParamsFromJson(const QByteArray &utf8, PolicyError *error)
+{
+    Domain::JsonError e;
+    std::optional<QJsonObject> params = Domain::parseJsonObject(utf8, &e);
+    if (!params && error) {
+        const QString where = e.line > 0 ? Domain::JsonTextPosition{e.line, e.column}.toString()
+                                                   + QStringLiteral(": ")
+                                         : QString();
+        *error = PolicyError{e.path, where + e.message};
+    }
+    return params;
 }
 
 } // namespace Zhaoxi::Policy

@@ -5,7 +5,6 @@
 #include "timewindows.h"
 
 #include <algorithm>
-#include <climits>
 #include <cmath>
 
 namespace Zhaoxi::Policy {
@@ -45,8 +44,8 @@ Device::ApplianceEvent budgetSetEvent(const Sched::ClassBudget &budget,
     ev.atMs = nowMs;
     ev.code = Device::ApplianceEventCode::BudgetSet;
     ev.reason = why;
-    ev.a = int(std::min<qint64>(budget.inferenceMilli, INT_MAX));
-    ev.value = budget.trainingMilli;
+    ev.inferenceMilli = budget.inferenceMilli;
+    ev.trainingMilli = budget.trainingMilli;
     return ev;
 }
 
@@ -58,8 +57,8 @@ Device::ApplianceEvent trainingRequeuedEvent(
     ev.code = Device::ApplianceEventCode::TrainingRequeued;
     ev.reason = why;
     ev.job = job;
-    ev.a = atCheckpoint ? 1 : 0;
-    ev.value = leavesAtMs;
+    ev.atCheckpoint = atCheckpoint;
+    ev.leavesAtMs = leavesAtMs;
     return ev;
 }
 
@@ -78,8 +77,8 @@ Device::ApplianceEvent trainingPowerCapEvent(double watts, qint64 nowMs)
     Device::ApplianceEvent ev;
     ev.atMs = nowMs;
     ev.code = Device::ApplianceEventCode::PowerCapSet;
-    ev.a = int(Domain::WorkloadKind::Training);
-    ev.value = qint64(watts);
+    ev.workloadClass = int(Domain::WorkloadKind::Training);
+    ev.watts = qint64(watts);
     return ev;
 }
 
@@ -88,8 +87,8 @@ Device::ApplianceEvent trainingBandwidthEvent(double share, qint64 nowMs)
     Device::ApplianceEvent ev;
     ev.atMs = nowMs;
     ev.code = Device::ApplianceEventCode::BandwidthQuotaSet;
-    ev.a = int(Domain::WorkloadKind::Training);
-    ev.value = qint64(std::llround(share * 1000));
+    ev.workloadClass = int(Domain::WorkloadKind::Training);
+    ev.sharePermille = int(std::llround(share * 1000));
     return ev;
 }
 

@@ -170,7 +170,7 @@ qint64 TimeWindows::tick(PolicyContext &ctx, qint64 nowMs)
         e.atMs = nowMs;
         e.code = Device::ApplianceEventCode::WindowOpened;
         e.reason = ActionReason::Window;
-        e.a = cur;
+        e.windowIndex = cur;
         ctx.record(e);
     }
     const Window *w = cur >= 0 ? &m_windows[cur] : nullptr;
@@ -197,8 +197,8 @@ qint64 TimeWindows::tick(PolicyContext &ctx, qint64 nowMs)
             e.atMs = nowMs;
             e.code = Device::ApplianceEventCode::WindowSwitch;
             e.reason = ActionReason::Window;
-            e.a = next;
-            e.value = nowMs + edgeIn;
+            e.windowIndex = next;
+            e.opensAtMs = nowMs + edgeIn;
             ctx.record(e);
         }
     }

@@ -22,23 +22,23 @@ namespace Zhaoxi::Runtime {
 // codes are stored.
 enum class ProcessEventCode : std::uint8_t {
     Refused,                // a spec the real appliance cannot run; detail = why
-    Started,                // key, rank, detail = CUDA_VISIBLE_DEVICES, value = pid
+    Started,                // key, rank, detail = CUDA_VISIBLE_DEVICES, pid
     LaunchFailed,           // detail = the cause (no such file, not executable, no such user...)
-    CheckpointRequested,    // the checkpoint signal was sent; value = deadline (UTC ms)
-    CheckpointAcknowledged, // a progress line with "checkpoint": true; value = its step
-    Stopping,               // the stop signal was sent; value = grace (ms)
+    CheckpointRequested,    // the checkpoint signal was sent; deadlineMs (UTC ms)
+    CheckpointAcknowledged, // a progress line with "checkpoint": true; its step
+    Stopping,               // the stop signal was sent; graceMs
     Finished,               // every process exited 0
     Failed,                 // a process exited non-zero or on a signal; exit code / signal,
                             // lastLines
-    Restarting,             // an inference replica crashed and restarts; value = back-off (ms)
-    CrashLoop,              // it kept crashing: failed with the reason
-    Ready,                  // an inference replica answers its ready path (or its port)
-    ReadyTimeout,           // it never did within readyTimeout
-    ProgressStalled,        // no progress line within progressTimeout
+    Restarting,             // an inference replica crashed and restarts; backoffMs
+    CrashLoop,              // it kept crashing: failed with the reason; crashes
+    Ready,                  // an inference replica answers its ready path (or its port); port
+    ReadyTimeout,           // it never did within readyTimeout; timeoutMs
+    ProgressStalled,        // no progress line within progressTimeout; timeoutMs
     ProgressError,          // a progress line it could not read; detail
     LimitsByRlimit,         // host limits applied by rlimits (no systemd): CPU not limited;
                             // said once, at the first process
-    Adopted,                // a process found running after a restart, watched again
+    Adopted,                // a process found running after a restart, watched again; pid
     Vanished,               // a recorded process gone while nobody watched; requeued
     MpsDaemon,              // a card's MPS control daemon started or stopped; detail says which
     MpsDaemonFailed,        // it could not be started; detail says why
@@ -56,7 +56,15 @@ struct ProcessEvent
     int rank = 0;
     int exitCode = -1;
     int signal = 0;
-    qint64 value = 0;
+    // Each code sets the members its comment names (HOUSE_STYLE 4: codes with named parameters).
+    qint64 pid = 0;        // Started, Adopted: the process
+    qint64 deadlineMs = 0; // CheckpointRequested: when it must have left (UTC ms)
+    qint64 step = 0;       // CheckpointAcknowledged: the step of the checkpoint line
+    qint64 graceMs = 0;    // Stopping: how long before the kill
+    qint64 backoffMs = 0;  // Restarting: how long before the restart
+    int crashes = 0;       // CrashLoop: crashes counted
+    int port = 0;          // Ready: the port it answers on
+    qint64 timeoutMs = 0;  // ReadyTimeout, ProgressStalled: the limit it passed
     QString detail;
     QStringList lastLines;
 };

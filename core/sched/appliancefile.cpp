@@ -2,15 +2,14 @@
 #include "appliancefile.h"
 
 #include "core/catalogue/layoutrules.h"
+#include "core/domain/jsonreader.h"
 
 #include <QFile>
 #include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QJsonParseError>
 #include <QJsonValue>
-#include <QSet>
 
 #include <algorithm>
 #include <cmath>
@@ -25,134 +24,20 @@ constexpr int kMaxCardsPerHost = 64; // HostState::failedCards has one bit per c
 constexpr double kMaxCpuCores = 1 << 20;
 constexpr double kMaxMemoryGiB = 1 << 30;
 
-QString item(const QString &path, qsizetype i)
-{
-    return path + QLatin1Char('[') + QString::number(i) + QLatin1Char(']');
-}
-
-QString join(const QString &path, const QString &key)
-{
-    return path.isEmpty() ? key : path + QLatin1Char('.') + key;
-}
-
-QString typeName(const QJsonValue &v)
-{
-    switch (v.type()) {
-    case QJsonValue::Null:
-        return QStringLiteral("null");
-    case QJsonValue::Bool:
-        return QStringLiteral("a boolean");
-    case QJsonValue::Double:
-        return QStringLiteral("a number");
-    case QJsonValue::String:
-        return QStringLiteral("a string");
-    case QJsonValue::Array:
-        return QStringLiteral("an array");
-    case QJsonValue::Object:
-        return QStringLiteral("an object");
-    case QJsonValue::Undefined:
-        return QStringLiteral("missing");
-    }
-    return QStringLiteral("unknown");
-}
-
-// Line and column (in characters, both 1-based) of a byte offset into UTF-8 text.
-void lineAndColumn(const QByteArray &json, qsizetype offset, int *line, int *column)
-{
-    offset = std::clamp<qsizetype>(offset, 0, json.size());
-    const QByteArray before = json.left(offset);
-    const qsizetype lineStart = before.lastIndexOf('\n') + 1;
-    *line = int(before.count('\n')) + 1;
-    *column = int(QString::fromUtf8(before.mid(lineStart)).size()) + 1;
-}
-
-// QJsonDocument keeps one value of a key that appears twice and says nothing; in an appliance
-// description that silently drops a host or a card. This scan runs on text the parser has
-// accepted, so it only tracks strings, nesting, keys and commas. Keys compare as written.
-std::optional<ApplianceError> findDuplicateKey(const QByteArray &json, const QString &fileName)
-{
-    struct Frame
-    {
-        bool object = false;
-        QString path;
-        QSet<QByteArray> keys;
-        QByteArray lastKey;  // object: the key whose value comes next
-        qsizetype index = 0; // array: the element that comes next
-        bool expectKey = true;
-    };
-    QList<Frame> stack;
-    const auto childPath = [&]() -> QString {
-        if (stack.isEmpty())
-            return QString();
-        const Frame &f = stack.last();
-        return f.object ? join(f.path, QString::fromUtf8(f.lastKey)) : item(f.path, f.index);
-    };
-    for (qsizetype i = 0; i < json.size(); ++i) {
-        const char ch = json[i];
-        switch (ch) {
-        case '"': {
-            const qsizetype begin = i + 1;
-            for (++i; i < json.size() && json[i] != '"'; ++i) {
-                if (json[i] == '\\')
-                    ++i;
-            }
-            if (!stack.isEmpty() && stack.last().object && stack.last().expectKey) {
-                Frame &f = stack.last();
-                const QByteArray key = json.mid(begin, i - begin);
-                if (f.keys.contains(key)) {
-                    ApplianceError e;
-                    e.file = fileName;
-                    lineAndColumn(json, begin - 1, &e.line, &e.column);
-                    e.field = join(f.path, QString::fromUtf8(key));
-                    e.message = QStringLiteral("duplicate key");
-                    return e;
-                }
-                f.keys.insert(key);
-                f.lastKey = key;
-                f.expectKey = false;
-            }
-            break;
-        }
-        case '{':
-        case '[': {
-            Frame f;
-            f.object = ch == '{';
-            f.path = childPath();
-            stack.append(f);
-            break;
-        }
-        case '}':
-        case ']':
-            if (!stack.isEmpty())
-                stack.removeLast();
-            break;
-        case ',':
-            if (!stack.isEmpty()) {
-                Frame &f = stack.last();
-                if (f.object)
-                    f.expectKey = true;
-                else
-                    ++f.index;
-            }
-            break;
-        default:
-            break;
-        }
-    }
-    return std::nullopt;
-}
+using Domain::jsonPath;
+using Domain::JsonReader;
+using Domain::JsonScope;
+using Presence = JsonReader::Presence;
 
 // Reads the appliance object. Stops at the first problem: one honest error beats a cascade.
-class ApplianceReader
+class ApplianceReader : public JsonReader
 {
 public:
-    ApplianceReader(const Catalogue::Catalogue &catalogue, const QString &fileName)
+    explicit ApplianceReader(const Catalogue::Catalogue &catalogue)
         : m_catalogue(catalogue)
-        , m_fileName(fileName)
     {}
 
-    std::optional<Appliance> read(const QJsonObject &root);
-    ApplianceError error() const { return m_error; }
+    std::optional<Appliance> read(const JsonScope &root);
 
 private:
     struct CardEntry
@@ -171,36 +56,8 @@ private:
         QList<CardEntry> cards;
     };
 
-    bool fail(const QString &field, const QString &message)
-    {
-        m_error.file = m_fileName;
-        m_error.field = field;
-        m_error.message = message;
-        return false;
-    }
-
-    bool checkKeys(const QJsonObject &obj, const QString &path, const QStringList &allowed);
-    bool readString(const QJsonObject &obj,
-                    const QString &path,
-                    const QString &key,
-                    bool required,
-                    QString *out);
-    bool readNumber(const QJsonObject &obj,
-                    const QString &path,
-                    const QString &key,
-                    double max,
-                    double *out);
-    bool readInt(const QJsonObject &obj,
-                 const QString &path,
-                 const QString &key,
-                 int min,
-                 int max,
-                 int *out);
-    bool readArray(const QJsonObject &obj,
-                   const QString &path,
-                   const QString &key,
-                   bool required,
-                   QJsonArray *out);
+    // Positive quantities with a top: "must be in (0, max], got v".
+    bool readAmount(const JsonScope &in, const QString &key, double max, double *out);
     bool readHost(const QJsonValue &v, const QString &path, HostEntry *out);
     bool readCard(const QJsonValue &v, const QString &path, CardEntry *out);
     bool readLayout(const QJsonArray &array,
@@ -209,121 +66,41 @@ private:
                     QList<MigPlacement> *out);
 
     const Catalogue::Catalogue &m_catalogue;
-    QString m_fileName;
-    ApplianceError m_error;
 };
 
-bool ApplianceReader::checkKeys(const QJsonObject &obj,
-                                const QString &path,
-                                const QStringList &allowed)
+bool ApplianceReader::readAmount(const JsonScope &in, const QString &key, double max, double *out)
 {
-    for (auto it = obj.begin(); it != obj.end(); ++it) {
-        if (!allowed.contains(it.key())) {
-            return fail(join(path, it.key()),
-                        QStringLiteral("unknown key (allowed: %1)")
-                                .arg(allowed.join(QStringLiteral(", "))));
-        }
-    }
-    return true;
+    NumberRange range;
+    range.min = 0;
+    range.minExclusive = true;
+    range.max = max;
+    return readNumber(in, key, range, out, Presence::Required);
 }
 
-bool ApplianceReader::readString(const QJsonObject &obj,
-                                 const QString &path,
-                                 const QString &key,
-                                 bool required,
-                                 QString *out)
+std::optional<Appliance> ApplianceReader::read(const JsonScope &root)
 {
-    const QJsonValue v = obj.value(key);
-    if (v.isUndefined())
-        return required ? fail(join(path, key), QStringLiteral("is required")) : true;
-    if (!v.isString())
-        return fail(join(path, key), QStringLiteral("must be a string, not %1").arg(typeName(v)));
-    const QString s = v.toString();
-    if (s.trimmed().isEmpty())
-        return fail(join(path, key), QStringLiteral("must not be empty"));
-    if (s != s.trimmed())
-        return fail(join(path, key), QStringLiteral("must not start or end with white space"));
-    *out = s;
-    return true;
-}
-
-bool ApplianceReader::readNumber(
-        const QJsonObject &obj, const QString &path, const QString &key, double max, double *out)
-{
-    const QJsonValue v = obj.value(key);
-    if (v.isUndefined())
-        return fail(join(path, key), QStringLiteral("is required"));
-    if (!v.isDouble())
-        return fail(join(path, key), QStringLiteral("must be a number, not %1").arg(typeName(v)));
-    const double d = v.toDouble();
-    if (!std::isfinite(d) || d <= 0 || d > max) {
-        return fail(
-                join(path, key),
-                QStringLiteral("must be greater than 0 and at most %1, not %2").arg(max).arg(d));
-    }
-    *out = d;
-    return true;
-}
-
-bool ApplianceReader::readInt(
-        const QJsonObject &obj, const QString &path, const QString &key, int min, int max, int *out)
-{
-    const QJsonValue v = obj.value(key);
-    if (v.isUndefined())
-        return true; // every int field is optional
-    if (!v.isDouble())
-        return fail(join(path, key), QStringLiteral("must be an integer, not %1").arg(typeName(v)));
-    const double d = v.toDouble();
-    if (!std::isfinite(d) || d != std::trunc(d))
-        return fail(join(path, key), QStringLiteral("must be an integer, not %1").arg(d));
-    if (d < min || d > max) {
-        return fail(join(path, key),
-                    QStringLiteral("must be in %1..%2, not %3").arg(min).arg(max).arg(d));
-    }
-    *out = int(d);
-    return true;
-}
-
-bool ApplianceReader::readArray(const QJsonObject &obj,
-                                const QString &path,
-                                const QString &key,
-                                bool required,
-                                QJsonArray *out)
-{
-    const QJsonValue v = obj.value(key);
-    if (v.isUndefined())
-        return required ? fail(join(path, key), QStringLiteral("is required")) : true;
-    if (!v.isArray())
-        return fail(join(path, key), QStringLiteral("must be an array, not %1").arg(typeName(v)));
-    *out = v.toArray();
-    return true;
-}
-
-std::optional<Appliance> ApplianceReader::read(const QJsonObject &root)
-{
-    if (!checkKeys(root, QString(), {QStringLiteral("name"), QStringLiteral("hosts")}))
-        return std::nullopt;
     Appliance appliance;
-    if (!readString(root, QString(), QStringLiteral("name"), true, &appliance.name))
-        return std::nullopt;
     QJsonArray hosts;
-    if (!readArray(root, QString(), QStringLiteral("hosts"), true, &hosts))
+    if (!checkKeys(root, {"name", "hosts"})
+        || !readTrimmedName(root, "name", &appliance.name, Presence::Required)
+        || !readArray(root, "hosts", &hosts, Presence::Required)) {
         return std::nullopt;
+    }
     if (hosts.isEmpty()) {
-        fail(QStringLiteral("hosts"), QStringLiteral("must list at least one host"));
+        fail(root.field("hosts"), QStringLiteral("must list at least one host"));
         return std::nullopt;
     }
 
     QList<HostEntry> entries;
     QHash<QString, qsizetype> hostByName;
     for (qsizetype i = 0; i < hosts.size(); ++i) {
-        const QString path = item(QStringLiteral("hosts"), i);
+        const QString path = jsonPath(root.field("hosts"), i);
         HostEntry h;
         if (!readHost(hosts[i], path, &h))
             return std::nullopt;
         const auto seen = hostByName.constFind(h.name);
         if (seen != hostByName.constEnd()) {
-            fail(join(path, QStringLiteral("name")),
+            fail(jsonPath(path, QStringLiteral("name")),
                  QStringLiteral("duplicate host name \"%1\" (hosts[%2] has it already)")
                          .arg(h.name)
                          .arg(*seen));
@@ -357,38 +134,27 @@ std::optional<Appliance> ApplianceReader::read(const QJsonObject &root)
 
 bool ApplianceReader::readHost(const QJsonValue &v, const QString &path, HostEntry *out)
 {
-    if (!v.isObject())
-        return fail(path, QStringLiteral("must be an object, not %1").arg(typeName(v)));
-    const QJsonObject obj = v.toObject();
-    if (!checkKeys(obj,
-                   path,
-                   {QStringLiteral("name"),
-                    QStringLiteral("cpu"),
-                    QStringLiteral("memoryGiB"),
-                    QStringLiteral("cards")})) {
-        return false;
-    }
+    JsonScope in;
     double cpu = 0;
     double memoryGiB = 0;
     QJsonArray cards;
-    if (!readString(obj, path, QStringLiteral("name"), true, &out->name)
-        || !readNumber(obj, path, QStringLiteral("cpu"), kMaxCpuCores, &cpu)
-        || !readNumber(obj, path, QStringLiteral("memoryGiB"), kMaxMemoryGiB, &memoryGiB)
-        || !readArray(obj, path, QStringLiteral("cards"), false, &cards)) {
+    if (!objectValue(v, path, &in) || !checkKeys(in, {"name", "cpu", "memoryGiB", "cards"})
+        || !readTrimmedName(in, "name", &out->name, Presence::Required)
+        || !readAmount(in, "cpu", kMaxCpuCores, &cpu)
+        || !readAmount(in, "memoryGiB", kMaxMemoryGiB, &memoryGiB)
+        || !readArray(in, "cards", &cards)) {
         return false;
     }
     out->cpuMilli = std::llround(cpu * 1000);
     out->memoryMiB = std::llround(memoryGiB * 1024);
     if (out->cpuMilli <= 0)
-        return fail(join(path, QStringLiteral("cpu")), QStringLiteral("must be at least 0.001"));
-    if (out->memoryMiB <= 0) {
-        return fail(join(path, QStringLiteral("memoryGiB")),
-                    QStringLiteral("must be at least 1 MiB (0.0009765625)"));
-    }
+        return fail(in.field("cpu"), QStringLiteral("must be at least 0.001"));
+    if (out->memoryMiB <= 0)
+        return fail(in.field("memoryGiB"), QStringLiteral("must be at least 1 MiB (0.0009765625)"));
 
     int total = 0;
     for (qsizetype i = 0; i < cards.size(); ++i) {
-        const QString cardPath = item(join(path, QStringLiteral("cards")), i);
+        const QString cardPath = jsonPath(in.field("cards"), i);
         CardEntry c;
         if (!readCard(cards[i], cardPath, &c))
             return false;
@@ -407,34 +173,26 @@ bool ApplianceReader::readHost(const QJsonValue &v, const QString &path, HostEnt
 
 bool ApplianceReader::readCard(const QJsonValue &v, const QString &path, CardEntry *out)
 {
-    if (!v.isObject())
-        return fail(path, QStringLiteral("must be an object, not %1").arg(typeName(v)));
-    const QJsonObject obj = v.toObject();
-    if (!checkKeys(obj,
-                   path,
-                   {QStringLiteral("model"),
-                    QStringLiteral("mode"),
-                    QStringLiteral("linkDomain"),
-                    QStringLiteral("count"),
-                    QStringLiteral("layout")})) {
+    JsonScope in;
+    QString modelName;
+    if (!objectValue(v, path, &in)
+        || !checkKeys(in, {"model", "mode", "linkDomain", "count", "layout"})
+        || !readTrimmedName(in, "model", &modelName, Presence::Required)) {
         return false;
     }
-    QString modelName;
-    if (!readString(obj, path, QStringLiteral("model"), true, &modelName))
-        return false;
     out->model = m_catalogue.indexOf(modelName);
     if (out->model < 0) {
-        return fail(join(path, QStringLiteral("model")),
+        return fail(in.field("model"),
                     QStringLiteral("unknown card model \"%1\" (known: %2)")
                             .arg(modelName, m_catalogue.names().join(QStringLiteral(", "))));
     }
     const Domain::CardModel &model = m_catalogue.models()[out->model];
 
     QString modeName = Domain::toString(PartitionMode::Whole);
-    if (!readString(obj, path, QStringLiteral("mode"), false, &modeName))
+    if (!readTrimmedName(in, "mode", &modeName))
         return false;
     if (!Domain::partitionModeFromString(modeName, &out->mode)) {
-        return fail(join(path, QStringLiteral("mode")),
+        return fail(in.field("mode"),
                     QStringLiteral("unknown mode \"%1\" (known: whole, mig, time-slicing, mps)")
                             .arg(modeName));
     }
@@ -447,22 +205,20 @@ bool ApplianceReader::readCard(const QJsonValue &v, const QString &path, CardEnt
             if (model.supports(m))
                 supported << Domain::toString(m);
         }
-        return fail(join(path, QStringLiteral("mode")),
+        return fail(in.field("mode"),
                     QStringLiteral("%1 does not support mode \"%2\" (it supports: %3)")
                             .arg(model.name, modeName, supported.join(QStringLiteral(", "))));
     }
-    if (!readInt(obj, path, QStringLiteral("linkDomain"), 0, 1 << 20, &out->linkDomain)
-        || !readInt(obj, path, QStringLiteral("count"), 1, kMaxCardsPerHost, &out->count)) {
-        return false;
-    }
     QJsonArray layout;
-    if (!readArray(obj, path, QStringLiteral("layout"), false, &layout))
+    if (!readInt(in, "linkDomain", 0, 1 << 20, &out->linkDomain)
+        || !readInt(in, "count", 1, kMaxCardsPerHost, &out->count)
+        || !readArray(in, "layout", &layout))
         return false;
-    if (obj.contains(QStringLiteral("layout")) && out->mode != PartitionMode::Mig) {
-        return fail(join(path, QStringLiteral("layout")),
+    if (in.has("layout") && out->mode != PartitionMode::Mig) {
+        return fail(in.field("layout"),
                     QStringLiteral("is only allowed in mode \"mig\", not \"%1\"").arg(modeName));
     }
-    return readLayout(layout, join(path, QStringLiteral("layout")), model, &out->layout);
+    return readLayout(layout, in.field("layout"), model, &out->layout);
 }
 
 bool ApplianceReader::readLayout(const QJsonArray &array,
@@ -471,11 +227,10 @@ bool ApplianceReader::readLayout(const QJsonArray &array,
                                  QList<MigPlacement> *out)
 {
     for (qsizetype i = 0; i < array.size(); ++i) {
-        const QString at = item(path, i);
-        const QJsonValue v = array[i];
-        if (!v.isString())
-            return fail(at, QStringLiteral("must be a string, not %1").arg(typeName(v)));
-        const QString text = v.toString();
+        const QString at = jsonPath(path, i);
+        QString text;
+        if (!stringValue(array[i], at, &text))
+            return false;
         const qsizetype sep = text.lastIndexOf(QLatin1Char('@'));
         bool ok = false;
         const int start = sep > 0 ? text.mid(sep + 1).toInt(&ok) : -1;
@@ -498,7 +253,7 @@ bool ApplianceReader::readLayout(const QJsonArray &array,
     }
     const Catalogue::LayoutVerdict verdict = Catalogue::validateLayout(model, *out);
     if (!verdict.isValid()) {
-        return fail(verdict.index >= 0 ? item(path, verdict.index) : path,
+        return fail(verdict.index >= 0 ? jsonPath(path, verdict.index) : path,
                     verdict.describe(model, *out));
     }
     return true;
@@ -526,32 +281,27 @@ std::optional<Appliance> readAppliance(const QByteArray &json,
                                        const QString &fileName,
                                        ApplianceError *error)
 {
-    const auto failWith = [&](ApplianceError e) -> std::optional<Appliance> {
-        if (error)
-            *error = std::move(e);
+    Domain::JsonError jsonError;
+    const std::optional<QJsonObject> root = Domain::parseJsonObject(json, &jsonError);
+    if (!root) {
+        if (error) {
+            *error = ApplianceError{
+                    fileName, jsonError.line, jsonError.column, jsonError.path, jsonError.message};
+        }
         return std::nullopt;
-    };
-    QJsonParseError parseError;
-    const QJsonDocument doc = QJsonDocument::fromJson(json, &parseError);
-    if (parseError.error != QJsonParseError::NoError) {
-        ApplianceError e;
-        e.file = fileName;
-        lineAndColumn(json, parseError.offset, &e.line, &e.column);
-        e.message = QStringLiteral("JSON syntax error: %1").arg(parseError.errorString());
-        return failWith(e);
     }
-    if (!doc.isObject()) {
-        ApplianceError e;
-        e.file = fileName;
-        e.message = QStringLiteral("the file must hold one JSON object");
-        return failWith(e);
-    }
-    if (std::optional<ApplianceError> duplicate = findDuplicateKey(json, fileName))
-        return failWith(*duplicate);
-    ApplianceReader reader(catalogue, fileName);
-    std::optional<Appliance> appliance = reader.read(doc.object());
-    if (!appliance)
-        return failWith(reader.error());
+    return readApplianceObject(*root, catalogue, fileName, error);
+}
+
+std::optional<Appliance> readApplianceObject(const QJsonObject &root,
+                                             const Catalogue::Catalogue &catalogue,
+                                             const QString &fileName,
+                                             ApplianceError *error)
+{
+    ApplianceReader reader(catalogue);
+    std::optional<Appliance> appliance = reader.read(JsonScope{root, QString()});
+    if (!appliance && error)
+        *error = ApplianceError{fileName, 0, 0, reader.error().path, reader.error().message};
     return appliance;
 }
 

@@ -4,6 +4,7 @@
 #include "clusterstate.h"
 
 #include <QByteArray>
+#include <QJsonObject>
 #include <QString>
 
 #include <optional>
@@ -19,13 +20,14 @@ struct Appliance
 };
 
 // Why an appliance file was refused: which file, where (the line and column of a JSON syntax
-// error, else 0), which field (a JSON path such as "hosts[1].cards[0].layout[2]"; empty for the
-// file as a whole) and why, in English (for logs and the command line; HOUSE_STYLE 4).
+// error or a repeated key, else 0), which field (a JSON path such as
+// "hosts[1].cards[0].layout[2]"; empty for the file as a whole) and why, in English (for logs and
+// the command line; HOUSE_STYLE 4).
 struct ApplianceError
 {
     QString file;
-    // Where a JSON syntax error was found, as Qt's parser reports it (usually just past the
-    // offending character); 0 for every other error.
+    // Where a JSON syntax error was found (the offending character, or the last one of a file cut
+    // short) or where a key is repeated; 0 for every other error.
     int line = 0;   // 1-based
     int column = 0; // 1-based, in characters (not bytes)
     QString field;
@@ -35,7 +37,9 @@ struct ApplianceError
 };
 
 // The appliance file format. One JSON object; every key is checked and unknown keys are errors,
-// so a misspelt key cannot silently drop a card. Duplicate keys are errors too.
+// so a misspelt key cannot silently drop a card. Duplicate keys are errors too. Names (the
+// appliance's, hosts', card models') must not be blank, have white space around them, or hold a
+// NUL, a control character or a lone UTF-16 surrogate.
 //
 //   name              string, required: the appliance's name, shown by the console
 //   hosts             [object], required, at least one
@@ -63,6 +67,13 @@ std::optional<Appliance> readAppliance(const QByteArray &json,
                                        const Catalogue::Catalogue &catalogue,
                                        const QString &fileName,
                                        ApplianceError *error);
+
+// The same for an appliance object already parsed, e.g. the "appliance" block of a scenario
+// (whose reader has parsed the text and looked for repeated keys). Fields are paths in `root`.
+std::optional<Appliance> readApplianceObject(const QJsonObject &root,
+                                             const Catalogue::Catalogue &catalogue,
+                                             const QString &fileName,
+                                             ApplianceError *error);
 
 // Reads the file at `path` (a Qt resource path such as ":/appliances/demo.json" works too).
 std::optional<Appliance> loadApplianceFile(const QString &path,

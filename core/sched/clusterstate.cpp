@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "clusterstate.h"
 
+#include "migfit.h"
+
 #include "core/catalogue/layoutrules.h"
 
 #include <QStringBuilder>
@@ -50,7 +52,31 @@ bool operator==(const HostState &a, const HostState &b)
            && a.usedMemoryMiB == b.usedMemoryMiB && a.firstCard == b.firstCard
            && a.cardCount == b.cardCount && a.up == b.up && a.failedCards == b.failedCards
            && a.cordonedCards == b.cordonedCards && a.models == b.models
-           && a.usedCardMilli == b.usedCardMilli;
+           && a.usedCardMilli == b.usedCardMilli && a.busyDomainCards == b.busyDomainCards;
+}
+
+namespace {
+
+quint64 busyDomainCardsOf(const HostState &h, const QList<CardState> &cards)
+{
+    quint64 busy = 0;
+    for (int i = 0; i < h.cardCount; ++i) {
+        const CardState &c = cards[h.firstCard + i];
+        if (c.clients == 0)
+            continue;
+        for (int k = 0; k < h.cardCount; ++k)
+            busy |= quint64(cards[h.firstCard + k].linkDomain == c.linkDomain) << k;
+    }
+    return busy;
+}
+
+} // namespace
+
+void ClusterState::touch(HostId host)
+{
+    HostState &h = m_hosts[host.value()];
+    h.version = nextVersion();
+    h.busyDomainCards = busyDomainCardsOf(h, m_cards);
 }
 
 bool operator==(const Job &a, const Job &b)
@@ -118,7 +144,27 @@ quint64 ClusterState::nextVersion()
 
 ClusterState::ClusterState(Catalogue::Catalogue catalogue)
     : m_catalogue(std::move(catalogue))
-{}
+{
+    auto tables = std::make_shared<std::vector<std::vector<quint8>>>();
+    for (const CardModel &m : m_catalogue.models()) {
+        std::vector<quint8> t;
+        if (m.supportsMig() && m.migMemorySlices > 0 && m.migMemorySlices <= 12) {
+            t.resize(size_t(1) << m.migMemorySlices);
+            for (quint32 occ = 0; occ < t.size(); ++occ)
+                t[occ] = quint8(std::min(255, MigFit::placeableCompute(m, occ)));
+        }
+        tables->push_back(std::move(t));
+    }
+    m_placeable = std::move(tables);
+}
+
+const quint8 *ClusterState::placeableTable(int model) const
+{
+    if (!m_placeable || model < 0 || size_t(model) >= m_placeable->size())
+        return nullptr;
+    const std::vector<quint8> &t = (*m_placeable)[size_t(model)];
+    return t.empty() ? nullptr : t.data();
+}
 
 HostId ClusterState::addHost(const QString &name, qint64 cpuMilli, qint64 memoryMiB)
 {
@@ -424,7 +470,11 @@ void ClusterState::recount(CardState &c)
 void ClusterState::refreshMig(CardState &c) const
 {
     c.freeProfiles = 0;
+    c.profilesPresent = 0;
     c.creatable = 0;
+    c.createStart = CardState::emptyStarts();
+    c.wholeFree = c.mode == PartitionMode::Whole && c.units.size() == 1
+                  && !c.units.first().job.isValid() && c.units.first().state == UnitState::Ready;
     if (c.mode != PartitionMode::Mig)
         return;
     const CardModel &m = model(c);
@@ -435,8 +485,10 @@ void ClusterState::refreshMig(CardState &c) const
         const Domain::MigProfile &p = m.migProfiles[u.profile];
         slices += p.computeSlices;
         media |= p.mediaExtensions;
-        if (u.profile < 32)
+        if (u.profile < 32) {
             ++count[u.profile];
+            c.profilesPresent |= 1u << u.profile;
+        }
         if (!u.job.isValid() && u.state == UnitState::Ready && u.profile < 32)
             c.freeProfiles |= 1u << u.profile;
     }
@@ -452,6 +504,9 @@ void ClusterState::refreshMig(CardState &c) const
                 break;
             }
         }
+        if (c.creatable >> i & 1)
+            c.createStart[size_t(i)]
+                    = qint8(MigFit::bestStart(m, c.occupancy, slices, i, placeableTable(c.model)));
     }
 }
 
@@ -491,7 +546,9 @@ QString ClusterState::checkInvariants() const
             return where % QStringLiteral(": derived counters differ from its units");
         CardState fresh = c;
         refreshMig(fresh);
-        if (fresh.freeProfiles != c.freeProfiles || fresh.creatable != c.creatable)
+        if (fresh.freeProfiles != c.freeProfiles || fresh.creatable != c.creatable
+            || fresh.createStart != c.createStart || fresh.profilesPresent != c.profilesPresent
+            || fresh.wholeFree != c.wholeFree)
             return where % QStringLiteral(": MIG summaries differ from its instances");
         switch (c.mode) {
         case PartitionMode::Whole:
@@ -559,7 +616,7 @@ QString ClusterState::checkInvariants() const
             cardMilli += c.usedMilli;
         }
         if (failed != h.failedCards || cordoned != h.cordonedCards || models != h.models
-            || cardMilli != h.usedCardMilli)
+            || cardMilli != h.usedCardMilli || busyDomainCardsOf(h, m_cards) != h.busyDomainCards)
             return where % QStringLiteral(": derived card summaries differ from its cards");
         if (hostCpu[h.id.value()] != h.usedCpuMilli || hostMem[h.id.value()] != h.usedMemoryMiB)
             return where % QStringLiteral(": used CPU/memory differ from its jobs");

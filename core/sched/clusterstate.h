@@ -8,7 +8,10 @@
 #include <QList>
 #include <QString>
 
+#include <array>
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 namespace Zhaoxi::Sched {
 
@@ -59,18 +62,30 @@ struct CardState
     PartitionMode mode = PartitionMode::Whole;
     QList<Unit> units; // Whole: exactly one; Mig: its instances; soft: one per bound share
     // Kept by ClusterState; derivable from `units`.
-    int usedMilli = 0;        // compute bound to jobs
-    qint64 usedMemoryMiB = 0; // memory bound to jobs
-    int clients = 0;          // bound units
-    quint32 occupancy = 0;    // MIG slots taken by instances (free or busy)
-    quint32 freeProfiles = 0; // MIG: bit p = an idle, ready instance of profile p exists
-    quint32 creatable = 0;    // MIG: bit p = an instance of profile p can be added as laid out
+    int usedMilli = 0;           // compute bound to jobs
+    qint64 usedMemoryMiB = 0;    // memory bound to jobs
+    int clients = 0;             // bound units
+    quint32 occupancy = 0;       // MIG slots taken by instances (free or busy)
+    quint32 freeProfiles = 0;    // MIG: bit p = an idle, ready instance of profile p exists
+    quint32 profilesPresent = 0; // MIG: bit p = an instance of profile p exists (idle or busy)
+    bool wholeFree = false;      // Whole: its one unit is idle and ready
+    quint32 creatable = 0;       // MIG: bit p = an instance of profile p can be added as laid out
+    // MIG: for each creatable profile p (< 32), the start a new instance takes (MigFit::bestStart
+    // on this layout); -1 for the others. Worked out when the layout changes, not per decision.
+    std::array<qint8, 32> createStart = emptyStarts();
     int nextUid = 0;
     friend bool operator==(const CardState &, const CardState &) = default;
 
     const Unit *unit(int uid) const;
     Unit *unit(int uid);
     QList<Domain::MigPlacement> migLayout() const;
+
+    static constexpr std::array<qint8, 32> emptyStarts()
+    {
+        std::array<qint8, 32> a{};
+        a.fill(-1);
+        return a;
+    }
 };
 
 struct HostState
@@ -89,6 +104,8 @@ struct HostState
     quint64 cordonedCards = 0; // bit i: card firstCard + i is cordoned
     quint32 models = 0;        // bit m: the host has a card of catalogue model m (m < 32)
     qint64 usedCardMilli = 0;  // compute bound to jobs over all its cards
+    // Bit i: card firstCard + i shares a link domain with a card that has work bound to it.
+    quint64 busyDomainCards = 0;
     // A new value on every change to the host or its cards, unique across every ClusterState of
     // the process (copies share it only while they are equal): plugins key caches on it.
     quint64 version = 0;
@@ -170,6 +187,10 @@ public:
 
     const Catalogue::Catalogue &catalogue() const { return m_catalogue; }
     const CardModel &model(const CardState &card) const { return m_catalogue.models()[card.model]; }
+    // For MIG model `model`: the compute slices still placeable for each occupancy of its memory
+    // slots (MigFit::placeableCompute, indexed by the occupancy mask), worked out once when the
+    // state is built; null for models without MIG or with more than 12 memory slots.
+    const quint8 *placeableTable(int model) const;
 
     // Topology. Cards of a host must be added right after the host, before the next host.
     HostId addHost(const QString &name, qint64 cpuMilli, qint64 memoryMiB);
@@ -234,12 +255,15 @@ public:
 
 private:
     friend class Statement;
-    void touch(HostId host) { m_hosts[host.value()].version = nextVersion(); }
+    // After any change to a host or its cards: a new version, and the host's card summaries.
+    void touch(HostId host);
     static quint64 nextVersion();
     void recount(CardState &card);
-    void refreshMig(CardState &card) const; // freeProfiles and creatable
+    void refreshMig(CardState &card) const; // the summaries of its units: free*, creatable, ...
 
     Catalogue::Catalogue m_catalogue;
+    // Per model (placeableTable); shared by copies of the state: it depends on the catalogue only.
+    std::shared_ptr<const std::vector<std::vector<quint8>>> m_placeable;
     QList<HostState> m_hosts;
     QList<CardState> m_cards;
     QList<Job> m_jobs;

@@ -41,7 +41,8 @@ struct CardOption
     int rank = 0;           // lower is a tighter fit (profile order; creation costs 1 more)
 };
 
-// Everything a plugin sees while one job is placed. Built by the Framework once per decision.
+// Everything a plugin sees while one job is placed: the job, its demand per card model, the
+// budgets. Worked out once per decision (Framework::prepare) and read-only while hosts are judged.
 struct CycleContext
 {
     const ClusterState *state = nullptr;
@@ -55,13 +56,21 @@ struct CycleContext
     qint64 classBudgetLeft = -1;       // milli-cards the job's class may still take; -1 = unlimited
     QVarLengthArray<ModelFit, 16> models; // indexed like the catalogue
     quint32 allowedModels = 0;            // bit m: models[m].allowed (models m < 32)
-    // Per card (indexed by CardId), written by the UnitFit filter for cards it keeps.
-    mutable std::vector<CardOption> options;
 
     const CardState &card(const HostState &h, int i) const
     {
         return state->cards()[h.firstCard + i];
     }
+};
+
+// What the filters write while they judge one host: the way each card they keep would serve one
+// unit (UnitFit writes it; pickers read it). It holds for the host judged last, indexed by the
+// card's place on that host: a few kilobytes that stay in cache, rewritten host after host.
+struct HostOptions
+{
+    std::array<CardOption, kMaxCardsPerHost> cards;
+    const CardOption &operator[](int indexOnHost) const { return cards[size_t(indexOnHost)]; }
+    CardOption &operator[](int indexOnHost) { return cards[size_t(indexOnHost)]; }
 };
 
 } // namespace Zhaoxi::Sched

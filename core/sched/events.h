@@ -13,19 +13,19 @@ namespace Zhaoxi::Sched {
 enum class EventCode : std::uint8_t {
     JobSubmitted,
     JobPlaced,     // host, units
-    JobWaiting,    // reason (recorded when a job's waiting reason changes)
-    JobPreempting, // job chosen as a victim of `other`; value = eviction time
-    JobEvicted,    // value = work lost (ms)
+    JobWaiting,    // reason, need, have (recorded when a job's waiting reason changes)
+    JobPreempting, // job chosen as a victim of `other`; evictionAtMs
+    JobEvicted,    // workLostMs
     JobFinished,
     JobCancelled,
     JobFailed,
     PartitionCreated,   // card, uid, profile, start
     PartitionDestroyed, // card, uid, profile, start
-    CardModeChanged,    // card, value = PartitionMode
+    CardModeChanged,    // card, mode
     CardFailed,
     CardRecovered,
     BudgetChanged,
-    JobPriorityChanged, // value = the new priority, `start` = the one before (an operator's)
+    JobPriorityChanged, // priority (the new one), previousPriority (an operator's change)
 };
 
 const char *eventCodeName(EventCode code);
@@ -41,8 +41,14 @@ struct SchedEvent
     int uid = -1;
     int profile = -1;
     int start = -1;
-    qint64 value = 0;
+    qint64 evictionAtMs = -1; // JobPreempting: when the victim is evicted
+    qint64 workLostMs = 0;    // JobEvicted: work since its checkpoint
+    Domain::PartitionMode mode = Domain::PartitionMode::Whole; // CardModeChanged
+    int priority = 0;                                          // JobPriorityChanged
+    int previousPriority = 0;                                  // JobPriorityChanged
     Reason reason = Reason::None;
+    qint64 need = 0; // JobWaiting: the reason's parameters (Status::need, Status::have)
+    qint64 have = 0;
 };
 
 // Receives every event as it happens, on the scheduler's thread.

@@ -62,8 +62,6 @@ void Framework::prepare(CycleContext &ctx,
     ctx.demandMemoryMiB = spec.demand.memoryMiB;
     ctx.allowCreatePartitions = options.allowCreatePartitions;
     ctx.classBudgetLeft = options.classBudgetLeft;
-    if (ctx.options.size() != size_t(state.cards().size()))
-        ctx.options.resize(state.cards().size());
     const QList<CardModel> &models = state.catalogue().models();
     ctx.models.resize(models.size());
     ctx.demandMilli = 0;
@@ -155,6 +153,7 @@ void Framework::prepare(CycleContext &ctx,
 Status Framework::runFilters(const CycleContext &ctx,
                              const HostState &host,
                              CardMask *cards,
+                             HostOptions &options,
                              size_t begin,
                              size_t end,
                              int *which) const
@@ -163,7 +162,7 @@ Status Framework::runFilters(const CycleContext &ctx,
     const int need = ctx.unitsNeeded;
     for (size_t i = begin; i < end; ++i) {
         const CardMask before = mask;
-        const Status st = m_ordered[i]->filter(ctx, host, mask);
+        const Status st = m_ordered[i]->filter(ctx, host, mask, options);
         const bool tooFew = need > 0 && mask != before && std::popcount(mask) < need;
         // A failure rejects the host when it was about the host (the mask is untouched) or when
         // too few cards are left; a card filter that cleared some of many cards just narrows.
@@ -180,12 +179,13 @@ Status Framework::runFilters(const CycleContext &ctx,
 Status Framework::filterHost(const CycleContext &ctx,
                              const HostState &host,
                              CardMask *cards,
+                             HostOptions &options,
                              QString *rejectingFilter) const
 {
     if (ctx.unitsNeeded == 0)
         *cards = 0;
     int which = -1;
-    Status st = runFilters(ctx, host, cards, 0, m_ordered.size(), &which);
+    Status st = runFilters(ctx, host, cards, options, 0, m_ordered.size(), &which);
     if (st.isSuccess() && ctx.unitsNeeded > 0 && std::popcount(*cards) < ctx.unitsNeeded)
         st = Status::unschedulable(Reason::NoFreeUnit); // a profile without the gang filter
     if (!st.isSuccess() && rejectingFilter && which >= 0)
@@ -193,12 +193,213 @@ Status Framework::filterHost(const CycleContext &ctx,
     return st;
 }
 
-Decision Framework::decide(const ClusterState &state,
+// What one decision learns host by host: the best feasible host so far, the most hopeful failure,
+// the rejections by reason and, with a trace, the first rejected host per reason and the best
+// few feasible ones.
+class Framework::Tally
+{
+public:
+    struct Candidate
+    {
+        int host = -1;
+        double total = 0;
+        CardMask mask = 0;
+    };
+
+    Tally(const Framework &fw, DecisionTrace *trace)
+        : m_fw(fw)
+        , m_trace(trace)
+    {}
+
+    void reject(const HostState &host, int h, const Status &st, int filter)
+    {
+        ++m_byReason[int(st.reason)];
+        if (m_failure.isSuccess()
+            || (st.code == Status::Code::Unschedulable
+                && m_failure.code != Status::Code::Unschedulable))
+            m_failure = st;
+        if (m_trace && m_byReason[int(st.reason)] == 1) {
+            CandidateTrace c;
+            c.host = host.id;
+            c.verdict = st;
+            if (filter >= 0)
+                c.filter = QLatin1String(m_fw.m_ordered[size_t(filter)]->name());
+            c.rank = m_fw.rankOf(h);
+            m_trace->rejected.append(c);
+        }
+    }
+
+    void offer(int h, double total, CardMask mask)
+    {
+        ++m_feasible;
+        const int rank = m_fw.rankOf(h);
+        if (m_best.host < 0 || total > m_best.total
+            || (total == m_best.total && rank < m_fw.rankOf(m_best.host)))
+            m_best = {h, total, mask};
+        if (!m_trace)
+            return;
+        int at = m_nTop;
+        while (at > 0
+               && (m_top[at - 1].total < total
+                   || (m_top[at - 1].total == total && m_fw.rankOf(m_top[at - 1].host) > rank)))
+            --at;
+        if (at < DecisionTrace::kKeepBest) {
+            for (int j = std::min(m_nTop, DecisionTrace::kKeepBest - 1); j > at; --j)
+                m_top[j] = m_top[j - 1];
+            m_top[at] = {h, total, mask};
+            m_nTop = std::min(m_nTop + 1, DecisionTrace::kKeepBest);
+        }
+    }
+
+    const Candidate &best() const { return m_best; }
+    int feasible() const { return m_feasible; }
+    const std::array<int, kReasonCount> &byReason() const { return m_byReason; }
+    const Candidate *top() const { return m_top; }
+    int topCount() const { return m_nTop; }
+
+    // Why no host could take the job: the reason most hosts gave, among those of the most
+    // hopeful kind (with its parameters from the first host that gave it).
+    Status refusal() const
+    {
+        Status failure = m_failure;
+        if (!m_trace)
+            return failure;
+        Reason common = failure.reason;
+        int most = 0;
+        for (const CandidateTrace &c : std::as_const(m_trace->rejected)) {
+            if (c.verdict.code == failure.code && m_byReason[int(c.verdict.reason)] > most) {
+                most = m_byReason[int(c.verdict.reason)];
+                common = c.verdict.reason;
+            }
+        }
+        for (const CandidateTrace &c : std::as_const(m_trace->rejected)) {
+            if (c.verdict.reason == common)
+                failure = c.verdict;
+        }
+        return failure;
+    }
+
+private:
+    const Framework &m_fw;
+    DecisionTrace *m_trace;
+    Candidate m_best;
+    int m_feasible = 0;
+    Status m_failure;
+    std::array<int, kReasonCount> m_byReason{};
+    Candidate m_top[DecisionTrace::kKeepBest];
+    int m_nTop = 0;
+};
+
+std::vector<Framework::CardVerdict> *Framework::verdictsFor(DecisionWorkspace &ws,
+                                                            const ClusterState &state,
+                                                            const Job &job,
+                                                            const DecideOptions &options) const
+{
+    const CycleContext &ctx = ws.m_ctx;
+    if (ctx.unitsNeeded == 0 || options.onlyCard.isValid() || !options.reuseVerdicts)
+        return nullptr;
+    // The card-scoped filters' verdicts for this per-card demand shape, reused per host while the
+    // host is unchanged: a waiting queue re-asks the same questions every cycle.
+    const Domain::Demand &dm = job.spec.demand;
+    DecisionWorkspace::ShapeKey key;
+    key.kind = int(dm.compute.kind);
+    key.milli = dm.compute.kind == ComputeDemand::Kind::Fraction ? dm.compute.milli : 0;
+    key.slices = dm.compute.kind == ComputeDemand::Kind::MigSlices ? dm.compute.slices : 0;
+    key.profile
+            = dm.compute.kind == ComputeDemand::Kind::MigProfile ? dm.compute.profile : QString();
+    key.cards = dm.cards;
+    key.memoryMiB = dm.memoryMiB;
+    key.hard = job.spec.isolation == IsolationRequirement::HardOnly;
+    key.sameDomain = job.spec.affinity.sameLinkDomain;
+    key.create = ctx.allowCreatePartitions;
+    key.models = job.spec.affinity.cardModels;
+    if (ws.m_verdicts.size() > 4096)
+        ws.m_verdicts.clear(); // bounded memory: start over
+    std::vector<CardVerdict> *verdicts = &ws.m_verdicts[key];
+    if (verdicts->size() < size_t(state.hosts().size()))
+        verdicts->resize(size_t(state.hosts().size()));
+    return verdicts;
+}
+
+Status Framework::filterStep(DecisionWorkspace &ws,
+                             std::vector<CardVerdict> *verdicts,
+                             int h,
+                             CardMask *mask,
+                             int *which) const
+{
+    const CycleContext &ctx = ws.m_ctx;
+    const HostState &host = ctx.state->hosts()[h];
+    Status st = runFilters(ctx, host, mask, ws.m_options, 0, m_firstCardFilter, which);
+    if (st.isSuccess() && verdicts) {
+        CardVerdict &v = (*verdicts)[size_t(h)];
+        if (v.version != host.version) {
+            v.version = host.version;
+            v.status = runFilters(
+                    ctx, host, mask, ws.m_options, m_firstCardFilter, m_ordered.size(), &v.filter);
+            v.mask = *mask;
+        }
+        st = v.status;
+        *mask = v.mask;
+        *which = v.filter;
+    } else if (st.isSuccess()) {
+        st = runFilters(ctx, host, mask, ws.m_options, m_firstCardFilter, m_ordered.size(), which);
+    }
+    const int need = ctx.unitsNeeded;
+    if (st.isSuccess() && need > 0 && std::popcount(*mask) < need)
+        st = Status::unschedulable(Reason::NoFreeUnit); // a profile without the gang filter
+    return st;
+}
+
+double Framework::scoreStep(const CycleContext &ctx, const HostState &host, CardMask mask) const
+{
+    double total = 0;
+    for (const Profile::WeightedScore &ws : m_profile.scores)
+        total += ws.weight * ws.plugin->score(ctx, host, mask);
+    return total;
+}
+
+Placement Framework::pickStep(DecisionWorkspace &ws, const HostState &host, CardMask mask) const
+{
+    const CycleContext &ctx = ws.m_ctx;
+    // The options hold the host judged last: run the card filters once more on the chosen one's
+    // feasible cards (a fixed point of the filters).
+    CardMask again = mask;
+    int which = -1;
+    runFilters(ctx, host, &again, ws.m_options, m_firstCardFilter, m_ordered.size(), &which);
+    Q_ASSERT(ctx.unitsNeeded == 0 || again == mask);
+    Placement p;
+    p.host = host.id;
+    for (const Profile::WeightedScore &s : m_profile.scores) {
+        if (s.plugin->picksCards() && s.plugin->pickCards(ctx, host, mask, ws.m_options, &p))
+            return p;
+    }
+    pickBestFit(ctx, host, mask, ws.m_options, &p);
+    return p;
+}
+
+void Framework::traceBest(const CycleContext &ctx, const Tally &tally, DecisionTrace &tr) const
+{
+    for (int j = 0; j < tally.topCount(); ++j) {
+        const Tally::Candidate &t = tally.top()[j];
+        const HostState &th = ctx.state->hosts()[t.host];
+        CandidateTrace c;
+        c.host = th.id;
+        c.total = t.total;
+        c.rank = rankOf(t.host);
+        c.feasibleCards = std::popcount(t.mask);
+        for (const Profile::WeightedScore &ws : m_profile.scores)
+            c.scores.append(ws.weight * ws.plugin->score(ctx, th, t.mask));
+        tr.best.append(c);
+    }
+}
+
+Decision Framework::decide(DecisionWorkspace &ws,
+                           const ClusterState &state,
                            const Job &job,
                            qint64 nowMs,
                            const DecideOptions &options) const
 {
-    CycleContext &ctx = m_ctx;
+    CycleContext &ctx = ws.m_ctx;
     prepare(ctx, state, job, nowMs, options);
     Decision out;
     DecisionTrace &tr = out.trace;
@@ -223,55 +424,13 @@ Decision Framework::decide(const ClusterState &state,
     for (const auto &s : m_profile.scores)
         s.plugin->beginCycle(ctx);
 
-    const int nScores = int(m_profile.scores.size());
     QList<HostId> only = options.onlyHosts;
     if (options.onlyCard.isValid())
         only = {state.card(options.onlyCard).host};
     const int nHosts = only.isEmpty() ? int(state.hosts().size()) : int(only.size());
-
-    int feasible = 0;
-    int bestHost = -1;
-    double bestTotal = 0;
-    CardMask bestMask = 0;
-    Status failure; // the most hopeful failure seen
-    std::array<int, kReasonCount> byReason{};
-    QString filterName;
-    // Keep the best few candidates for the trace (insertion into a tiny sorted list).
-    struct Cand
-    {
-        int host;
-        double total;
-        CardMask mask;
-    };
-    Cand top[DecisionTrace::kKeepBest];
-    int nTop = 0;
-    m_scratch.resize(size_t(nScores) * (DecisionTrace::kKeepBest + 1));
-
-    // The card-scoped filters' verdicts for this per-card demand shape, reused per host while the
-    // host is unchanged: a waiting queue re-asks the same questions every cycle.
-    std::vector<CardVerdict> *verdicts = nullptr;
-    if (ctx.unitsNeeded > 0 && !options.onlyCard.isValid() && options.reuseVerdicts) {
-        const Domain::Demand &dm = job.spec.demand;
-        ShapeKey key;
-        key.kind = int(dm.compute.kind);
-        key.milli = dm.compute.kind == ComputeDemand::Kind::Fraction ? dm.compute.milli : 0;
-        key.slices = dm.compute.kind == ComputeDemand::Kind::MigSlices ? dm.compute.slices : 0;
-        key.profile = dm.compute.kind == ComputeDemand::Kind::MigProfile ? dm.compute.profile
-                                                                         : QString();
-        key.cards = dm.cards;
-        key.memoryMiB = dm.memoryMiB;
-        key.hard = job.spec.isolation == IsolationRequirement::HardOnly;
-        key.sameDomain = job.spec.affinity.sameLinkDomain;
-        key.create = ctx.allowCreatePartitions;
-        key.models = job.spec.affinity.cardModels;
-        if (m_cardVerdicts.size() > 4096)
-            m_cardVerdicts.clear(); // bounded memory: start over
-        verdicts = &m_cardVerdicts[key];
-        if (verdicts->size() < size_t(state.hosts().size()))
-            verdicts->resize(size_t(state.hosts().size()));
-    }
+    std::vector<CardVerdict> *verdicts = verdictsFor(ws, state, job, options);
+    Tally tally(*this, options.trace ? &tr : nullptr);
     const int need = ctx.unitsNeeded;
-    auto rankOf = [&](int h) { return h < int(m_ranks.size()) ? m_ranks[h] : h; };
     for (int k = 0; k < nHosts; ++k) {
         const int h = only.isEmpty() ? k : only[k].value();
         const HostState &host = state.hosts()[h];
@@ -279,121 +438,23 @@ Decision Framework::decide(const ClusterState &state,
         if (options.onlyCard.isValid() && need == 1)
             mask = CardMask(1) << (options.onlyCard.value() - host.firstCard);
         int which = -1;
-        Status st = runFilters(ctx, host, &mask, 0, m_firstCardFilter, &which);
-        if (st.isSuccess() && verdicts) {
-            CardVerdict &v = (*verdicts)[size_t(h)];
-            if (v.version != host.version) {
-                v.version = host.version;
-                v.status = runFilters(
-                        ctx, host, &mask, m_firstCardFilter, m_ordered.size(), &v.filter);
-                v.mask = mask;
-            }
-            st = v.status;
-            mask = v.mask;
-            which = v.filter;
-        } else if (st.isSuccess()) {
-            st = runFilters(ctx, host, &mask, m_firstCardFilter, m_ordered.size(), &which);
-        }
-        if (st.isSuccess() && need > 0 && std::popcount(mask) < need)
-            st = Status::unschedulable(Reason::NoFreeUnit); // a profile without the gang filter
-        if (options.trace && which >= 0)
-            filterName = QLatin1String(m_ordered[size_t(which)]->name());
-        if (!st.isSuccess()) {
-            ++byReason[int(st.reason)];
-            if (failure.isSuccess()
-                || (st.code == Status::Code::Unschedulable
-                    && failure.code != Status::Code::Unschedulable))
-                failure = st;
-            if (options.trace && byReason[int(st.reason)] == 1) {
-                CandidateTrace c;
-                c.host = host.id;
-                c.verdict = st;
-                c.filter = filterName;
-                c.rank = rankOf(h);
-                tr.rejected.append(c);
-            }
-            continue;
-        }
-        ++feasible;
-        double total = 0;
-        for (int i = 0; i < nScores; ++i) {
-            const auto &ws = m_profile.scores[size_t(i)];
-            total += ws.weight * ws.plugin->score(ctx, host, mask);
-        }
-        if (bestHost < 0 || total > bestTotal
-            || (total == bestTotal && rankOf(h) < rankOf(bestHost))) {
-            bestHost = h;
-            bestTotal = total;
-            bestMask = mask;
-        }
-        if (options.trace) {
-            int at = nTop;
-            while (at > 0
-                   && (top[at - 1].total < total
-                       || (top[at - 1].total == total && rankOf(top[at - 1].host) > rankOf(h))))
-                --at;
-            if (at < DecisionTrace::kKeepBest) {
-                for (int j = std::min(nTop, DecisionTrace::kKeepBest - 1); j > at; --j)
-                    top[j] = top[j - 1];
-                top[at] = {h, total, mask};
-                nTop = std::min(nTop + 1, DecisionTrace::kKeepBest);
-            }
-        }
+        const Status st = filterStep(ws, verdicts, h, &mask, &which);
+        if (!st.isSuccess())
+            tally.reject(host, h, st, which);
+        else
+            tally.offer(h, scoreStep(ctx, host, mask), mask);
     }
     tr.hostsConsidered = nHosts;
-    tr.hostsFeasible = feasible;
-    tr.rejectedBy = byReason;
-    if (bestHost < 0) {
-        // The reason most hosts gave, among those of the most hopeful kind.
-        Reason common = failure.reason;
-        int most = 0;
-        for (const CandidateTrace &c : tr.rejected) {
-            if (c.verdict.code == failure.code && byReason[int(c.verdict.reason)] > most) {
-                most = byReason[int(c.verdict.reason)];
-                common = c.verdict.reason;
-            }
-        }
-        for (const CandidateTrace &c : tr.rejected) {
-            if (c.verdict.reason == common)
-                failure = c.verdict;
-        }
-        out.status = tr.result = failure;
+    tr.hostsFeasible = tally.feasible();
+    tr.rejectedBy = tally.byReason();
+    if (tally.best().host < 0) {
+        out.status = tr.result = tally.refusal();
         tr.kind = DecisionKind::Refusal;
         return out;
     }
-    const HostState &host = state.hosts()[bestHost];
-    if (verdicts) {
-        // The verdict came from the cache: run the card filters once more on the chosen host so
-        // ctx.options holds its cards' options for the pickers.
-        CardMask again = allCards(host);
-        int which = -1;
-        runFilters(ctx, host, &again, m_firstCardFilter, m_ordered.size(), &which);
-        Q_ASSERT(again == bestMask);
-    }
-    Placement p;
-    p.host = host.id;
-    bool picked = false;
-    for (const auto &ws : m_profile.scores) {
-        if (ws.plugin->picksCards() && ws.plugin->pickCards(ctx, host, bestMask, &p)) {
-            picked = true;
-            break;
-        }
-    }
-    if (!picked)
-        pickBestFit(ctx, host, bestMask, &p);
-    if (options.trace) {
-        for (int j = 0; j < nTop; ++j) {
-            const HostState &th = state.hosts()[top[j].host];
-            CandidateTrace c;
-            c.host = th.id;
-            c.total = top[j].total;
-            c.rank = rankOf(top[j].host);
-            c.feasibleCards = std::popcount(top[j].mask);
-            for (const auto &ws : m_profile.scores)
-                c.scores.append(ws.weight * ws.plugin->score(ctx, th, top[j].mask));
-            tr.best.append(c);
-        }
-    }
+    const Placement p = pickStep(ws, state.hosts()[tally.best().host], tally.best().mask);
+    if (options.trace)
+        traceBest(ctx, tally, tr);
     tr.kind = DecisionKind::Placement;
     tr.placement = p;
     out.placement = p;
@@ -404,6 +465,7 @@ Decision Framework::decide(const ClusterState &state,
 bool Framework::pickBestFit(const CycleContext &ctx,
                             const HostState &host,
                             CardMask feasible,
+                            const HostOptions &options,
                             Placement *out)
 {
     out->units.clear();
@@ -411,8 +473,8 @@ bool Framework::pickBestFit(const CycleContext &ctx,
     if (need == 0)
         return true;
     auto better = [&](int a, int b) {
-        const CardOption &x = ctx.options[size_t(host.firstCard + a)];
-        const CardOption &y = ctx.options[size_t(host.firstCard + b)];
+        const CardOption &x = options[a];
+        const CardOption &y = options[b];
         if (x.rank != y.rank)
             return x.rank < y.rank;
         if (x.leftoverMilli != y.leftoverMilli)
@@ -433,7 +495,7 @@ bool Framework::pickBestFit(const CycleContext &ctx,
             if (better(idx[k], best))
                 best = idx[k];
         }
-        out->units.append(ctx.options[size_t(host.firstCard + best)].choice);
+        out->units.append(options[best].choice);
         return true;
     }
     // A gang: the tightest link domain that holds it (fewest feasible cards), then its best cards.
@@ -459,7 +521,7 @@ bool Framework::pickBestFit(const CycleContext &ctx,
     }
     std::sort(idx, idx + n, better);
     for (int k = 0; k < need && k < n; ++k)
-        out->units.append(ctx.options[size_t(host.firstCard + idx[k])].choice);
+        out->units.append(options[idx[k]].choice);
     return out->units.size() == need;
 }
 

@@ -51,57 +51,25 @@ struct Decision
     DecisionTrace trace;
 };
 
-// One placement decision: queue-independent, state-independent (the state is an argument), and
-// free of the wall clock. filter -> score -> pick; reserving and binding is the caller's job
-// (through a Statement). Not thread-safe; one Framework per scheduling thread.
-class Framework
+// What decisions write while they run and what the next one may reuse: the context the plugins
+// see, the card options of the host being judged, and the card filters' verdicts per demand
+// shape. Owned by whoever decides and passed to each decision (the scheduler keeps one; a
+// one-off decision makes its own and reuses nothing). One thread at a time.
+class DecisionWorkspace
 {
 public:
-    explicit Framework(Profile profile);
-
-    const Profile &profile() const { return m_profile; }
-    // Tie-break ranks per host (lower wins); by default the host index.
-    void setHostRanks(std::vector<int> ranks) { m_ranks = std::move(ranks); }
-    const std::vector<int> &hostRanks() const { return m_ranks; }
-
-    // Builds the per-decision context (demand per model, budgets).
-    void prepare(CycleContext &ctx,
-                 const ClusterState &state,
-                 const Job &job,
-                 qint64 nowMs,
-                 const DecideOptions &options) const;
-    Decision decide(const ClusterState &state,
-                    const Job &job,
-                    qint64 nowMs,
-                    const DecideOptions &options = {}) const;
-    // Runs the filters on one host only, starting from the cards in *cards (allCards(host) for a
-    // full check); *cards returns the feasible ones.
-    Status filterHost(const CycleContext &ctx,
-                      const HostState &host,
-                      CardMask *cards,
-                      QString *rejectingFilter = nullptr) const;
-    // The default best-fit choice of cards on a feasible host.
-    static bool pickBestFit(const CycleContext &ctx,
-                            const HostState &host,
-                            CardMask feasible,
-                            Placement *out);
+    // Forgets the kept verdicts (they are also dropped when more than 4,096 shapes are kept).
+    void clear() { m_verdicts.clear(); }
 
 private:
-    // Runs filters [begin, end) of m_ordered; returns the index of the rejecting one in *which.
-    Status runFilters(const CycleContext &ctx,
-                      const HostState &host,
-                      CardMask *cards,
-                      size_t begin,
-                      size_t end,
-                      int *which) const;
-
+    friend class Framework;
     // What the card-scoped filters said of one host, for one per-card demand shape.
     struct CardVerdict
     {
         quint64 version = 0; // HostState::version it holds for; 0 = empty
         Status status;
         CardMask mask = 0;
-        int filter = -1; // index into m_ordered of the rejecting filter
+        int filter = -1; // index into the framework's ordered filters of the rejecting one
     };
     struct ShapeKey
     {
@@ -126,14 +94,100 @@ private:
                               k.models);
         }
     };
+    CycleContext m_ctx;
+    HostOptions m_options;
+    QHash<ShapeKey, std::vector<CardVerdict>> m_verdicts;
+};
+
+// One placement decision: queue-independent, state-independent (the state is an argument), and
+// free of the wall clock. filter -> score -> pick, then the trace; reserving and binding is the
+// caller's job (through a Statement). The framework holds its profile only: what a decision
+// writes lives in the DecisionWorkspace passed to it. Score plugins may keep caches keyed by host
+// versions (ScorePlugin), so one thread decides at a time.
+class Framework
+{
+public:
+    explicit Framework(Profile profile);
+
+    const Profile &profile() const { return m_profile; }
+    // Tie-break ranks per host (lower wins); by default the host index.
+    void setHostRanks(std::vector<int> ranks) { m_ranks = std::move(ranks); }
+    const std::vector<int> &hostRanks() const { return m_ranks; }
+
+    // Builds the per-decision context (demand per model, budgets).
+    void prepare(CycleContext &ctx,
+                 const ClusterState &state,
+                 const Job &job,
+                 qint64 nowMs,
+                 const DecideOptions &options) const;
+    Decision decide(DecisionWorkspace &workspace,
+                    const ClusterState &state,
+                    const Job &job,
+                    qint64 nowMs,
+                    const DecideOptions &options = {}) const;
+    // A one-off decision: a workspace of its own, so no verdict is reused.
+    Decision decide(const ClusterState &state,
+                    const Job &job,
+                    qint64 nowMs,
+                    const DecideOptions &options = {}) const
+    {
+        DecisionWorkspace workspace;
+        return decide(workspace, state, job, nowMs, options);
+    }
+    // Runs the filters on one host only, starting from the cards in *cards (allCards(host) for a
+    // full check); *cards returns the feasible ones and `options` how each would serve.
+    Status filterHost(const CycleContext &ctx,
+                      const HostState &host,
+                      CardMask *cards,
+                      HostOptions &options,
+                      QString *rejectingFilter = nullptr) const;
+    // The default best-fit choice of cards on a feasible host.
+    static bool pickBestFit(const CycleContext &ctx,
+                            const HostState &host,
+                            CardMask feasible,
+                            const HostOptions &options,
+                            Placement *out);
+
+private:
+    class Tally;
+    using CardVerdict = DecisionWorkspace::CardVerdict;
+
+    // Runs filters [begin, end) of m_ordered; returns the index of the rejecting one in *which.
+    Status runFilters(const CycleContext &ctx,
+                      const HostState &host,
+                      CardMask *cards,
+                      HostOptions &options,
+                      size_t begin,
+                      size_t end,
+                      int *which) const;
+    // The card filters' verdicts of the job's per-card demand shape in the workspace, or null
+    // when none are kept for this decision.
+    std::vector<CardVerdict> *verdictsFor(DecisionWorkspace &ws,
+                                          const ClusterState &state,
+                                          const Job &job,
+                                          const DecideOptions &options) const;
+    // filter: one host, host-scoped filters first, then the card-scoped ones (their verdict
+    // taken from `verdicts` while the host is unchanged). *mask: the feasible cards.
+    Status filterStep(DecisionWorkspace &ws,
+                      std::vector<CardVerdict> *verdicts,
+                      int hostIndex,
+                      CardMask *mask,
+                      int *which) const;
+    // score: the weighted sum of the profile's scores for a feasible host.
+    double scoreStep(const CycleContext &ctx, const HostState &host, CardMask mask) const;
+    // pick: the cards of the chosen host; a score plugin that picks cards first, else best fit.
+    Placement pickStep(DecisionWorkspace &ws, const HostState &host, CardMask mask) const;
+    // trace: the best candidates' scores, the placement, and the result.
+    void traceBest(const CycleContext &ctx, const Tally &tally, DecisionTrace &tr) const;
+    int rankOf(int hostIndex) const
+    {
+        return hostIndex < int(m_ranks.size()) ? m_ranks[size_t(hostIndex)] : hostIndex;
+    }
 
     Profile m_profile;
     std::vector<std::shared_ptr<const FilterPlugin>> m_ordered; // host-scoped, then card-scoped
     size_t m_firstCardFilter = 0;
-    mutable QHash<ShapeKey, std::vector<CardVerdict>> m_cardVerdicts;
     std::vector<int> m_ranks;
-    mutable CycleContext m_ctx; // reused between decisions: no per-decision allocation
-    mutable std::vector<double> m_scratch;
 };
 
 } // namespace Zhaoxi::Sched

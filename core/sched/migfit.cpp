@@ -37,7 +37,11 @@ int placeableCompute(const CardModel &model, quint32 occupancy)
     return fill(model, occupancy, 0);
 }
 
-int bestStart(const CardModel &model, quint32 occupancy, int usedCompute, int profile)
+int bestStart(const CardModel &model,
+              quint32 occupancy,
+              int usedCompute,
+              int profile,
+              const quint8 *placeable)
 {
     if (profile < 0 || profile >= model.migProfiles.size())
         return -1;
@@ -56,26 +60,15 @@ int bestStart(const CardModel &model, quint32 occupancy, int usedCompute, int pr
     for (int start : p.starts) {
         if (occupancy & (span << start))
             continue;
-        const int value
-                = std::min(computeLeft, placeableCompute(model, occupancy | (span << start)));
+        const quint32 after = occupancy | (span << start);
+        const int value = std::min(
+                computeLeft, placeable ? int(placeable[after]) : placeableCompute(model, after));
         if (value > bestValue) {
             bestValue = value;
             best = start;
         }
     }
     return best;
-}
-
-int creatableStart(const CardModel &model, const CardState &card, int profile)
-{
-    // CardState::creatable already accounts for instance limits, compute slices and the media
-    // engines; only the start remains to be found.
-    if (profile >= 32 || !(card.creatable >> profile & 1))
-        return -1;
-    int used = 0;
-    for (const Unit &u : card.units)
-        used += model.migProfiles[u.profile].computeSlices;
-    return bestStart(model, card.occupancy, used, profile);
 }
 
 int plannedStart(const CardModel &model, const QList<Domain::MigPlacement> &layout, int profile)

@@ -28,8 +28,10 @@ public:
 // reject the host. Card-level filters clear the bits of `cards` they reject and return the status
 // of the cards they cleared (Unschedulable where any could become usable, else Unresolvable), or
 // success when they cleared none; the framework fails the host only once fewer cards remain than
-// the job needs, with the status of the filter that cleared the last needed card. Contract: const,
-// no allocation, no I/O, called for every host on every decision.
+// the job needs, with the status of the filter that cleared the last needed card. A filter that
+// works out how a card would serve the job writes it to `options` (at the card's place on the
+// host) for the cards it keeps. Contract: const, no allocation, no I/O, called for every host on
+// every decision.
 class FilterPlugin
 {
 public:
@@ -37,7 +39,8 @@ public:
     virtual const char *name() const = 0;
     virtual Status filter(const CycleContext &ctx,
                           const HostState &host,
-                          CardMask &cards) const = 0;
+                          CardMask &cards,
+                          HostOptions &options) const = 0;
     // True when the verdict depends only on the job's per-card demand (compute, card memory, gang
     // width, model affinity, isolation, link-domain wish, whether partitions may be created) and
     // on the host's cards: the framework then reuses it while HostState::version is unchanged.
@@ -58,16 +61,18 @@ public:
                          const HostState &host,
                          CardMask feasible) const = 0;
     virtual bool picksCards() const { return false; }
-    // Fills out->units with ctx.unitsNeeded choices from `feasible` (ctx.options hold each card's
-    // option). Returns false to leave the choice to the default picker.
+    // Fills out->units with ctx.unitsNeeded choices from `feasible` (`options` hold each card's
+    // option, by its place on the host). Returns false to leave the choice to the default picker.
     virtual bool pickCards(const CycleContext &ctx,
                            const HostState &host,
                            CardMask feasible,
+                           const HostOptions &options,
                            Placement *out) const
     {
         Q_UNUSED(ctx)
         Q_UNUSED(host)
         Q_UNUSED(feasible)
+        Q_UNUSED(options)
         Q_UNUSED(out)
         return false;
     }

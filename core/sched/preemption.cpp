@@ -97,7 +97,9 @@ std::optional<PreemptionPlan> planPreemption(const Framework &framework,
     QList<int> hosts = byHost.keys();
     std::sort(hosts.begin(), hosts.end()); // deterministic
 
-    // Does the preemptor fit on `host` once `set` has left?
+    // Does the preemptor fit on `host` once `set` has left? (One host each time: no verdict to
+    // reuse, one workspace for all the questions.)
+    DecisionWorkspace workspace;
     auto fitsWithout = [&](int host, const QList<VictimInfo> &set, Placement *placement) {
         Statement st(state);
         qint64 budget = options.classBudgetLeft;
@@ -111,7 +113,7 @@ std::optional<PreemptionPlan> planPreemption(const Framework &framework,
         o.onlyCard = options.onlyCard;
         o.trace = false;
         o.classBudgetLeft = budget;
-        const Decision d = framework.decide(state, state.job(preemptorId), nowMs, o);
+        const Decision d = framework.decide(workspace, state, state.job(preemptorId), nowMs, o);
         if (d.placement && placement)
             *placement = *d.placement;
         st.discard();

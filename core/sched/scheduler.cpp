@@ -89,7 +89,6 @@ void Scheduler::publishSteps(const QList<Step> &steps, qint64 nowMs)
         e.uid = s.uid;
         e.profile = s.profile;
         e.start = s.start;
-        e.value = s.value;
         switch (s.kind) {
         case Step::Kind::Place:
             e.code = EventCode::JobPlaced;
@@ -109,9 +108,11 @@ void Scheduler::publishSteps(const QList<Step> &steps, qint64 nowMs)
             break;
         case Step::Kind::Evict:
             e.code = EventCode::JobEvicted;
+            e.workLostMs = s.value;
             break;
         case Step::Kind::MarkPreempting:
             e.code = EventCode::JobPreempting;
+            e.evictionAtMs = s.value;
             break;
         case Step::Kind::Finish:
             e.code = s.jobState == JobState::Finished    ? EventCode::JobFinished
@@ -126,7 +127,7 @@ void Scheduler::publishSteps(const QList<Step> &steps, qint64 nowMs)
             break;
         case Step::Kind::SetMode:
             e.code = EventCode::CardModeChanged;
-            e.value = qint64(s.mode);
+            e.mode = s.mode;
             break;
         case Step::Kind::SetUnitState:
             continue;
@@ -260,8 +261,8 @@ bool Scheduler::setPriority(JobId job, int priority, qint64 nowMs)
     e.atMs = nowMs;
     e.code = EventCode::JobPriorityChanged;
     e.job = job;
-    e.start = j.spec.priority;
-    e.value = priority;
+    e.previousPriority = j.spec.priority;
+    e.priority = priority;
     j.spec.priority = priority;
     publish(e);
     return true;
@@ -487,7 +488,7 @@ Scheduler::TickResult Scheduler::tick(qint64 nowMs)
             }
             m_nominated.remove(id.value());
         }
-        Decision d = m_framework.decide(m_state, job, nowMs, o);
+        Decision d = m_framework.decide(m_workspace, m_state, job, nowMs, o);
         if (d.status.isSuccess()) {
             Statement st(m_state);
             st.place(id, *d.placement, nowMs);
@@ -535,7 +536,8 @@ Scheduler::TickResult Scheduler::tick(qint64 nowMs)
             e.code = EventCode::JobWaiting;
             e.job = id;
             e.reason = reason;
-            e.value = d.status.a;
+            e.need = d.status.need;
+            e.have = d.status.have;
             publish(e);
         }
         keepTrace(std::move(d.trace));
@@ -677,7 +679,7 @@ bool Scheduler::tryReconfigure(JobId id, qint64 nowMs, const QList<HostId> &skip
     applyReconfiguration(st, *best);
     o.onlyCard = best->card;
     o.allowCreatePartitions = true;
-    Decision dec = m_framework.decide(m_state, job, nowMs, o);
+    Decision dec = m_framework.decide(m_workspace, m_state, job, nowMs, o);
     if (!dec.status.isSuccess()) {
         st.discard();
         return false;
@@ -708,7 +710,7 @@ Decision Scheduler::placeNow(JobId id, qint64 nowMs, CardId onCard)
         d.status = Status::error(Reason::None);
         return d;
     }
-    Decision d = m_framework.decide(m_state, job, nowMs, o);
+    Decision d = m_framework.decide(m_workspace, m_state, job, nowMs, o);
     if (d.status.isSuccess()) {
         Statement st(m_state);
         st.place(id, *d.placement, nowMs);
@@ -742,197 +744,6 @@ Decision Scheduler::placeWithPreemption(JobId id, qint64 nowMs, CardId onCard)
     if (tryPreempt(id, nowMs, d, onCard))
         d.status = Status::success(); // placed now, or nominated: it starts once they have left
     return d;
-}
-
-ClusterState Scheduler::idealFor(const WorkloadSpec &spec) const
-{
-    // The appliance empty, every healthy card in the mode that suits this demand best.
-    ClusterState ideal(m_state.catalogue());
-    const ComputeDemand &d = spec.demand.compute;
-    const bool soft = spec.isolation == Domain::IsolationRequirement::SoftAllowed;
-    for (const HostState &h : m_state.hosts()) {
-        const HostId nh = ideal.addHost(h.name, h.cpuMilli, h.memoryMiB);
-        for (int i = 0; i < h.cardCount; ++i) {
-            const CardState &c = m_state.cards()[h.firstCard + i];
-            const CardModel &m = m_state.model(c);
-            PartitionMode mode = PartitionMode::Whole;
-            if ((d.kind == ComputeDemand::Kind::MigProfile
-                 || d.kind == ComputeDemand::Kind::MigSlices)
-                && m.supportsMig())
-                mode = PartitionMode::Mig;
-            else if (d.kind == ComputeDemand::Kind::Fraction && soft && !m.softModes.isEmpty())
-                mode = m.softModes.first().mode;
-            else if (d.kind == ComputeDemand::Kind::Fraction && m.supportsMig())
-                mode = PartitionMode::Mig;
-            const CardId nc = ideal.addCard(nh, c.model, mode, c.linkDomain);
-            if (c.health == CardHealth::Failed)
-                ideal.setCardHealth(nc, CardHealth::Failed);
-        }
-    }
-    return ideal;
-}
-
-Feasibility Scheduler::couldEverRun(const WorkloadSpec &spec) const
-{
-    ClusterState ideal = idealFor(spec);
-    const JobId probe = ideal.addJob(spec, 0);
-    DecideOptions o;
-    o.trace = false;
-    const Decision dec = m_framework.decide(ideal, ideal.job(probe), 0, o);
-    Feasibility f;
-    f.possible = dec.status.isSuccess();
-    f.reason = dec.status;
-    return f;
-}
-
-Status Scheduler::couldRunOn(const WorkloadSpec &spec, CardId card, qint64 nowMs) const
-{
-    ClusterState probeState = m_state; // shallow: the lists are implicitly shared
-    const JobId probe = probeState.addJob(spec, nowMs);
-    DecideOptions o;
-    o.allowCreatePartitions = m_options.allowCreatePartitions;
-    o.classBudgetLeft = budgetLeft(spec.kind);
-    o.onlyCard = card;
-    o.trace = false;
-    const Decision d = m_framework.decide(probeState, probeState.job(probe), nowMs, o);
-    if (d.status.isSuccess() && d.placement) {
-        for (const UnitChoice &u : d.placement->units) {
-            if (u.card == card)
-                return d.status;
-        }
-        return Status::unschedulable(Reason::NoFreeUnit);
-    }
-    return d.status;
-}
-
-std::optional<qint64> Scheduler::earliestStart(const WorkloadSpec &spec,
-                                               qint64 nowMs,
-                                               const QList<BudgetChange> &changes) const
-{
-    ClusterState sim = m_state;
-    const JobId probe = sim.addJob(spec, nowMs);
-    const QueueSortPlugin *sort = m_framework.profile().queueSort.get();
-    // Jobs queued ahead of the probe start first, whenever they fit (Slurm's will-run).
-    QList<JobId> ahead;
-    for (JobId q : queue()) {
-        if (!sort || sort->less(sim.job(q), sim.job(probe)))
-            ahead.append(q);
-    }
-    std::multimap<qint64, JobId> ends;
-    auto expectEnd = [&](const Job &j, qint64 t) {
-        const qint64 total = j.spec.time.expectedDurationMs;
-        if (total > 0 && j.spec.kind != WorkloadKind::Inference)
-            ends.emplace(t + std::max<qint64>(0, total - j.workDoneMs), j.id);
-    };
-    for (const Job &j : sim.jobs()) {
-        if (j.isActive())
-            expectEnd(j, nowMs);
-    }
-    QList<BudgetChange> budgetChanges = changes;
-    std::sort(budgetChanges.begin(),
-              budgetChanges.end(),
-              [](const BudgetChange &a, const BudgetChange &b) { return a.atMs < b.atMs; });
-    ClassBudget budget = m_budget;
-    auto leftFor = [&](WorkloadKind kind) {
-        const qint64 b = budget.forKind(kind);
-        return b < 0 ? qint64(-1) : std::max<qint64>(0, b - sim.classUsage()[kind]);
-    };
-    qint64 t = nowMs;
-    qsizetype nextChange = 0;
-    for (int guard = 0; guard < 100000; ++guard) {
-        while (nextChange < budgetChanges.size() && budgetChanges[nextChange].atMs <= t)
-            budget = budgetChanges[nextChange++].budget;
-        for (qsizetype i = 0; i < ahead.size();) {
-            DecideOptions o;
-            o.trace = false;
-            o.classBudgetLeft = leftFor(sim.job(ahead[i]).spec.kind);
-            const Decision d = m_framework.decide(sim, sim.job(ahead[i]), t, o);
-            if (d.status.isSuccess()) {
-                Statement st(sim);
-                st.place(ahead[i], *d.placement, t);
-                st.commit();
-                expectEnd(sim.job(ahead[i]), t);
-                ahead.removeAt(i);
-            } else {
-                ++i;
-            }
-        }
-        DecideOptions o;
-        o.trace = false;
-        o.classBudgetLeft = leftFor(spec.kind);
-        if (m_framework.decide(sim, sim.job(probe), t, o).status.isSuccess())
-            return t;
-        qint64 next = -1;
-        if (!ends.empty())
-            next = ends.begin()->first;
-        if (nextChange < budgetChanges.size()
-            && (next < 0 || budgetChanges[nextChange].atMs < next))
-            next = budgetChanges[nextChange].atMs;
-        if (next < 0)
-            return std::nullopt;
-        t = std::max(t, next);
-        Statement st(sim);
-        while (!ends.empty() && ends.begin()->first <= t) {
-            st.finish(ends.begin()->second, JobState::Finished, t);
-            ends.erase(ends.begin());
-        }
-        st.commit();
-    }
-    return std::nullopt;
-}
-
-QList<CardId> Scheduler::cardsThatCouldServe(const WorkloadSpec &spec) const
-{
-    ClusterState ideal = idealFor(spec);
-    const JobId probe = ideal.addJob(spec, 0);
-    // The filters alone, host by host: the cards a placement could use are those they keep.
-    CycleContext ctx;
-    DecideOptions o;
-    o.trace = false;
-    m_framework.prepare(ctx, ideal, ideal.job(probe), 0, o);
-    QList<CardId> cards;
-    if (ctx.unitsNeeded < 1)
-        return cards;
-    for (const HostState &h : ideal.hosts()) {
-        // Empty and in the same mode, the healthy cards of one model on a host get the same
-        // verdict: for a single card, one of each model is asked (creatable starts are dear to
-        // work out on an empty MIG card). A gang's verdict depends on how many, so all are.
-        CardMask mask = allCards(h) & ~h.failedCards;
-        if (ctx.unitsNeeded == 1) {
-            CardMask one = 0;
-            quint64 seen = 0; // models
-            for (int i = 0; i < h.cardCount; ++i) {
-                const int model = ideal.cards()[h.firstCard + i].model;
-                if ((mask >> i & 1) && (model >= 64 || !(seen >> model & 1))) {
-                    one |= CardMask(1) << i;
-                    if (model < 64)
-                        seen |= quint64(1) << model;
-                }
-            }
-            mask = one;
-        }
-        if (mask == 0 || !m_framework.filterHost(ctx, h, &mask).isSuccess())
-            continue;
-        for (int i = 0; i < h.cardCount; ++i) {
-            const CardState &c = ideal.cards()[h.firstCard + i];
-            bool kept = mask >> i & 1;
-            for (int k = 0; !kept && ctx.unitsNeeded == 1 && k < h.cardCount; ++k)
-                kept = (mask >> k & 1) && ideal.cards()[h.firstCard + k].model == c.model;
-            if (kept && c.health != CardHealth::Failed)
-                cards.append(c.id);
-        }
-    }
-    return cards;
-}
-
-CardFit Scheduler::fitOn(const WorkloadSpec &spec,
-                         CardId card,
-                         qint64 nowMs,
-                         const QList<JobId> &leaving,
-                         const FitOptions &options) const
-{
-    Trial trial(*this, nowMs);
-    return trial.fitOn(spec, card, leaving, options);
 }
 
 } // namespace Zhaoxi::Sched

@@ -202,6 +202,7 @@ private:
 
     ClusterState m_state;
     Framework m_framework;
+    DecisionWorkspace m_workspace; // the tick's and placements' decisions: verdicts reused
     SchedulerOptions m_options;
     ClassBudget m_budget;
     QList<EventSink *> m_sinks;

@@ -73,7 +73,7 @@ const char *statusCodeName(Status::Code code)
 
 QString Status::describe() const
 {
-    const QString n1 = QString::number(a), n2 = QString::number(b);
+    const QString n1 = QString::number(need), n2 = QString::number(have);
     switch (reason) {
     case Reason::None:
         return code == Code::Success ? QStringLiteral("ok") : QStringLiteral("failed");
@@ -108,7 +108,7 @@ QString Status::describe() const
     case Reason::NeedsRepartition:
         return QStringLiteral("card must be repartitioned first");
     case Reason::TooManyClients:
-        return QStringLiteral("card already has its %1 clients").arg(n1);
+        return QStringLiteral("card already has its %1 clients").arg(n2);
     case Reason::CardReconfiguring:
         return QStringLiteral("card is being reconfigured");
     case Reason::GangTooWide:

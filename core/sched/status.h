@@ -15,26 +15,26 @@ enum class Reason : std::uint8_t {
     // host level
     HostDown,
     HostNotAllowed,         // affinity pins another host
-    InsufficientHostCpu,    // a = needed milli, b = free milli
-    InsufficientHostMemory, // a = needed MiB, b = free MiB
-    HostCpuTooSmall,        // a = needed, b = capacity   (unresolvable)
-    HostMemoryTooSmall,     // a = needed, b = capacity   (unresolvable)
+    InsufficientHostCpu,    // need = needed milli, have = free milli
+    InsufficientHostMemory, // need = needed MiB, have = free MiB
+    HostCpuTooSmall,        // need = needed, have = capacity   (unresolvable)
+    HostMemoryTooSmall,     // need = needed, have = capacity   (unresolvable)
     // card level
     CardFailed,
     ModelNotAllowed,    // affinity excludes the card model
     ProfileNotOnModel,  // the requested MIG profile does not exist on this model
     IsolationMismatch,  // hard isolation asked, card only soft-sliced
-    CardMemoryTooSmall, // a = needed MiB, b = the most any unit of this card can have
-    CardMemoryInUse,    // a = needed MiB, b = free MiB
-    CardComputeInUse,   // a = needed milli, b = free milli
+    CardMemoryTooSmall, // need = needed MiB, have = the most any unit of this card can have
+    CardMemoryInUse,    // need = needed MiB, have = free MiB
+    CardComputeInUse,   // need = needed milli, have = free milli
     NoFreeUnit,         // every fitting unit of the card is busy
     NeedsRepartition,   // the card could serve after its layout changes
-    TooManyClients,     // a = the soft mode's client limit
+    TooManyClients,     // need = 1 more client, have = the soft mode's client limit
     CardReconfiguring,
     // job level
-    GangTooWide,            // a = cards needed, b = most cards any host/domain can offer
-    GangNotInOneLinkDomain, // a = cards needed, b = most feasible cards in one domain
-    ClassBudgetExceeded,    // a = needed milli-cards, b = what the class may still use
+    GangTooWide,            // need = cards needed, have = most cards any host/domain can offer
+    GangNotInOneLinkDomain, // need = cards needed, have = most feasible cards in one domain
+    ClassBudgetExceeded,    // need = needed milli-cards, have = what the class may still use
     NoHosts,
     Count
 };
@@ -45,23 +45,25 @@ constexpr int kReasonCount = int(Reason::Count);
 const char *reasonCode(Reason reason);
 
 // A typed verdict: success, unschedulable (preemption or repartitioning could help), unresolvable
-// (nothing could: skip it in the planner), or an internal error.
+// (nothing could: skip it in the planner), or an internal error. `need` and `have` are the
+// reason's parameters (see each reason): what the job needs and what there is; 0 when the reason
+// has none.
 struct Status
 {
     enum class Code : std::uint8_t { Success, Unschedulable, Unresolvable, Error };
     Code code = Code::Success;
     Reason reason = Reason::None;
-    qint64 a = 0;
-    qint64 b = 0;
+    qint64 need = 0;
+    qint64 have = 0;
 
     static constexpr Status success() { return {}; }
-    static constexpr Status unschedulable(Reason r, qint64 a = 0, qint64 b = 0)
+    static constexpr Status unschedulable(Reason r, qint64 need = 0, qint64 have = 0)
     {
-        return {Code::Unschedulable, r, a, b};
+        return {Code::Unschedulable, r, need, have};
     }
-    static constexpr Status unresolvable(Reason r, qint64 a = 0, qint64 b = 0)
+    static constexpr Status unresolvable(Reason r, qint64 need = 0, qint64 have = 0)
     {
-        return {Code::Unresolvable, r, a, b};
+        return {Code::Unresolvable, r, need, have};
     }
     static constexpr Status error(Reason r) { return {Code::Error, r, 0, 0}; }
     constexpr bool isSuccess() const { return code == Code::Success; }

@@ -68,9 +68,9 @@ Status Trial::check(const Job &probe, CardId card, const DecideOptions &options,
     const CardState &c = m_state.card(card);
     const HostState &host = m_state.host(c.host);
     CardMask mask = CardMask(1) << (card.value() - host.firstCard);
-    const Status st = fw.filterHost(m_ctx, host, &mask);
+    const Status st = fw.filterHost(m_ctx, host, &mask, m_options);
     if (st.isSuccess())
-        *unit = m_ctx.options[size_t(card.value())].choice;
+        *unit = m_options[card.value() - host.firstCard].choice;
     return st;
 }
 

@@ -97,7 +97,8 @@ private:
     ClusterState m_state; // the copy
     // The job asked about: beside the state, not in it, so that a question copies no job list.
     std::optional<Job> m_probe;
-    CycleContext m_ctx; // reused between queries; prepared for m_probe with these options:
+    HostOptions m_options; // what the filters found on the card last checked
+    CycleContext m_ctx;    // reused between queries; prepared for m_probe with these options:
     bool m_prepared = false;
     bool m_preparedCreate = false;
     qint64 m_preparedBudget = -1;

@@ -6,6 +6,8 @@
 #include "core/device/applianceevents.h"
 #include "core/storage/event.h"
 
+#include <QJsonObject>
+
 namespace Zhaoxi::Storage {
 class Recorder;
 }
@@ -18,6 +20,11 @@ namespace Zhaoxi::Session {
 // `zhaoxictl simulate --db`.
 bool isDeviceEvent(Device::ApplianceEventCode code);
 Storage::Severity severityOf(Device::ApplianceEventCode code);
+// The stored params of an appliance event: "reason", then the members its code sets, each under
+// its member's name (core/device/applianceevents.h), except the step's profile index, stored as
+// "profileIndex" as the scheduler's partition events store it. Readers go through
+// Storage::eventParam, which also reads stores written before the params were named.
+QJsonObject applianceEventParams(const Device::ApplianceEvent &event);
 qint64 recordApplianceEvent(Storage::Recorder &recorder, const Device::ApplianceEvent &event);
 
 // Real processes' events (launches, exits, checkpoints, MPS daemons) as stored events: their code

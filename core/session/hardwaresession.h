@@ -199,7 +199,11 @@ private:
                       const QJsonObject &params,
                       int card);
     LayoutPreview plan(int card, const QList<Domain::MigPlacement> &target) const;
+    // The driver's layout of a card, by start (then profile), as byStart() orders a target.
     QList<Domain::MigPlacement> driverLayout(int card) const;
+    static QList<Domain::MigPlacement> byStart(QList<Domain::MigPlacement> layout);
+    // The store's state document of the runtime.
+    static constexpr char kRuntimeKey[] = "hardware-runtime";
 
     Device::NvmlBackendOptions m_backendOptions;
     HardwareOptions m_options;

@@ -165,6 +165,7 @@ private:
         qint64 completedMs = -1;
         qint64 placement = 0; // epoch of the current placement
         qint64 finishEpoch = 0;
+        double lastLostMs = 0; // the work its last eviction rolled back (TrainingResumed)
         QList<QPair<double, double>> lossCurve;
     };
     struct Role

@@ -4,7 +4,7 @@
 #include "random.h"
 
 #include "core/domain/demand.h"
-#include "core/domain/jsonnames.h"
+#include "core/domain/jsonreader.h"
 
 #include "core/policy/params.h"
 #include "core/policy/policy.h"
@@ -14,12 +14,14 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
-#include <QJsonDocument>
 
 #include <cmath>
 
 namespace Zhaoxi::Sim {
 
+using Domain::jsonPath;
+using Domain::JsonReader;
+using Domain::JsonScope;
 using Policy::ParamReader;
 using Policy::PolicyError;
 
@@ -38,77 +40,44 @@ namespace {
 constexpr qint64 kHourMs = 3600'000;
 constexpr qint64 kYearMs = 365 * 24 * kHourMs;
 
-// Reads one scenario; the first problem is kept in m_err.
-class Reader
+// Reads one scenario through the shared JSON reader; the first problem is kept.
+class Reader : public JsonReader
 {
 public:
-    Reader(const QString &file, const QString &baseDir, const Catalogue::Catalogue &cat)
-        : m_file(file)
-        , m_baseDir(baseDir)
+    Reader(const QString &baseDir, const Catalogue::Catalogue &cat)
+        : m_baseDir(baseDir)
         , m_cat(cat)
     {}
 
-    bool fail(const QString &field, const QString &message)
-    {
-        if (m_failed)
-            return false;
-        m_failed = true;
-        m_err.field = field;
-        m_err.message = message;
-        return false;
-    }
     bool take(const PolicyError &e) { return fail(e.field, e.message); }
-    bool failed() const { return m_failed; }
-    const ScenarioError &error() const { return m_err; }
 
     QString path(const QString &rel) const
     {
         return QFileInfo(rel).isAbsolute() ? rel : QDir(m_baseDir).filePath(rel);
     }
 
-    QString m_file;
     QString m_baseDir;
     const Catalogue::Catalogue &m_cat;
-    bool m_failed = false;
-    ScenarioError m_err;
 };
-
-QString typeName(const QJsonValue &v)
-{
-    return Domain::jsonTypeName(v);
-}
 
 // Strict object reading: every key must be one of `allowed`.
 bool checkKeys(const QJsonObject &o, const QString &path, const QStringList &allowed, Reader &rd)
 {
-    for (auto it = o.constBegin(); it != o.constEnd(); ++it) {
-        if (!allowed.contains(it.key()))
-            return rd.fail(path.isEmpty() ? it.key() : path + QLatin1Char('.') + it.key(),
-                           QStringLiteral("unknown key (known: %1)")
-                                   .arg(allowed.join(QStringLiteral(", "))));
-    }
-    return true;
-}
-
-QString join(const QString &path, const QString &key)
-{
-    return path.isEmpty() ? key : path + QLatin1Char('.') + key;
+    return rd.checkKeys(JsonScope{o, path}, allowed);
 }
 
 std::optional<QJsonObject> subObject(
         const QJsonObject &o, const QString &path, const QString &key, bool required, Reader &rd)
 {
-    if (!o.contains(key)) {
-        if (required)
-            rd.fail(join(path, key), QStringLiteral("required"));
+    JsonScope sub;
+    if (!rd.readObject(JsonScope{o, path},
+                       key,
+                       &sub,
+                       required ? JsonReader::Presence::Required : JsonReader::Presence::Optional)
+        || !o.contains(key)) {
         return std::nullopt;
     }
-    const QJsonValue v = o.value(key);
-    if (!v.isObject()) {
-        rd.fail(join(path, key), QStringLiteral("expected an object, got %1").arg(typeName(v)));
-        return std::nullopt;
-    }
-    return v.toObject();
+    return sub.object;
 }
 
 std::optional<QJsonArray> subArray(const QJsonObject &o,
@@ -116,14 +85,22 @@ std::optional<QJsonArray> subArray(const QJsonObject &o,
                                    const QString &key,
                                    Reader &rd)
 {
-    if (!o.contains(key))
-        return QJsonArray();
-    const QJsonValue v = o.value(key);
-    if (!v.isArray()) {
-        rd.fail(join(path, key), QStringLiteral("expected an array, got %1").arg(typeName(v)));
+    QJsonArray a;
+    if (!rd.readArray(JsonScope{o, path}, key, &a))
         return std::nullopt;
-    }
-    return v.toArray();
+    return a;
+}
+
+// An element of a list that must be an object ("expected an object, got a number").
+std::optional<QJsonObject> element(const QJsonArray &list,
+                                   qsizetype i,
+                                   const QString &path,
+                                   Reader &rd)
+{
+    JsonScope o;
+    if (!rd.objectValue(list.at(i), path, &o))
+        return std::nullopt;
+    return o.object;
 }
 
 // Reads a number/duration/... through a ParamReader on the object, with the path as prefix.
@@ -150,7 +127,7 @@ std::optional<Domain::WorkloadSpec> readSpec(const QJsonObject &o, const QString
     Domain::SpecError se;
     std::optional<Domain::WorkloadSpec> spec = Domain::workloadSpecFromJson(*so, &se);
     if (!spec) {
-        rd.fail(join(join(path, QStringLiteral("spec")), se.field), se.message);
+        rd.fail(jsonPath(jsonPath(path, QStringLiteral("spec")), se.field), se.message);
         return std::nullopt;
     }
     return spec;
@@ -199,7 +176,7 @@ std::optional<RateCurve> readRate(const QJsonObject &o,
         if (!f.flush(rd))
             return std::nullopt;
         if (!o.contains(QStringLiteral("peak"))) {
-            rd.fail(join(path, QStringLiteral("peak")), QStringLiteral("required"));
+            rd.fail(jsonPath(path, QStringLiteral("peak")), QStringLiteral("required"));
             return std::nullopt;
         }
         *source = QStringLiteral("diurnal");
@@ -225,7 +202,7 @@ std::optional<RateCurve> readRate(const QJsonObject &o,
     if (!f.flush(rd))
         return std::nullopt;
     if (!o.contains(QStringLiteral("peak"))) {
-        rd.fail(join(path, QStringLiteral("peak")), QStringLiteral("required"));
+        rd.fail(jsonPath(path, QStringLiteral("peak")), QStringLiteral("required"));
         return std::nullopt;
     }
     QString why;
@@ -233,7 +210,7 @@ std::optional<RateCurve> readRate(const QJsonObject &o,
             = isTrace ? hourlyShapeFromTrace(rd.path(file), column, utcOffset, false, &why)
                       : readHourlyCurve(rd.path(file), &why);
     if (!points) {
-        rd.fail(join(path, isTrace ? QStringLiteral("trace") : QStringLiteral("curve")),
+        rd.fail(jsonPath(path, isTrace ? QStringLiteral("trace") : QStringLiteral("curve")),
                 QStringLiteral("%1: %2").arg(file, why));
         return std::nullopt;
     }
@@ -260,32 +237,22 @@ std::optional<Scenario> readScenario(const QByteArray &json,
                                      const Catalogue::Catalogue &catalogue,
                                      ScenarioError *error)
 {
-    Reader rd(fileName, baseDir, catalogue);
+    Reader rd(baseDir, catalogue);
     auto fail = [&]() -> std::optional<Scenario> {
-        if (error) {
-            *error = rd.error();
-            error->file = fileName;
-        }
+        if (error)
+            *error = ScenarioError{fileName, rd.error().path, rd.error().message};
         return std::nullopt;
     };
-    QJsonParseError pe;
-    const QJsonDocument doc = QJsonDocument::fromJson(json, &pe);
-    if (pe.error != QJsonParseError::NoError || !doc.isObject()) {
-        ScenarioError e;
-        e.file = fileName;
-        if (pe.error != QJsonParseError::NoError) {
-            const QString before = QString::fromUtf8(json.left(pe.offset));
-            e.line = int(before.count(QLatin1Char('\n'))) + 1;
-            e.column = int(before.size() - before.lastIndexOf(QLatin1Char('\n')));
-            e.message = pe.errorString();
-        } else {
-            e.message = QStringLiteral("expected a JSON object");
+    Domain::JsonError jsonError;
+    const std::optional<QJsonObject> parsed = Domain::parseJsonObject(json, &jsonError);
+    if (!parsed) {
+        if (error) {
+            *error = ScenarioError{
+                    fileName, jsonError.path, jsonError.message, jsonError.line, jsonError.column};
         }
-        if (error)
-            *error = e;
         return std::nullopt;
     }
-    const QJsonObject root = doc.object();
+    const QJsonObject root = *parsed;
     Scenario sc;
     sc.file = fileName;
     const QStringList topKeys = {QStringLiteral("name"),
@@ -359,8 +326,8 @@ std::optional<Scenario> readScenario(const QByteArray &json,
         if (!a)
             return fail();
         Sched::ApplianceError ae;
-        std::optional<Sched::Appliance> app = Sched::readAppliance(
-                QJsonDocument(*a).toJson(QJsonDocument::Compact), catalogue, fileName, &ae);
+        std::optional<Sched::Appliance> app
+                = Sched::readApplianceObject(*a, catalogue, fileName, &ae);
         if (!app)
             return rd.fail(ae.field.isEmpty() ? QStringLiteral("appliance")
                                               : QStringLiteral("appliance.") + ae.field,
@@ -432,9 +399,10 @@ std::optional<Scenario> readScenario(const QByteArray &json,
             if (!isDefault && host < 0)
                 return rd.fail(path, QStringLiteral("no host of that name (or \"default\")")),
                        fail();
-            if (!it.value().isObject())
-                return rd.fail(path, QStringLiteral("expected an object")), fail();
-            Fields f(it.value().toObject(), path);
+            JsonScope hostPaths;
+            if (!rd.objectValue(it.value(), path, &hostPaths))
+                return fail();
+            Fields f(hostPaths.object, path);
             HostPaths hp;
             hp.pcieGBps = f.reader.number(QStringLiteral("pcieGBps"), hp.pcieGBps, 0.001, 1e5);
             hp.networkGBps
@@ -487,9 +455,10 @@ std::optional<Scenario> readScenario(const QByteArray &json,
     QStringList serviceNames;
     for (qsizetype i = 0; i < services->size(); ++i) {
         const QString path = QStringLiteral("services[%1]").arg(i);
-        if (!services->at(i).isObject())
-            return rd.fail(path, QStringLiteral("expected an object")), fail();
-        const QJsonObject o = services->at(i).toObject();
+        const std::optional<QJsonObject> item = element(*services, i, path, rd);
+        if (!item)
+            return fail();
+        const QJsonObject o = *item;
         if (!checkKeys(o,
                        path,
                        {QStringLiteral("spec"),
@@ -548,9 +517,10 @@ std::optional<Scenario> readScenario(const QByteArray &json,
         return fail();
     for (qsizetype i = 0; i < training->size(); ++i) {
         const QString path = QStringLiteral("training[%1]").arg(i);
-        if (!training->at(i).isObject())
-            return rd.fail(path, QStringLiteral("expected an object")), fail();
-        const QJsonObject o = training->at(i).toObject();
+        const std::optional<QJsonObject> item = element(*training, i, path, rd);
+        if (!item)
+            return fail();
+        const QJsonObject o = *item;
         if (!checkKeys(o,
                        path,
                        {QStringLiteral("spec"),
@@ -616,9 +586,10 @@ std::optional<Scenario> readScenario(const QByteArray &json,
         return fail();
     for (qsizetype i = 0; i < faults->size(); ++i) {
         const QString path = QStringLiteral("faults[%1]").arg(i);
-        if (!faults->at(i).isObject())
-            return rd.fail(path, QStringLiteral("expected an object")), fail();
-        const QJsonObject o = faults->at(i).toObject();
+        const std::optional<QJsonObject> item = element(*faults, i, path, rd);
+        if (!item)
+            return fail();
+        const QJsonObject o = *item;
         Fields f(o, path);
         FaultDef def;
         def.atMs = f.reader.duration(QStringLiteral("at"), 0, 0, kYearMs);
@@ -658,13 +629,8 @@ std::optional<Scenario> readScenario(const QByteArray &json,
         for (auto it = p->constBegin(); it != p->constEnd(); ++it) {
             const QString path = QStringLiteral("policy.") + it.key();
             if (it.key() == QLatin1String("default")) {
-                if (!it.value().isString()
-                    || !Policy::policyNames().contains(it.value().toString()))
-                    return rd.fail(path,
-                                   QStringLiteral("expected one of %1")
-                                           .arg(Policy::policyNames().join(QStringLiteral(", ")))),
-                           fail();
-                sc.defaultPolicy = it.value().toString();
+                if (!rd.choiceValue(it.value(), path, Policy::policyNames(), &sc.defaultPolicy))
+                    return fail();
                 continue;
             }
             if (!Policy::policyNames().contains(it.key()))
@@ -672,8 +638,9 @@ std::optional<Scenario> readScenario(const QByteArray &json,
                                QStringLiteral("unknown policy (known: default, %1)")
                                        .arg(Policy::policyNames().join(QStringLiteral(", ")))),
                        fail();
-            if (!it.value().isObject())
-                return rd.fail(path, QStringLiteral("expected an object")), fail();
+            JsonScope params;
+            if (!rd.objectValue(it.value(), path, &params))
+                return fail();
             PolicyError perr;
             if (!Policy::makePolicy(it.key(), it.value().toObject(), &perr))
                 return rd.fail(perr.field.isEmpty() ? path : path + QLatin1Char('.') + perr.field,

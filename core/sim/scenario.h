@@ -89,8 +89,8 @@ struct Scenario
 };
 
 // Why a scenario was refused: the file, the field (a JSON path such as
-// "services[1].rate.peak"; empty for the file as a whole) and why. Syntax errors give the line
-// and column.
+// "services[1].rate.peak"; empty for the file as a whole) and why. Syntax errors and repeated keys
+// give the line and column.
 struct ScenarioError
 {
     QString file;
@@ -102,7 +102,8 @@ struct ScenarioError
 };
 
 // Reads a scenario. All-or-nothing: the first problem is reported and nothing is returned half
-// made. Relative paths (rate curves, traces) are resolved against `baseDir`. Every policy's
+// made. A key given twice in one object is refused, and so is a name (or any string the scenario
+// itself reads) holding a NUL, a control character or a lone UTF-16 surrogate. Relative paths (rate curves, traces) are resolved against `baseDir`. Every policy's
 // parameters are checked too.
 std::optional<Scenario> readScenario(const QByteArray &json,
                                      const QString &fileName,

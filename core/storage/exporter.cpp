@@ -10,11 +10,33 @@
 #include <QJsonDocument>
 #include <QSaveFile>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <limits>
+#include <string>
 
 namespace Zhaoxi::Storage {
 
 namespace {
+
+// The export's buffers. QByteArray::append() goes through insert() (and strlen() for a literal)
+// on each call; at a dozen appends per row and a million rows that cost more than the bytes.
+class Bytes
+{
+public:
+    void append(const char *p, qsizetype n) { m_s.append(p, size_t(n)); }
+    void append(const char *text) { m_s.append(text); } // literals: the length is folded
+    void append(char c) { m_s.push_back(c); }
+    void append(const QByteArray &b) { m_s.append(b.constData(), size_t(b.size())); }
+    qsizetype size() const { return qsizetype(m_s.size()); }
+    const char *constData() const { return m_s.data(); }
+    void clear() { m_s.clear(); } // keeps the capacity
+    void reserve(qsizetype n) { m_s.reserve(size_t(n)); }
+
+private:
+    std::string m_s;
+};
 
 // Howard Hinnant's days-to-civil: no QDateTime per row, which matters at a million rows.
 void civilFromDays(qint64 z, int *y, unsigned *m, unsigned *d)
@@ -40,7 +62,8 @@ inline char *digits(char *p, unsigned v, int n)
     return p + n;
 }
 
-void appendInt(QByteArray &out, qint64 v)
+template<class Buf>
+void appendInt(Buf &out, qint64 v)
 {
     char buf[24];
     char *end = buf + sizeof buf;
@@ -56,7 +79,8 @@ void appendInt(QByteArray &out, qint64 v)
     out.append(p, end - p);
 }
 
-void appendJsonString(QByteArray &out, const char *p, qsizetype n)
+template<class Buf>
+void appendJsonString(Buf &out, const char *p, qsizetype n)
 {
     out.append('"');
     qsizetype run = 0;
@@ -121,18 +145,9 @@ private:
     int m_offset = 0;
 };
 
-const char *const kColumns[] = {"id",
-                                "time",
-                                "epoch_ms",
-                                "severity",
-                                "source",
-                                "code",
-                                "card",
-                                "partition",
-                                "job",
-                                "actor",
-                                "message",
-                                "params"};
+// The CSV header: the columns exporter.h lists.
+const char kHeader[]
+        = "id,time,epoch_ms,severity,source,code,card,partition,job,actor,message,params\r\n";
 
 struct Template
 {
@@ -141,12 +156,13 @@ struct Template
 };
 
 // {name}: a param or one of job, card, partition, actor, code.
+
 const Template kTemplates[] = {
         {"job-submitted", "Job {job} submitted"},
         {"job-placed", "Job {job} placed on host {host}"},
         {"job-waiting", "Job {job} is waiting: {reason}"},
         {"job-preempting", "Job {job} will be preempted for job {other}"},
-        {"job-evicted", "Job {job} evicted; {value} ms of work lost"},
+        {"job-evicted", "Job {job} evicted; {workLostMs} ms of work lost"},
         {"job-finished", "Job {job} finished"},
         {"job-cancelled", "Job {job} cancelled"},
         {"job-failed", "Job {job} failed"},
@@ -172,13 +188,13 @@ QString fieldText(const Event &e, const QByteArray &name)
         return e.actor;
     if (name == "code")
         return QString::fromLatin1(e.code);
-    QString v = jsonParam(e.params, QLatin1StringView(name));
+    QString v = eventParam(e, QLatin1StringView(name));
     return v.isEmpty() ? QStringLiteral("?") : v;
 }
 
-} // namespace
-
-QByteArray isoTime(qint64 epochMs, int offsetSeconds)
+// isoTime(), appended to `out`: no QByteArray per row.
+template<class Buf>
+void appendIsoTime(Buf &out, qint64 epochMs, int offsetSeconds)
 {
     const qint64 local = epochMs + qint64(offsetSeconds) * 1000;
     qint64 days = local >= 0 ? local / 86400000 : (local - 86399999) / 86400000;
@@ -216,10 +232,20 @@ QByteArray isoTime(qint64 epochMs, int offsetSeconds)
     p = digits(p, a / 3600, 2);
     *p++ = ':';
     p = digits(p, a / 60 % 60, 2);
-    return QByteArray(buf, p - buf);
+    out.append(buf, p - buf);
 }
 
-QString jsonParam(const QByteArray &params, QLatin1StringView key)
+// Where jsonParam() finds the value of `key`: for a string, [begin, end] are its quotes (end is
+// the text's size when the closing quote is missing); otherwise [begin, end) is the raw value.
+struct ParamSpan
+{
+    bool found = false;
+    bool string = false;
+    qsizetype begin = 0;
+    qsizetype end = 0;
+};
+
+ParamSpan locateParam(const QByteArray &params, QLatin1StringView key)
 {
     // A flat object written by the Recorder; find "key" followed by a colon at depth 1.
     const char *s = params.constData();
@@ -252,9 +278,8 @@ QString jsonParam(const QByteArray &params, QLatin1StringView key)
                 qsizetype e = k + 1;
                 while (e < n && s[e] != '"')
                     e += s[e] == '\\' ? 2 : 1;
-                // Let Qt unescape the string properly.
-                const QByteArray doc = "[" + QByteArray(s + k, e - k + 1) + "]";
-                return QJsonDocument::fromJson(doc).array().at(0).toString();
+                // A trailing backslash steps past the end: stop at the terminating NUL.
+                return {true, true, k, std::min(e, n)};
             }
             qsizetype e = k;
             int nest = 0;
@@ -265,20 +290,67 @@ QString jsonParam(const QByteArray &params, QLatin1StringView key)
                     --nest;
                 ++e;
             }
-            return QString::fromUtf8(s + k, e - k).trimmed();
+            return {true, false, k, e};
         }
     }
     return {};
 }
 
+QString paramText(const QByteArray &params, const ParamSpan &v)
+{
+    if (!v.found)
+        return {};
+    const char *s = params.constData();
+    if (v.string) {
+        // Let Qt unescape the string properly.
+        const QByteArray doc = "[" + QByteArray(s + v.begin, v.end - v.begin + 1) + "]";
+        return QJsonDocument::fromJson(doc).array().at(0).toString();
+    }
+    return QString::fromUtf8(s + v.begin, v.end - v.begin).trimmed();
+}
+
+} // namespace
+
+QByteArray isoTime(qint64 epochMs, int offsetSeconds)
+{
+    QByteArray r;
+    appendIsoTime(r, epochMs, offsetSeconds);
+    return r;
+}
+
+QString jsonParam(const QByteArray &params, QLatin1StringView key)
+{
+    return paramText(params, locateParam(params, key));
+}
+
 namespace {
+
+// Other: actor and code, which fieldText() knows and no template here uses.
+enum class Field : std::uint8_t { None, Job, Card, Partition, Param, Other };
 
 // A template split once into literal text and fields, so a million rows do not re-parse it.
 struct CompiledTemplate
 {
+    struct Part
+    {
+        QString literal;
+        QByteArray literalUtf8; // the same text: templates are ASCII
+        Field field = Field::None;
+        QByteArray name;   // the param's name for Field::Param
+        QByteArray legacy; // where stores before named params kept it (eventParam); may be empty
+    };
     QByteArray code;
-    QList<std::pair<QString, QByteArray>> parts; // literal text, then a field name (may be empty)
+    QList<Part> parts;
 };
+
+Field fieldOf(const QByteArray &name)
+{
+    if (name.isEmpty())
+        return Field::None;
+    if (name == "job" || name == "card" || name == "partition")
+        return name == "job" ? Field::Job : name == "card" ? Field::Card : Field::Partition;
+    return name == "actor" || name == "code" ? Field::Other : Field::Param;
+}
 
 const QList<CompiledTemplate> &compiledTemplates()
 {
@@ -289,15 +361,19 @@ const QList<CompiledTemplate> &compiledTemplates()
             c.code = t.code;
             const QByteArray text = t.text;
             qsizetype i = 0;
+            auto part = [&](const QByteArray &literal, const QByteArray &name) {
+                const QByteArray legacy = legacyParamKey(c.code, name);
+                c.parts.append(
+                        {QString::fromLatin1(literal), literal, fieldOf(name), name, legacy});
+            };
             while (i < text.size()) {
                 const qsizetype open = text.indexOf('{', i);
                 if (open < 0) {
-                    c.parts.append({QString::fromLatin1(text.mid(i)), QByteArray()});
+                    part(text.mid(i), QByteArray());
                     break;
                 }
                 const qsizetype close = text.indexOf('}', open);
-                c.parts.append({QString::fromLatin1(text.mid(i, open - i)),
-                                text.mid(open + 1, close - open - 1)});
+                part(text.mid(i, open - i), text.mid(open + 1, close - open - 1));
                 i = close + 1;
             }
             r.append(c);
@@ -307,19 +383,127 @@ const QList<CompiledTemplate> &compiledTemplates()
     return compiled;
 }
 
+const CompiledTemplate *templateFor(const QByteArray &code)
+{
+    for (const CompiledTemplate &t : compiledTemplates()) {
+        if (code == t.code)
+            return &t;
+    }
+    return nullptr;
+}
+
+bool isAscii(const char *p, qsizetype n)
+{
+    for (qsizetype i = 0; i < n; ++i) {
+        if (static_cast<unsigned char>(p[i]) >= 0x80)
+            return false;
+    }
+    return true;
+}
+
+// QString::fromLatin1(text).toUtf8(), without the QString for ASCII (every real code).
+void appendLatin1AsUtf8(Bytes &out, const QByteArray &text)
+{
+    if (isAscii(text.constData(), text.size()))
+        out.append(text);
+    else
+        out.append(QString::fromLatin1(text).toUtf8());
+}
+
+// jsonParam(params, key).toUtf8() appended to `out`; false, with nothing appended, when that is
+// empty. The values the Recorder writes (numbers, plain ASCII strings) are copied as they stand;
+// anything to unescape, or not ASCII and so open to QString's UTF-8 round trip and trimming,
+// takes jsonParam's own path.
+bool appendParamValue(Bytes &out, const QByteArray &params, QLatin1StringView key)
+{
+    const ParamSpan v = locateParam(params, key);
+    if (!v.found)
+        return false;
+    const char *s = params.constData();
+    if (v.string) {
+        if (v.end < params.size()) {
+            const char *b = s + v.begin + 1;
+            const qsizetype n = v.end - v.begin - 1;
+            bool plain = true;
+            for (qsizetype i = 0; i < n && plain; ++i)
+                plain = b[i] >= 0x20 && b[i] <= 0x7e && b[i] != '\\';
+            if (plain) {
+                out.append(b, n);
+                return n > 0;
+            }
+        }
+    } else if (isAscii(s + v.begin, v.end - v.begin)) {
+        // QString::trimmed() on ASCII: tab, LF, VT, FF, CR and space.
+        auto space = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r'); };
+        qsizetype b = v.begin;
+        qsizetype end = v.end;
+        while (b < end && space(s[b]))
+            ++b;
+        while (end > b && space(s[end - 1]))
+            --end;
+        out.append(s + b, end - b);
+        return end > b;
+    }
+    const QString text = paramText(params, v);
+    out.append(text.toUtf8());
+    return !text.isEmpty();
+}
+
+// englishMessage(e).toUtf8(), written straight into `out`: the export's default message at a
+// million rows, without a QString and its conversion per row.
+void appendEnglishMessageUtf8(Bytes &out, const Event &e)
+{
+    const CompiledTemplate *t = templateFor(e.code);
+    if (!t) {
+        if (!e.actor.isEmpty()) {
+            out.append(e.actor.toUtf8());
+            out.append(": ", 2);
+        }
+        appendLatin1AsUtf8(out, e.code);
+        return;
+    }
+    for (const CompiledTemplate::Part &part : t->parts) {
+        out.append(part.literalUtf8);
+        switch (part.field) {
+        case Field::None:
+            break;
+        case Field::Job:
+        case Field::Card:
+        case Field::Partition: {
+            const int id = part.field == Field::Job    ? e.job
+                           : part.field == Field::Card ? e.card
+                                                       : e.partition;
+            if (id >= 0)
+                appendInt(out, id);
+            else
+                out.append('?');
+            break;
+        }
+        case Field::Other:
+            out.append(fieldText(e, part.name).toUtf8());
+            break;
+        case Field::Param:
+            // fieldText(): eventParam(), then "?".
+            if (!appendParamValue(out, e.params, QLatin1StringView(part.name))
+                && (part.legacy.isEmpty()
+                    || !appendParamValue(out, e.params, QLatin1StringView(part.legacy))))
+                out.append('?');
+            break;
+        }
+    }
+}
+
 } // namespace
 
 QString englishMessage(const Event &e)
 {
-    for (const CompiledTemplate &t : compiledTemplates()) {
-        if (e.code != t.code)
-            continue;
+    if (const CompiledTemplate *t = templateFor(e.code)) {
         QString r;
         r.reserve(64);
-        for (const auto &[literal, field] : t.parts) {
-            r += literal;
-            if (!field.isEmpty())
-                r += fieldText(e, field);
+        for (const CompiledTemplate::Part &part : t->parts) {
+            r += part.literal;
+            if (part.field != Field::None)
+                r += fieldText(e, part.name);
         }
         return r;
     }
@@ -329,9 +513,10 @@ QString englishMessage(const Event &e)
     return r;
 }
 
-namespace Csv {
+namespace {
 
-void appendCell(QByteArray &line, const char *p, qsizetype n, bool guard)
+template<class Buf>
+void appendCellTo(Buf &line, const char *p, qsizetype n, bool guard = true)
 {
     const bool inject = guard && n > 0
                         && (p[0] == '=' || p[0] == '+' || p[0] == '-' || p[0] == '@' || p[0] == '\t'
@@ -360,6 +545,15 @@ void appendCell(QByteArray &line, const char *p, qsizetype n, bool guard)
     line.append('"');
 }
 
+} // namespace
+
+namespace Csv {
+
+void appendCell(QByteArray &line, const char *p, qsizetype n, bool guard)
+{
+    appendCellTo(line, p, n, guard);
+}
+
 } // namespace Csv
 
 ExportResult exportEvents(Reader &reader,
@@ -368,15 +562,16 @@ ExportResult exportEvents(Reader &reader,
                           QIODevice *out)
 {
     ExportResult result;
-    const MessageFn message = options.message ? options.message : MessageFn(englishMessage);
+    // No message function: englishMessage's words, written as UTF-8 without a QString per row.
+    const MessageFn &message = options.message;
     OffsetCache offsets(options.timeZone);
-    QByteArray buf;
+    Bytes buf;
     buf.reserve(1 << 21);
     bool writeFailed = false;
     auto drain = [&](bool force) {
         if (buf.size() < (1 << 20) && !force)
             return;
-        if (out->write(buf) != buf.size())
+        if (out->write(buf.constData(), buf.size()) != buf.size())
             writeFailed = true;
         buf.clear();
     };
@@ -384,12 +579,7 @@ ExportResult exportEvents(Reader &reader,
     if (csv) {
         if (options.bom)
             buf.append("\xEF\xBB\xBF");
-        for (size_t i = 0; i < std::size(kColumns); ++i) {
-            if (i)
-                buf.append(',');
-            buf.append(kColumns[i]);
-        }
-        buf.append("\r\n");
+        buf.append(kHeader);
     }
     auto optInt = [&](int v) {
         if (v >= 0)
@@ -397,21 +587,28 @@ ExportResult exportEvents(Reader &reader,
         else if (!csv)
             buf.append("null");
     };
+    Bytes msg;
+    QByteArray actor;
     QString err;
     const bool ok = reader.forEachEvent(
             filter,
             [&](const Event &e) {
                 if (options.accept && !options.accept(e))
                     return true;
-                const QByteArray time = isoTime(e.atMs, offsets.offset(e.atMs));
-                const QByteArray msg = message(e).toUtf8();
-                const QByteArray actor = e.actor.toUtf8();
+                msg.clear();
+                if (message)
+                    msg.append(message(e).toUtf8());
+                else
+                    appendEnglishMessageUtf8(msg, e);
+                actor.resize(0);
+                if (!e.actor.isEmpty())
+                    actor.append(e.actor.toUtf8());
                 const char *sev = toString(e.severity);
                 const char *src = toString(e.source);
                 if (csv) {
                     appendInt(buf, e.id);
                     buf.append(',');
-                    buf.append(time);
+                    appendIsoTime(buf, e.atMs, offsets.offset(e.atMs));
                     buf.append(',');
                     appendInt(buf, e.atMs);
                     buf.append(',');
@@ -419,7 +616,7 @@ ExportResult exportEvents(Reader &reader,
                     buf.append(',');
                     buf.append(src);
                     buf.append(',');
-                    Csv::appendCell(buf, e.code.constData(), e.code.size());
+                    appendCellTo(buf, e.code.constData(), e.code.size());
                     buf.append(',');
                     optInt(e.card);
                     buf.append(',');
@@ -427,20 +624,20 @@ ExportResult exportEvents(Reader &reader,
                     buf.append(',');
                     optInt(e.job);
                     buf.append(',');
-                    Csv::appendCell(buf, actor.constData(), actor.size());
+                    appendCellTo(buf, actor.constData(), actor.size());
                     buf.append(',');
-                    Csv::appendCell(buf, msg.constData(), msg.size());
+                    appendCellTo(buf, msg.constData(), msg.size());
                     buf.append(',');
                     if (e.params.isEmpty())
                         buf.append("{}");
                     else
-                        Csv::appendCell(buf, e.params.constData(), e.params.size());
+                        appendCellTo(buf, e.params.constData(), e.params.size());
                     buf.append("\r\n");
                 } else {
                     buf.append("{\"id\":");
                     appendInt(buf, e.id);
                     buf.append(",\"time\":\"");
-                    buf.append(time);
+                    appendIsoTime(buf, e.atMs, offsets.offset(e.atMs));
                     buf.append("\",\"epoch_ms\":");
                     appendInt(buf, e.atMs);
                     buf.append(",\"severity\":\"");

@@ -71,5 +71,14 @@ void appendCell(QByteArray &line, const char *utf8, qsizetype size, bool guard =
 QByteArray isoTime(qint64 epochMs, int offsetSeconds);
 // The value of `key` in a flat JSON object as text (strings unescaped); empty when absent.
 QString jsonParam(const QByteArray &params, QLatin1StringView key);
+// The value of the named param `key` of a stored event (jsonParam of its params). Stores written
+// before the params were named kept them as "a", "b", "c" and "value" (and job-priority-changed's
+// previous priority as "was"), each code in its own way: when `key` is absent, the legacy key
+// that held it for the event's code is read instead. The one place that knows the old names;
+// every reader of scheduler, policy and device params goes through it.
+QString eventParam(const Event &event, QLatin1StringView key);
+// The key that held the named param `key` of events of `code` before the params were named, or ""
+// when the code never had one for it (eventparams.cpp holds the table).
+const char *legacyParamKey(QByteArrayView code, QByteArrayView key);
 
 } // namespace Zhaoxi::Storage

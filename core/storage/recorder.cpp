@@ -81,21 +81,26 @@ void Recorder::record(const SchedEvent &ev)
         p.insert(QStringLiteral("reason"), QLatin1String(reasonCode(ev.reason)));
     switch (ev.code) {
     case EventCode::CardModeChanged:
-        p.insert(QStringLiteral("mode"), Domain::toString(PartitionMode(ev.value)));
+        p.insert(QStringLiteral("mode"), Domain::toString(ev.mode));
+        break;
+    case EventCode::JobWaiting:
+        if (ev.need != 0 || ev.have != 0) {
+            p.insert(QStringLiteral("need"), ev.need);
+            p.insert(QStringLiteral("have"), ev.have);
+        }
         break;
     case EventCode::JobPreempting:
+        p.insert(QStringLiteral("evictionAtMs"), ev.evictionAtMs);
+        break;
     case EventCode::JobEvicted:
-    case EventCode::BudgetChanged:
-        p.insert(QStringLiteral("value"), ev.value);
+        p.insert(QStringLiteral("workLostMs"), ev.workLostMs);
         break;
     case EventCode::JobPriorityChanged:
-        p.insert(QStringLiteral("priority"), ev.value);
-        p.insert(QStringLiteral("was"), ev.start);
-        p.remove(QStringLiteral("start"));
+        p.insert(QStringLiteral("priority"), ev.priority);
+        p.insert(QStringLiteral("previousPriority"), ev.previousPriority);
         break;
     default:
-        if (ev.value != 0)
-            p.insert(QStringLiteral("value"), ev.value);
+        break;
     }
     Subject s{ev.card.value(), ev.uid, ev.job.value()};
     append(ev.atMs,

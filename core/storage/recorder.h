@@ -48,7 +48,9 @@ public:
     }
 
     // Sched::EventSink: source scheduler, code eventCodeName(), card/partition/job from the
-    // event, the rest in params (host, other, profile, start, value, reason, mode).
+    // event, the rest in params: host, other, profile (its name) and profileIndex, start, reason,
+    // and per code need/have (job-waiting), evictionAtMs (job-preempting), workLostMs
+    // (job-evicted), mode (card-mode-changed), priority/previousPriority (job-priority-changed).
     void record(const Sched::SchedEvent &event) override;
 
     qint64 recordPolicy(qint64 atMs,

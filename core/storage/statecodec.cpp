@@ -54,8 +54,8 @@ QJsonObject statusJson(const Status &s)
 {
     return QJsonObject{{QStringLiteral("code"), QLatin1String(statusCodeName(s.code))},
                        {QStringLiteral("reason"), QLatin1String(reasonCode(s.reason))},
-                       {QStringLiteral("a"), s.a},
-                       {QStringLiteral("b"), s.b}};
+                       {QStringLiteral("need"), s.need},
+                       {QStringLiteral("have"), s.have}};
 }
 
 QJsonObject candidateJson(const CandidateTrace &c)

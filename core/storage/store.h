@@ -72,7 +72,7 @@ public:
                                        const StoreOptions &options,
                                        OpenReport *report,
                                        QString *error);
-    static std::unique_ptr<Store> open(const QString &path, QString *error)
+    static std::unique_ptr<Store> open(const QString &path, QString *error = nullptr)
     {
         return open(path, StoreOptions{}, nullptr, error);
     }

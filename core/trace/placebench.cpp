@@ -125,7 +125,7 @@ void PlaceBench::replay()
         const qint64 demand = m_plan.pods[podIndex].gpuDemand();
         r.arrivedMilli += demand;
         const JobId id = m_state.addJob(spec, 0);
-        const Decision d = m_framework->decide(m_state, m_state.job(id), 0, opts);
+        const Decision d = m_framework->decide(m_workspace, m_state, m_state.job(id), 0, opts);
         ++r.decisions;
         if (d.placement) {
             m_state.attachHost(id, d.placement->host);

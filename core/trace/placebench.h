@@ -73,6 +73,7 @@ private:
     Sched::ResolvedWorkload m_metric;
     Sched::ClusterState m_state;
     std::unique_ptr<Sched::Framework> m_framework;
+    Sched::DecisionWorkspace m_workspace;
     QList<Domain::WorkloadSpec> m_specs; // per plan pod
     BenchResult m_result;
 };

@@ -2,6 +2,7 @@
 // zhaoxictl migparted | apply-plan | nvml-check, run as an administrator would, against the NVML
 // test double (ZHAOXI_NVML_LIBRARY) or no library at all.
 #include "core/catalogue/catalogue.h"
+#include "tests/device/fakenvml/fixture.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -86,22 +87,7 @@ class TestCmdNvml : public QObject
     {
         const Catalogue::Catalogue cat = Catalogue::Catalogue::builtIn();
         const Domain::CardModel &m = *cat.find(QStringLiteral("A100-SXM4-40GB"));
-        QJsonArray profiles;
-        const int index[] = {0, 7, 9, 1, 2, 3, 4}; // NVML_GPU_INSTANCE_PROFILE_* in catalogue order
-        for (int i = 0; i < m.migProfiles.size(); ++i) {
-            const Domain::MigProfile &p = m.migProfiles[i];
-            QJsonArray starts;
-            for (int s : p.starts)
-                starts.append(s);
-            profiles.append(QJsonObject{{"index", index[i]},
-                                        {"id", p.profileId},
-                                        {"name", QString(QStringLiteral("MIG ") + p.name)},
-                                        {"slices", p.computeSlices},
-                                        {"instances", p.maxInstances},
-                                        {"memoryMB", p.memoryMiB},
-                                        {"size", p.span},
-                                        {"starts", starts}});
-        }
+        const QJsonArray profiles = Device::FakeNvml::profilesOf(m);
         const QJsonObject gpu{{"name", "NVIDIA A100-SXM4-40GB"},
                               {"uuid", "GPU-0001"},
                               {"busId", "00000000:07:00.0"},

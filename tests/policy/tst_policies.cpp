@@ -237,19 +237,19 @@ private Q_SLOTS:
         e.advanceTo(kRampAt - 19 * kMin);
         const auto switches = eventsOf(e, ApplianceEventCode::WindowSwitch);
         QCOMPARE(switches.size(), 1);
-        QCOMPARE(switches.first().value, s.startMs + kRampAt); // prepared for the 08:00 edge
-        QCOMPARE(switches.first().a, 0);                       // the day window
+        QCOMPARE(switches.first().opensAtMs, s.startMs + kRampAt); // prepared for the 08:00 edge
+        QCOMPARE(switches.first().windowIndex, 0);                 // the day window
         QCOMPARE(e.scheduler().classBudget().trainingMilli, 3000 - 2010);
         // Training beyond the day's share drains at its checkpoint, before the edge.
         const auto requeued = eventsOf(e, ApplianceEventCode::TrainingRequeued);
         QVERIFY(!requeued.isEmpty());
         for (const auto &r : requeued) {
-            QCOMPARE(r.a, 1); // at checkpoint
-            QVERIFY(r.value <= s.startMs + kRampAt);
+            QVERIFY(r.atCheckpoint);
+            QVERIFY(r.leavesAtMs <= s.startMs + kRampAt);
         }
         e.advanceTo(kRampAt);
         QVERIFY(e.scheduler().state().classUsage().training <= 990);
-        QCOMPARE(eventsOf(e, ApplianceEventCode::WindowOpened).last().a, 0);
+        QCOMPARE(eventsOf(e, ApplianceEventCode::WindowOpened).last().windowIndex, 0);
         QCOMPARE(e.trainingRun(0).lostMs() + e.trainingRun(1).lostMs(), 0.0); // drained, not killed
     }
 
@@ -483,6 +483,61 @@ private Q_SLOTS:
         QVERIFY(!Policy::makePolicy(policy, QJsonDocument::fromJson(json.toUtf8()).object(), &err));
         QCOMPARE(err.field, field);
         QVERIFY(!err.message.isEmpty());
+    }
+
+    // Issue 14: names holding a NUL, a control character or a lone surrogate are refused at
+    // their path, and so are keys given twice in parameters given as text.
+    void badParameterTextNamesTheField_data()
+    {
+        QTest::addColumn<QString>("policy");
+        QTest::addColumn<QByteArray>("json");
+        QTest::addColumn<QString>("field");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("window name with NUL")
+                << "windows"
+                << QByteArray(
+                           R"({"windows": [{"name": "d\u0000", "from": "08:00", "to": "09:00", "inferenceShare": 0.5}]})")
+                << "windows[0].name"
+                << "must not contain a NUL character";
+        QTest::newRow("window name with a lone surrogate")
+                << "windows"
+                << QByteArray(
+                           R"({"windows": [{"name": "\ud800", "from": "08:00", "to": "09:00", "inferenceShare": 0.5}]})")
+                << "windows[0].name"
+                << "must be valid Unicode (it has a lone surrogate)";
+        QTest::newRow("repeated key in a window")
+                << "windows"
+                << QByteArray(
+                           "{\"windows\": [{\"name\": \"d\", \"from\": \"08:00\",\n"
+                           "  \"to\": \"09:00\", \"from\": \"10:00\", \"inferenceShare\": 0.5}]}")
+                << "windows[0].from"
+                << "line 2, column 18: repeated key; each key may appear once";
+        QTest::newRow("repeated top-level key")
+                << "static" << QByteArray(R"({"inferenceShare": 0.5, "inferenceShare": 0.6})")
+                << "inferenceShare"
+                << "line 1, column 25: repeated key; each key may appear once";
+        QTest::newRow("unknown key with a suggestion")
+                << "static" << QByteArray(R"({"inferenceShar": 0.5})") << "inferenceShar"
+                << R"(unknown key (did you mean "inferenceShare"?))";
+        QTest::newRow("mode with a suggestion")
+                << "windows"
+                << QByteArray(
+                           R"({"mode": "drian", "windows": [{"name": "d", "from": "08:00", "to": "09:00", "inferenceShare": 0.5}]})")
+                << "mode"
+                << R"(must be one of drain, immediate, got "drian" (did you mean "drain"?))";
+    }
+    void badParameterTextNamesTheField()
+    {
+        QFETCH(QString, policy);
+        QFETCH(QByteArray, json);
+        QFETCH(QString, field);
+        QFETCH(QString, message);
+        Policy::PolicyError err;
+        const std::optional<QJsonObject> params = Policy::policyParamsFromJson(json, &err);
+        if (params)
+            QVERIFY(!Policy::makePolicy(policy, *params, &err));
+        QCOMPARE(err.field, field);
+        QCOMPARE(err.message, message);
     }
 };
 

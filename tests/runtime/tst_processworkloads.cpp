@@ -194,7 +194,7 @@ private Q_SLOTS:
         QCOMPARE(rig.count(ProcessEventCode::Started, job), 1);
         const Runtime::ProcessEvent *started = rig.last(ProcessEventCode::Started, job);
         QCOMPARE(started->detail, fakeIds().cardUuid(Domain::CardId(0)));
-        QVERIFY(alive(started->value));
+        QVERIFY(alive(started->pid));
         // The process says what it sees, and reports progress.
         QVERIFY(rig.waitFor([&] { return rig.work.stats(job).lastStep > 0; }));
         QVERIFY2(rig.log(job).contains(QStringLiteral("CUDA_VISIBLE_DEVICES=")
@@ -216,7 +216,7 @@ private Q_SLOTS:
         QCOMPARE(rig.count(ProcessEventCode::CheckpointRequested, train), 1);
         QVERIFY(rig.waitFor([&] { return rig.count(ProcessEventCode::Started, urgent) == 1; }));
         QCOMPARE(rig.count(ProcessEventCode::CheckpointAcknowledged, train), 1);
-        const qint64 savedStep = rig.last(ProcessEventCode::CheckpointAcknowledged, train)->value;
+        const qint64 savedStep = rig.last(ProcessEventCode::CheckpointAcknowledged, train)->step;
         QVERIFY(savedStep >= 50);
         QCOMPARE(rig.state(train), Sched::JobState::Pending);
         QCOMPARE(rig.work.stats(train).preemptions, 1);
@@ -358,7 +358,7 @@ private Q_SLOTS:
         QList<qint64> backoffs;
         for (const Runtime::ProcessEvent &e : rig.work.events())
             if (e.code == ProcessEventCode::Restarting)
-                backoffs << e.value;
+                backoffs << e.backoffMs;
         QCOMPARE(backoffs, (QList<qint64>{50, 100}));
     }
 
@@ -372,9 +372,9 @@ private Q_SLOTS:
         const Domain::JobId doomed
                 = first->submit(shellJob(QStringLiteral("doomed"), QStringLiteral("sleep 60")));
         QVERIFY(first->waitFor([&] { return first->work.stats(train).checkpoints >= 1; }));
-        const qint64 trainPid = first->last(ProcessEventCode::Started, train)->value;
-        const qint64 serverPid = first->last(ProcessEventCode::Started, server)->value;
-        const qint64 doomedPid = first->last(ProcessEventCode::Started, doomed)->value;
+        const qint64 trainPid = first->last(ProcessEventCode::Started, train)->pid;
+        const qint64 serverPid = first->last(ProcessEventCode::Started, server)->pid;
+        const qint64 doomedPid = first->last(ProcessEventCode::Started, doomed)->pid;
         const QJsonObject records = first->work.records();
         QCOMPARE(records.value(QStringLiteral("jobs")).toArray().size(), 3);
         const Sched::ClusterState state = first->sched.state();

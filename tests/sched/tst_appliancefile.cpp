@@ -120,27 +120,43 @@ void TestApplianceFile::errors_data()
                + cards + "}]}";
     };
 
-    QTest::newRow("not an object") << QByteArray("[]") << QString() << "one JSON object";
+    QTest::newRow("not an object") << QByteArray("[]") << QString() << "expected a JSON object";
     QTest::newRow("no name") << QByteArray(R"({"hosts": []})") << "name"
-                             << "is required";
+                             << "required";
     QTest::newRow("unknown key") << QByteArray(R"({"name": "a", "host": []})") << "host"
-                                 << "unknown key (allowed: name, hosts)";
+                                 << R"(unknown key (did you mean "hosts"?))";
     QTest::newRow("duplicate key")
             << QByteArray(R"({"name": "a", "name": "b", "hosts": []})") << "name"
-            << "duplicate key";
+            << "repeated key";
+    // Issue 14: names holding a NUL, a control character or a lone surrogate, and keys given
+    // twice, are refused at their path.
+    QTest::newRow("host name with NUL") << QByteArray(
+            R"({"name": "a", "hosts": [{"name": "n\u0000", "cpu": 1, "memoryGiB": 1}]})")
+                                        << "hosts[0].name"
+                                        << "must not contain a NUL character";
+    QTest::newRow("appliance name with a lone surrogate")
+            << QByteArray(R"({"name": "a\ud800", "hosts": []})") << "name"
+            << "must be valid Unicode (it has a lone surrogate)";
+    QTest::newRow("card model with a control character")
+            << twoHosts(R"([{"model": "L20\t"}])") << "hosts[1].cards[0].model"
+            << "must not contain control characters (U+0009 at character 4)";
+    QTest::newRow("repeated key in a card")
+            << twoHosts(R"([{"model": "L20", "count": 1, "count": 2}])")
+            << "hosts[1].cards[0].count"
+            << "repeated key; each key may appear once";
     QTest::newRow("no hosts") << QByteArray(R"({"name": "a", "hosts": []})") << "hosts"
                               << "at least one host";
     QTest::newRow("host not an object")
             << QByteArray(R"({"name": "a", "hosts": [3]})") << "hosts[0]"
-            << "must be an object, not a number";
+            << "expected an object, got a number";
     QTest::newRow("host without cpu")
             << QByteArray(R"({"name": "a", "hosts": [{"name": "n", "memoryGiB": 1}]})")
             << "hosts[0].cpu"
-            << "is required";
+            << "required";
     QTest::newRow("negative memory")
             << QByteArray(R"({"name": "a", "hosts": [{"name": "n", "cpu": 1, "memoryGiB": -4}]})")
             << "hosts[0].memoryGiB"
-            << "must be greater than 0";
+            << "must be in (0, 1073741824], got -4";
     QTest::newRow("duplicate host")
             << QByteArray(R"({"name": "a", "hosts": [{"name": "n", "cpu": 1, "memoryGiB": 1},
                                                      {"name": "n", "cpu": 1, "memoryGiB": 1}]})")
@@ -163,13 +179,13 @@ void TestApplianceFile::errors_data()
             << "unknown key";
     QTest::newRow("negative link domain")
             << twoHosts(R"([{"model": "L20", "linkDomain": -1}])") << "hosts[1].cards[0].linkDomain"
-            << "must be in 0..";
+            << "must be 0..1048576, got -1";
     QTest::newRow("zero count") << twoHosts(R"([{"model": "L20", "count": 0}])")
                                 << "hosts[1].cards[0].count"
-                                << "must be in 1..64, not 0";
+                                << "must be 1..64, got 0";
     QTest::newRow("fractional count")
             << twoHosts(R"([{"model": "L20", "count": 1.5}])") << "hosts[1].cards[0].count"
-            << "must be an integer";
+            << "expected an integer, got 1.5";
     QTest::newRow("over 64 cards")
             << twoHosts(R"([{"model": "L20", "count": 60}, {"model": "L20", "count": 5}])")
             << "hosts[1].cards[1]"
@@ -181,7 +197,7 @@ void TestApplianceFile::errors_data()
     QTest::newRow("layout entry not a string")
             << twoHosts(R"([{"model": "H200-141GB", "mode": "mig", "layout": [7]}])")
             << "hosts[1].cards[0].layout[0]"
-            << "must be a string";
+            << "expected a string, got a number";
     QTest::newRow("layout entry without start") << twoHosts(
             R"([{"model": "H200-141GB", "mode": "mig", "layout": ["3g.71gb@0", "1g.18gb@6", "2g.35gb"]}])")
                                                 << "hosts[1].cards[0].layout[2]"
@@ -230,16 +246,16 @@ void TestApplianceFile::syntaxErrorHasLineAndColumn()
     const QByteArray json = "{\"name\": \"\xe6\x9c\x9d\xe5\xa4\x95\",\n  \"hosts\": [}\n";
     QVERIFY(!read(json, &error));
     QCOMPARE(error.line, 2);
-    QCOMPARE(error.column, 14); // just past the "}" where a value should be (Qt's offset)
+    QCOMPARE(error.column, 13); // the "}" where a value should be
     QVERIFY2(error.message.startsWith(QStringLiteral("JSON syntax error: ")),
              qPrintable(error.message));
-    QVERIFY(error.toString().startsWith(QStringLiteral("test.json:2:14: JSON syntax error")));
+    QVERIFY(error.toString().startsWith(QStringLiteral("test.json:2:13: JSON syntax error")));
 
     // Columns count characters, not bytes: the Chinese name is two characters, six bytes.
     const QByteArray json2 = "{\"name\": \"\xe6\x9c\x9d\xe5\xa4\x95\" \"hosts\": []}";
     QVERIFY(!read(json2, &error));
     QCOMPARE(error.line, 1);
-    QCOMPARE(error.column, 16); // bytes would say 20
+    QCOMPARE(error.column, 15); // bytes would say 19
 }
 
 void TestApplianceFile::missingFile()

@@ -301,8 +301,8 @@ private Q_SLOTS:
         o.classBudgetLeft = 1500;
         const Decision d = fw.decide(s, s.job(j), 0, o);
         QCOMPARE(d.status.reason, Reason::ClassBudgetExceeded);
-        QCOMPARE(d.status.a, qint64(2000));
-        QCOMPARE(d.status.b, qint64(1500));
+        QCOMPARE(d.status.need, qint64(2000));
+        QCOMPARE(d.status.have, qint64(1500));
         o.classBudgetLeft = 2000;
         QVERIFY(fw.decide(s, s.job(j), 0, o).status.isSuccess());
     }

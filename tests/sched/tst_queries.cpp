@@ -236,7 +236,7 @@ private Q_SLOTS:
         QCOMPARE(s.couldRunOn(hard, CardId(8), 0).reason, Reason::IsolationMismatch);
         const Status big = s.couldRunOn(fraction(QStringLiteral("big"), 100, 60000), CardId(8), 0);
         QCOMPARE(big.reason, Reason::CardMemoryTooSmall);
-        QCOMPARE(big.a, qint64(60000));
+        QCOMPARE(big.need, qint64(60000));
         // The query changes nothing.
         QCOMPARE(s.state().jobs().size(), 1);
     }
@@ -349,8 +349,8 @@ private Q_SLOTS:
             const Decision d = s.placeNow(id, 0, CardId(0));
             QCOMPARE(d.status.code, fit.status.code);
             QCOMPARE(d.status.reason, fit.status.reason);
-            QCOMPARE(d.status.a, fit.status.a);
-            QCOMPARE(d.status.b, fit.status.b);
+            QCOMPARE(d.status.need, fit.status.need);
+            QCOMPARE(d.status.have, fit.status.have);
             if (d.status.isSuccess())
                 QCOMPARE(d.placement->units.first(), fit.unit);
         } else {

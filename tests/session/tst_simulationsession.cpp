@@ -5,6 +5,8 @@
 // headless tool checks it), and the session running on its own thread behind a SessionClient.
 #include "core/catalogue/catalogue.h"
 #include "core/models/sessionclient.h"
+#include "core/runtime/processworkloads.h"
+#include "core/session/eventbridge.h"
 #include "core/session/simulationsession.h"
 #include "core/sim/scenario.h"
 #include "core/storage/store.h"
@@ -141,6 +143,103 @@ private Q_SLOTS:
                 session.storePath(), Storage::Reader::OpenMode::RequireCurrent, &err);
         QVERIFY2(reader, qPrintable(err));
         QCOMPARE(reader->countEvents({}), qint64(shown));
+    }
+
+    void applianceEventsAreStoredByName_data()
+    {
+        using C = Device::ApplianceEventCode;
+        QTest::addColumn<Device::ApplianceEvent>("event");
+        QTest::addColumn<QByteArray>("params");
+        Device::ApplianceEvent e;
+        e.code = C::TrainingResumed;
+        e.workSavedMs = 1'740'000;
+        e.workLostMs = 300'000;
+        QTest::newRow("a resume says the work lost")
+                << e
+                << QByteArray(R"({"reason":"none","workLostMs":300000,"workSavedMs":1740000})");
+        e = {};
+        e.code = C::StepDone;
+        e.stepKind = 0;
+        e.profile = 4;
+        e.start = 0;
+        e.durationMs = 2100;
+        QTest::newRow("a step")
+                << e
+                << QByteArray(
+                           R"({"durationMs":2100,"profileIndex":4,"reason":"none","start":0,"stepKind":0})");
+        e = {};
+        e.code = C::GuardPressure;
+        e.reason = Device::ActionReason::SloAtRisk;
+        e.service = 1;
+        e.p99Us = 1'250'400;
+        e.queueDepth = 14;
+        QTest::newRow("guard pressure")
+                << e
+                << QByteArray(
+                           R"({"p99Us":1250400,"queueDepth":14,"reason":"slo-at-risk","service":1})");
+        e = {};
+        e.code = C::BudgetSet;
+        e.trainingMilli = 3000;
+        QTest::newRow("a budget")
+                << e << QByteArray(R"({"inferenceMilli":-1,"reason":"none","trainingMilli":3000})");
+        e = {};
+        e.code = C::FaultCardLost;
+        e.durationMs = 5; // not a parameter of this code
+        QTest::newRow("only the code's own") << e << QByteArray(R"({"reason":"none"})");
+    }
+
+    // Each code stores the members it sets under their names, nothing else (no a, b, c, value).
+    void applianceEventsAreStoredByName()
+    {
+        QFETCH(Device::ApplianceEvent, event);
+        QFETCH(QByteArray, params);
+        QCOMPARE(QJsonDocument(Session::applianceEventParams(event)).toJson(QJsonDocument::Compact),
+                 params);
+    }
+
+    void processEventsAreStoredByName_data()
+    {
+        using C = Runtime::ProcessEventCode;
+        QTest::addColumn<Runtime::ProcessEvent>("event");
+        QTest::addColumn<QByteArray>("params");
+        Runtime::ProcessEvent e;
+        e.jobName = QStringLiteral("llm");
+        e.key = QStringLiteral("j3-r0");
+        e.code = C::Started;
+        e.pid = 4242;
+        e.backoffMs = 7; // not a parameter of this code
+        QTest::newRow("started: its pid")
+                << e << QByteArray(R"({"job":"llm","pid":4242,"process":"j3-r0","rank":0})");
+        e = {};
+        e.code = C::Restarting;
+        e.backoffMs = 2000;
+        QTest::newRow("restarting: its back-off")
+                << e << QByteArray(R"({"backoffMs":2000,"job":"","process":"","rank":0})");
+        e = {};
+        e.code = C::CheckpointRequested;
+        e.deadlineMs = 1'767'594'000'000;
+        QTest::newRow("checkpoint requested: its deadline")
+                << e
+                << QByteArray(R"({"deadlineMs":1767594000000,"job":"","process":"","rank":0})");
+        e = {};
+        e.code = C::Ready;
+        e.port = 40123;
+        QTest::newRow("ready: its port")
+                << e << QByteArray(R"({"job":"","port":40123,"process":"","rank":0})");
+        e = {};
+        e.code = C::Finished;
+        e.pid = 1;
+        QTest::newRow("finished: nothing of its own")
+                << e << QByteArray(R"({"job":"","process":"","rank":0})");
+    }
+
+    // A process event stores its code's parameter under its name, never as "value".
+    void processEventsAreStoredByName()
+    {
+        QFETCH(Runtime::ProcessEvent, event);
+        QFETCH(QByteArray, params);
+        QCOMPARE(QJsonDocument(Session::processEventJson(event)).toJson(QJsonDocument::Compact),
+                 params);
     }
 
     void refusedPlacementSaysWhy()

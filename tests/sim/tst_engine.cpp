@@ -182,7 +182,10 @@ private Q_SLOTS:
                 ++resumed;
                 QCOMPARE(ev.atMs, s.startMs + 35 * kMin);
                 QCOMPARE(ev.card, Domain::CardId(1));
-                QCOMPARE(ev.value, 29 * kMin);
+                // It starts from the 29 min its checkpoint kept; the 5 min done since were lost.
+                QCOMPARE(ev.workSavedMs, 29 * kMin);
+                QCOMPARE(ev.workLostMs, 5 * kMin);
+                QCOMPARE(double(ev.workLostMs), e.trainingRun(0).lostMs());
             }
         }
         QCOMPARE(resumed, 1);
@@ -221,8 +224,8 @@ private Q_SLOTS:
         // A reconfiguration step takes the device's time.
         for (const Device::ApplianceEvent &ev : app.events()) {
             if (ev.code == Device::ApplianceEventCode::StepDone
-                && ev.a == int(Device::DeviceStep::Kind::CreateInstance))
-                QCOMPARE(ev.value, s.device.createMs);
+                && ev.stepKind == int(Device::DeviceStep::Kind::CreateInstance))
+                QCOMPARE(ev.durationMs, s.device.createMs);
         }
         QVERIFY(r.reconfigurations > 0);
         QVERIFY(r.energyKwh > 0);

@@ -177,7 +177,7 @@ private Q_SLOTS:
                 << "faults[0].host" << QJsonValue("x") << "faults[0].host"
                 << "no host";
         QTest::newRow("fault kind") << "faults[0].kind" << QJsonValue("fire") << "faults[0].kind"
-                                    << "expected one of";
+                                    << "must be one of";
         QTest::newRow("unknown policy")
                 << "policy.fastest" << QJsonValue(QJsonObject{}) << "policy.fastest"
                 << "unknown policy";
@@ -190,7 +190,7 @@ private Q_SLOTS:
                                      << "HH:MM";
         QTest::newRow("default policy")
                 << "policy.default" << QJsonValue("best") << "policy.default"
-                << "expected one of";
+                << "must be one of";
     }
     void errorsNameTheField()
     {
@@ -212,6 +212,65 @@ private Q_SLOTS:
         QVERIFY2(e.field.startsWith(field), qPrintable(e.toString()));
         QVERIFY2(e.message.contains(message), qPrintable(e.toString()));
         QVERIFY(e.toString().startsWith(QStringLiteral("bad.json: ")));
+    }
+
+    // Issue 14: the text is read as written. Names holding a NUL, a control character or a
+    // lone surrogate (which JSON can spell but no file should hold), and keys given twice (which
+    // Qt's parser would collapse), are refused at their path, in every part of the scenario.
+    void namesAndRepeatedKeys_data()
+    {
+        QTest::addColumn<QString>("path"); // set to a placeholder that `spelling` replaces
+        QTest::addColumn<QByteArray>("spelling");
+        QTest::addColumn<QString>("field");
+        QTest::addColumn<QString>("message");
+        QTest::addColumn<int>("line"); // 0: none given
+        QTest::newRow("scenario name with NUL") << "name" << QByteArray(R"("t\u0000")") << "name"
+                                                << "must not contain a NUL character" << 0;
+        QTest::newRow("host name with a lone surrogate")
+                << "appliance.hosts[0].name" << QByteArray(R"("h\ud800")")
+                << "appliance.hosts[0].name"
+                << "must be valid Unicode (it has a lone surrogate)" << 0;
+        QTest::newRow("service name with a control character")
+                << "services[0].spec.inference.service" << QByteArray(R"("s\u001b")")
+                << "services[0].spec.inference.service"
+                << "must not contain control characters (U+001B at character 2)" << 0;
+        QTest::newRow("fault host with NUL")
+                << "faults[0].host" << QByteArray(R"("\u0000h")") << "faults[0].host"
+                << "must not contain a NUL character" << 0;
+        QTest::newRow("window name with a lone surrogate")
+                << "policy.windows.windows[0].name" << QByteArray(R"("\udc00")")
+                << "policy.windows.windows[0].name"
+                << "must be valid Unicode (it has a lone surrogate)" << 0;
+        QTest::newRow("repeated key in a service")
+                << "services[0].serviceTimeMs" << QByteArray(R"(10, "serviceTimeMs": 20)")
+                << "services[0].serviceTimeMs"
+                << "repeated key; each key may appear once" << 1;
+        QTest::newRow("repeated key in the appliance")
+                << "appliance.hosts[0].cpu" << QByteArray(R"(8, "cpu": 16)")
+                << "appliance.hosts[0].cpu"
+                << "repeated key; each key may appear once" << 1;
+    }
+    void namesAndRepeatedKeys()
+    {
+        QFETCH(QString, path);
+        QFETCH(QByteArray, spelling);
+        QFETCH(QString, field);
+        QFETCH(QString, message);
+        QFETCH(int, line);
+        const QJsonObject o = withPath(valid(),
+                                       path.split(QLatin1Char('.')),
+                                       QJsonValue(QStringLiteral("@placeholder@")),
+                                       false)
+                                      .toObject();
+        QByteArray json = QJsonDocument(o).toJson(QJsonDocument::Compact);
+        QVERIFY(json.contains("\"@placeholder@\""));
+        json.replace("\"@placeholder@\"", spelling);
+        ScenarioError e;
+        QVERIFY(!readScenario(json, QStringLiteral("bad.json"), scenarioDir(), catalogue(), &e));
+        QCOMPARE(e.field, field);
+        QCOMPARE(e.message, message);
+        QCOMPARE(e.line, line);
+        QVERIFY2(e.toString().startsWith(QStringLiteral("bad.json")), qPrintable(e.toString()));
     }
 
     void syntaxErrorsGiveLineAndColumn()

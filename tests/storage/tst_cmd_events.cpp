@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // zhaoxictl events export | metrics, run as a user or a script would run them.
+#include "core/storage/exporter.h"
 #include "core/storage/store.h"
+#include "tests/data/fixtures.h"
 
+#include <QBuffer>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -56,6 +59,8 @@ private Q_SLOTS:
     void exports_data();
     void exports();
     void exportToAFile();
+    void exportWritesWhatTheLibraryWrites_data();
+    void exportWritesWhatTheLibraryWrites();
     void exportNeverClobbersTheStoreOrALink();
     void aDamagedStoreIsExportedOnlyWithForce();
     void aStoreOnAReadOnlyFilesystemIsRead();
@@ -192,6 +197,49 @@ void TestCmdEvents::exportToAFile()
     QVERIFY(csv.contains("2024-05-01T08:00:00.000+08:00"));
     QVERIFY(csv.contains("管理员"));
     QCOMPARE(csv.count("\r\n"), 49);
+}
+
+void TestCmdEvents::exportWritesWhatTheLibraryWrites_data()
+{
+    QTest::addColumn<QString>("format");
+    QTest::addColumn<int>("exportFormat");
+    QTest::newRow("csv") << QStringLiteral("csv") << int(ExportFormat::Csv);
+    QTest::newRow("jsonl") << QStringLiteral("jsonl") << int(ExportFormat::JsonLines);
+}
+
+// The events whose texts break naive writers (the export tests' fixture): the command line's
+// output is the library's, byte for byte.
+void TestCmdEvents::exportWritesWhatTheLibraryWrites()
+{
+    QFETCH(QString, format);
+    QFETCH(int, exportFormat);
+    const QString db = m_dir.filePath(QStringLiteral("texts.sqlite"));
+    if (!QFileInfo::exists(db)) {
+        QString err;
+        auto store = Store::open(db, &err);
+        QVERIFY2(store, qPrintable(err));
+        for (const Event &e : Zhaoxi::TestData::events(QStringLiteral("events/export-texts.jsonl")))
+            store->append(e);
+        QVERIFY(store->flush());
+    }
+    QString err;
+    auto reader = Reader::open(db, Reader::OpenMode::RequireCurrent, &err);
+    QVERIFY2(reader, qPrintable(err));
+    QBuffer expected;
+    QVERIFY(expected.open(QIODevice::WriteOnly));
+    ExportOptions options;
+    options.format = ExportFormat(exportFormat);
+    const ExportResult lib = exportEvents(*reader, {}, options, &expected);
+    QVERIFY2(lib.ok, qPrintable(lib.error));
+    QVERIFY(lib.rows > 0);
+    const Run r = zhaoxictl({QStringLiteral("events"),
+                             QStringLiteral("export"),
+                             QStringLiteral("--db"),
+                             db,
+                             QStringLiteral("--format"),
+                             format});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QCOMPARE(r.out, expected.data());
 }
 
 // Issue 14: --out naming the store itself (or a hard link to it) is refused and the store is

@@ -2,6 +2,7 @@
 // Exports read back: CSV by a strict RFC 4180 parser written here, JSON Lines by Qt's parser.
 #include "core/storage/exporter.h"
 #include "core/storage/store.h"
+#include "tests/data/fixtures.h"
 
 #include <QBuffer>
 #include <QFile>
@@ -9,6 +10,8 @@
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <algorithm>
 
 using namespace Zhaoxi::Storage;
 
@@ -104,23 +107,11 @@ const QStringList kHeader = {QStringLiteral("id"),
                              QStringLiteral("message"),
                              QStringLiteral("params")};
 
-// Texts that break naive writers: separators, quotes, line ends, Chinese, formula starters.
-const QStringList kTricky = {
-        QStringLiteral("plain"),
-        QStringLiteral("a,b"),
-        QStringLiteral("say \"hi\""),
-        QStringLiteral("two\r\nlines"),
-        QStringLiteral("lf\nonly"),
-        QStringLiteral("卡 3 已故障，迁移作业"),
-        QStringLiteral("=HYPERLINK(\"http://x\")"),
-        QStringLiteral("+1"),
-        QStringLiteral("-2+3"),
-        QStringLiteral("@SUM(A1)"),
-        QStringLiteral("\tTAB"),
-        QStringLiteral("\rCR"),
-        QStringLiteral("\"=quoted formula\""),
-        QString(),
-};
+// The tricky text an event of the fixture carries.
+QString text(const Event &e)
+{
+    return QJsonDocument::fromJson(e.params).object().value(QStringLiteral("text")).toString();
+}
 
 QString guarded(const QString &s)
 {
@@ -146,6 +137,10 @@ private Q_SLOTS:
     void filtersApplyToExports();
     void acceptHookLeavesRowsOut();
     void englishMessagesFromCodes();
+    void eventParamsReadOldStores_data();
+    void eventParamsReadOldStores();
+    void defaultMessagesAreEnglishMessage_data();
+    void defaultMessagesAreEnglishMessage();
     void fileExportReplacesAtomically();
 
 private:
@@ -160,20 +155,19 @@ void TestExport::initTestCase()
     QString err;
     m_store = Store::open(m_dir.filePath(QStringLiteral("x.sqlite")), &err);
     QVERIFY2(m_store, qPrintable(err));
-    for (int i = 0; i < kTricky.size(); ++i) {
-        Event e;
-        e.atMs = kT0 + i * 1000 + 7;
-        e.severity = Severity(i % 4);
-        e.source = i % 2 ? Source::Operator : Source::Device;
-        e.code = i % 3 ? QByteArray("operator-note") : QByteArray("card-failed");
-        e.card = i % 4 == 0 ? -1 : i;
-        e.partition = i % 3 == 0 ? 2 : -1;
-        e.job = i % 5 == 0 ? -1 : 100 + i;
-        e.actor = kTricky[i];
-        QJsonObject params{{QStringLiteral("text"), kTricky[i]}, {QStringLiteral("n"), i}};
-        e.params = QJsonDocument(params).toJson(QJsonDocument::Compact);
+    // Texts that break naive writers (separators, quotes, line ends, Chinese, formula starters),
+    // each an event's actor and its params' "text".
+    for (Event e : Zhaoxi::TestData::events(QStringLiteral("events/export-texts.jsonl"))) {
         e.id = m_store->append(e);
         m_events << e;
+    }
+    // Every kind of text the writers must survive is still in the fixture.
+    for (const char *kind : {",", "\"", "\r\n", "\n", "\t", "\r", "=", "+", "-", "@", "卡"}) {
+        QVERIFY2(std::any_of(
+                         m_events.cbegin(),
+                         m_events.cend(),
+                         [&](const Event &e) { return e.actor.contains(QString::fromUtf8(kind)); }),
+                 kind);
     }
     QVERIFY(m_store->flush());
 }
@@ -209,12 +203,12 @@ void TestExport::csvRoundTripsThroughAStrictParser()
         QCOMPARE(row[7], e.partition < 0 ? QString() : QString::number(e.partition));
         QCOMPARE(row[8], e.job < 0 ? QString() : QString::number(e.job));
         QCOMPARE(row[9], guarded(e.actor));
-        QCOMPARE(row[10], QStringLiteral("消息: ") + kTricky[i]);
+        QCOMPARE(row[10], QStringLiteral("消息: ") + text(e));
         QCOMPARE(QJsonDocument::fromJson(row[11].toUtf8())
                          .object()
                          .value(QStringLiteral("text"))
                          .toString(),
-                 kTricky[i]);
+                 text(e));
     }
 }
 
@@ -292,7 +286,7 @@ void TestExport::jsonLinesParseAndCarryTheSameFields()
                          .toObject()
                          .value(QStringLiteral("text"))
                          .toString(),
-                 kTricky[i]);
+                 text(e));
     }
 }
 
@@ -447,8 +441,178 @@ void TestExport::englishMessagesFromCodes()
     e.code = "something-new";
     e.actor = QStringLiteral("ops");
     QCOMPARE(englishMessage(e), QStringLiteral("ops: something-new"));
+    e.actor.clear();
+    e.code = "job-evicted";
+    e.job = 3;
+    e.params = R"({"workLostMs":450000})";
+    QCOMPARE(englishMessage(e), QStringLiteral("Job 3 evicted; 450000 ms of work lost"));
+    e.params = R"({"value":450000})"; // an old store's row
+    QCOMPARE(englishMessage(e), QStringLiteral("Job 3 evicted; 450000 ms of work lost"));
     QCOMPARE(jsonParam(R"({"a":{"b":1},"b":"two"})", QLatin1StringView("b")),
              QStringLiteral("two"));
+}
+
+void TestExport::eventParamsReadOldStores_data()
+{
+    QTest::addColumn<QByteArray>("code");
+    QTest::addColumn<QByteArray>("params");
+    QTest::addColumn<QString>("key");
+    QTest::addColumn<QString>("value");
+
+    const QByteArray old = R"({"a":2,"b":14,"c":6,"reason":"window","value":3000})";
+    QTest::newRow("a named row") << QByteArray("guard-pressure")
+                                 << QByteArray(R"({"service":1,"p99Us":900})")
+                                 << QStringLiteral("p99Us") << QStringLiteral("900");
+    QTest::newRow("named wins over old")
+            << QByteArray("guard-pressure") << QByteArray(R"({"service":1,"value":5})")
+            << QStringLiteral("service") << QStringLiteral("1");
+    QTest::newRow("old guard service") << QByteArray("guard-pressure") << old
+                                       << QStringLiteral("service") << QStringLiteral("2");
+    QTest::newRow("old guard depth") << QByteArray("guard-pressure") << old
+                                     << QStringLiteral("queueDepth") << QStringLiteral("14");
+    QTest::newRow("old guard p99") << QByteArray("guard-pressure") << old << QStringLiteral("p99Us")
+                                   << QStringLiteral("3000");
+    QTest::newRow("old step kind")
+            << QByteArray("step-done") << old << QStringLiteral("stepKind") << QStringLiteral("2");
+    QTest::newRow("old step profile") << QByteArray("step-done") << old
+                                      << QStringLiteral("profileIndex") << QStringLiteral("14");
+    QTest::newRow("old step start")
+            << QByteArray("step-done") << old << QStringLiteral("start") << QStringLiteral("6");
+    QTest::newRow("old step duration") << QByteArray("step-done") << old
+                                       << QStringLiteral("durationMs") << QStringLiteral("3000");
+    QTest::newRow("old budget inference")
+            << QByteArray("budget-set") << old << QStringLiteral("inferenceMilli")
+            << QStringLiteral("2");
+    QTest::newRow("old budget training")
+            << QByteArray("budget-set") << old << QStringLiteral("trainingMilli")
+            << QStringLiteral("3000");
+    QTest::newRow("old window") << QByteArray("window-switch") << old
+                                << QStringLiteral("windowIndex") << QStringLiteral("2");
+    QTest::newRow("old window edge") << QByteArray("window-switch") << old
+                                     << QStringLiteral("opensAtMs") << QStringLiteral("3000");
+    // The old training-resumed row held the work kept, never the work lost.
+    QTest::newRow("old resume kept") << QByteArray("training-resumed") << old
+                                     << QStringLiteral("workSavedMs") << QStringLiteral("3000");
+    QTest::newRow("old resume lost")
+            << QByteArray("training-resumed") << old << QStringLiteral("workLostMs") << QString();
+    QTest::newRow("old eviction") << QByteArray("job-evicted") << QByteArray(R"({"value":450000})")
+                                  << QStringLiteral("workLostMs") << QStringLiteral("450000");
+    QTest::newRow("old preemption")
+            << QByteArray("job-preempting") << QByteArray(R"({"other":3,"value":1767594000000})")
+            << QStringLiteral("evictionAtMs") << QStringLiteral("1767594000000");
+    QTest::newRow("old priority") << QByteArray("job-priority-changed")
+                                  << QByteArray(R"({"priority":5,"was":1})")
+                                  << QStringLiteral("previousPriority") << QStringLiteral("1");
+    QTest::newRow("another code's old key")
+            << QByteArray("replica-added") << old << QStringLiteral("p99Us") << QString();
+    // A process event's own "value" is no appliance parameter.
+    QTest::newRow("a process event")
+            << QByteArray("launched") << QByteArray(R"({"job":"a","value":4242})")
+            << QStringLiteral("durationMs") << QString();
+    // Process events named their one "value" per code.
+    QTest::newRow("old process pid")
+            << QByteArray("process-started") << QByteArray(R"({"job":"a","value":4242})")
+            << QStringLiteral("pid") << QStringLiteral("4242");
+    QTest::newRow("old checkpoint deadline")
+            << QByteArray("checkpoint-requested") << QByteArray(R"({"value":1767594000000})")
+            << QStringLiteral("deadlineMs") << QStringLiteral("1767594000000");
+    QTest::newRow("old restart back-off")
+            << QByteArray("replica-restarting") << QByteArray(R"({"value":2000})")
+            << QStringLiteral("backoffMs") << QStringLiteral("2000");
+    QTest::newRow("a named process port")
+            << QByteArray("replica-ready") << QByteArray(R"({"port":40123})")
+            << QStringLiteral("port") << QStringLiteral("40123");
+    QTest::newRow("a process code's other key")
+            << QByteArray("replica-ready") << QByteArray(R"({"value":40123})")
+            << QStringLiteral("pid") << QString();
+}
+
+// Stores written before the params were named still answer by name, code by code.
+void TestExport::eventParamsReadOldStores()
+{
+    QFETCH(QByteArray, code);
+    QFETCH(QByteArray, params);
+    QFETCH(QString, key);
+    QFETCH(QString, value);
+    Event e;
+    e.code = code;
+    e.params = params;
+    const QByteArray k = key.toLatin1();
+    QCOMPARE(eventParam(e, QLatin1StringView(k)), value);
+}
+
+void TestExport::defaultMessagesAreEnglishMessage_data()
+{
+    QTest::addColumn<int>("format");
+    QTest::newRow("csv") << int(ExportFormat::Csv);
+    QTest::newRow("jsonl") << int(ExportFormat::JsonLines);
+}
+
+// Without a message function the exporter writes englishMessage()'s words without building them
+// as a QString per row: byte for byte what englishMessage() says, for every template, for params
+// it copies as they stand and for those it must unescape, trim or convert.
+void TestExport::defaultMessagesAreEnglishMessage()
+{
+    QFETCH(int, format);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QString err;
+    auto store = Store::open(dir.filePath(QStringLiteral("m.sqlite")), &err);
+    QVERIFY2(store, qPrintable(err));
+    const QList<QByteArray> codes = {"job-submitted",
+                                     "job-placed",
+                                     "job-waiting",
+                                     "job-preempting",
+                                     "job-evicted",
+                                     "partition-created",
+                                     "card-mode-changed",
+                                     "store-moved-aside",
+                                     "something-new",
+                                     "caf\xE9"};
+    const QList<QByteArray> params = {
+            {},
+            "{}",
+            R"({"host":2,"reason":"no room","other":9})",
+            R"({"host":" 3 ","reason":"","profile":"3g.71gb","mode":"mig"})",
+            R"({"reason":"quote \" and \\ and \n","host":"\u4e3b"})",
+            R"({"reason":"机房 A","host":"x\u0001"})",
+            R"( {"host" : 4 , "reason" : "spaced" , "mode":true} )",
+            R"({"nested":{"host":1},"host":[1,2],"reason":{"x":1}})",
+            R"({"movedTo":"/d/\"x\".corrupt","problem":"file is not a database"})",
+            R"(["not","an","object"])",
+            "not json",
+            R"({"reason":"unterminated)",
+            R"({"value":450000})", // job-evicted's work lost, as old stores kept it
+            R"({"workLostMs":"","value":"\u0037"})", // an empty named key reads the old one
+    };
+    const QStringList actors
+            = {QString(), QStringLiteral("ops"), QStringLiteral("张伟, \"admin\"")};
+    int n = 0;
+    for (const QByteArray &code : codes) {
+        for (const QByteArray &p : params) {
+            Event e;
+            e.atMs = kT0 + n;
+            e.code = code;
+            e.card = n % 3 ? n % 8 : -1;
+            e.partition = n % 4 ? n % 7 : -1;
+            e.job = n % 5 ? n : -1;
+            e.actor = actors[n % actors.size()];
+            e.params = p;
+            store->append(e);
+            ++n;
+        }
+    }
+    QVERIFY(store->flush());
+    auto reader = store->reader();
+    ExportOptions options;
+    options.format = ExportFormat(format);
+    const QByteArray direct = exportAll(*reader, options);
+    options.message = englishMessage;
+    const QByteArray viaQString = exportAll(*reader, options);
+    QVERIFY(direct.contains("Job 16 placed on host 2"));
+    QVERIFY(direct.contains("Job 68 evicted; 450000 ms of work lost"));
+    QVERIFY(direct.contains("Job 69 evicted; 7 ms of work lost"));
+    QCOMPARE(direct, viaQString);
 }
 
 void TestExport::fileExportReplacesAtomically()

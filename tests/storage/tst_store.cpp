@@ -80,6 +80,8 @@ private Q_SLOTS:
     void lateSamplesAreRolledUpAgain();
     void retentionKeepsOnlyRolledUpData();
     void recorderMapsSchedulerEvents();
+    void recorderNamesSchedulerParams_data();
+    void recorderNamesSchedulerParams();
     void recorderLabelsDeviceSeries();
     void stateCodecRestoresLayoutsAndQueue();
     void decisionTracesAreKept();
@@ -458,6 +460,63 @@ void TestStore::recorderMapsSchedulerEvents()
     QCOMPARE(ev[3].source, Source::Operator);
     QCOMPARE(ev[3].actor, QStringLiteral("李娜"));
     QCOMPARE(ev[4].source, Source::Policy);
+}
+
+void TestStore::recorderNamesSchedulerParams_data()
+{
+    QTest::addColumn<int>("code");
+    QTest::addColumn<QByteArray>("params");
+
+    QTest::newRow("waiting")
+            << int(Sched::EventCode::JobWaiting)
+            << QByteArray(R"({"have":1500,"need":2000,"reason":"card-compute-in-use"})");
+    QTest::newRow("preempting") << int(Sched::EventCode::JobPreempting)
+                                << QByteArray(R"({"evictionAtMs":90000,"other":4})");
+    QTest::newRow("evicted") << int(Sched::EventCode::JobEvicted)
+                             << QByteArray(R"({"workLostMs":300000})");
+    QTest::newRow("mode") << int(Sched::EventCode::CardModeChanged)
+                          << QByteArray(R"({"mode":"mps"})");
+    QTest::newRow("priority") << int(Sched::EventCode::JobPriorityChanged)
+                              << QByteArray(R"({"previousPriority":1,"priority":5})");
+}
+
+// Each scheduler event's parameters under their own names, no "value" whatever the code.
+void TestStore::recorderNamesSchedulerParams()
+{
+    QFETCH(int, code);
+    QFETCH(QByteArray, params);
+    auto store = Store::open(path(QStringLiteral("n.sqlite")));
+    QVERIFY(store);
+    Recorder recorder(*store);
+    Sched::SchedEvent e;
+    e.atMs = kT0;
+    e.code = Sched::EventCode(code);
+    e.job = Domain::JobId(2);
+    switch (e.code) {
+    case Sched::EventCode::JobWaiting:
+        e.reason = Sched::Reason::CardComputeInUse;
+        e.need = 2000;
+        e.have = 1500;
+        break;
+    case Sched::EventCode::JobPreempting:
+        e.other = Domain::JobId(4);
+        e.evictionAtMs = 90000;
+        break;
+    case Sched::EventCode::JobEvicted:
+        e.workLostMs = 300000;
+        break;
+    case Sched::EventCode::CardModeChanged:
+        e.mode = Domain::PartitionMode::Mps;
+        break;
+    default:
+        e.priority = 5;
+        e.previousPriority = 1;
+    }
+    recorder.record(e);
+    QVERIFY(store->flush());
+    const QList<Event> ev = store->reader()->events({});
+    QCOMPARE(ev.size(), 1);
+    QCOMPARE(QJsonDocument::fromJson(ev[0].params).toJson(QJsonDocument::Compact), params);
 }
 
 void TestStore::recorderLabelsDeviceSeries()

@@ -17,6 +17,8 @@
 #include "widgets/repartition/repartitioneditor.h"
 #include "widgets/schedule/scheduleeditor.h"
 
+#include "tests/data/scenarios.h"
+
 #include <QAction>
 #include <QHeaderView>
 #include <QLabel>
@@ -88,18 +90,7 @@ private Q_SLOTS:
 
 namespace {
 
-Sim::Scenario demoDay()
-{
-    static const Catalogue::Catalogue catalogue = Catalogue::Catalogue::builtIn();
-    Sim::ScenarioError error;
-    const auto s = Sim::loadScenarioFile(
-            QStringLiteral(ZHAOXI_SOURCE_DIR "/resources/scenarios/demo-day.json"),
-            catalogue,
-            &error);
-    if (!s)
-        qFatal("demo day: %s", qPrintable(error.toString()));
-    return *s;
-}
+using TestData::demoDay;
 
 // A session that publishes what the test hands it: for states no simulated day reaches (a
 // read-only real appliance).

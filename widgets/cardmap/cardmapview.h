@@ -262,11 +262,8 @@ private:
     Drag m_drag;
     QHash<Key, CachedPreview> m_previews;
     QHash<quint64, QPair<Key, quint64>> m_previewRequests; // request -> (key, serial asked at)
-    std::optional<QPair<Key, quint64>> m_askingNow;        // a preview call in progress
     std::optional<Key> m_pendingDrop;                      // dropped before its answer came
     QHash<quint64, PendingCommand> m_commands;
-    std::optional<PendingCommand> m_issuingNow;
-    std::optional<Session::CommandResult> m_answeredNow; // answered during its own call
 };
 
 } // namespace Zhaoxi::Widgets

@@ -115,28 +115,11 @@ void JobLogDialog::refresh()
     if (!m_client)
         return;
     m_asked = true;
-    // A session on this thread answers inside the call, before its request id is known here.
-    m_issuing = true;
-    m_answeredNow.reset();
-    const quint64 request = m_client->requestJobLog(m_job);
-    m_issuing = false;
-    if (m_answeredNow && m_answeredNow->request == request) {
-        m_pending = 0;
-        const Session::JobLog log = *m_answeredNow;
-        m_answeredNow.reset();
-        showLog(log);
-    } else {
-        m_pending = request;
-    }
+    m_pending = m_client->requestJobLog(m_job);
 }
 
 void JobLogDialog::onLog(const Session::JobLog &log)
 {
-    if (m_issuing) {
-        if (log.job == m_job)
-            m_answeredNow = log;
-        return;
-    }
     if (m_pending == 0 || log.request != m_pending)
         return;
     m_pending = 0;

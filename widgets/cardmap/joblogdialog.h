@@ -67,9 +67,7 @@ private:
     Domain::JobId m_job;
     QString m_jobName;
     quint64 m_pending = 0;
-    bool m_issuing = false;
     bool m_asked = false; // asked once since shown
-    std::optional<Session::JobLog> m_answeredNow;
     std::optional<Session::JobLog> m_last;
 
     QPlainTextEdit *m_text = nullptr;

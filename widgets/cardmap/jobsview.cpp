@@ -337,9 +337,6 @@ quint64 JobsView::setJobPriority(Domain::JobId job, int priority)
 
 quint64 JobsView::issue(const PendingCommand &command)
 {
-    // A session on this thread answers inside the call, before its request id is known here.
-    m_issuing = true;
-    m_answeredNow.reset();
     quint64 request = 0;
     switch (command.kind) {
     case PendingCommand::Kind::Cancel:
@@ -352,23 +349,12 @@ quint64 JobsView::issue(const PendingCommand &command)
         request = m_client->setJobPriority(command.job, command.priority);
         break;
     }
-    m_issuing = false;
-    if (m_answeredNow && m_answeredNow->request == request) {
-        const Session::CommandResult result = *m_answeredNow;
-        m_answeredNow.reset();
-        finishCommand(command, result);
-    } else {
-        m_commands.insert(request, command);
-    }
+    m_commands.insert(request, command);
     return request;
 }
 
 void JobsView::onCommandFinished(const Session::CommandResult &result)
 {
-    if (m_issuing) {
-        m_answeredNow = result;
-        return;
-    }
     const auto it = m_commands.find(result.request);
     if (it == m_commands.end())
         return;

@@ -127,8 +127,6 @@ private:
     QPushButton *m_new = nullptr;
 
     QHash<quint64, PendingCommand> m_commands;
-    bool m_issuing = false;
-    std::optional<Session::CommandResult> m_answeredNow;
     Domain::JobId m_selectWhenSeen;
     QHash<Domain::JobId, QPointer<JobLogDialog>> m_logs;
 };

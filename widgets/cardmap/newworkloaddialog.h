@@ -144,8 +144,6 @@ private:
     int m_jsonErrorLine = 0;
     bool m_generalRepeatsJson = false;
     quint64 m_pending = 0;
-    bool m_issuing = false;
-    std::optional<Session::CommandResult> m_answeredNow;
     Domain::JobId m_submitted;
 
     QHash<QString, QWidget *> m_fields;          // canonical path (and aliases) -> widget

@@ -66,8 +66,8 @@ QString hoursMinutesText(qint64 ms)
 
 QString reasonText(const Status &status)
 {
-    const qint64 a = status.a;
-    const qint64 b = status.b;
+    const qint64 need = status.need;
+    const qint64 have = status.have;
     switch (status.reason) {
     case Reason::None:
         if (status.isSuccess())
@@ -83,16 +83,16 @@ QString reasonText(const Status &status)
         return ReasonText::tr("The job is pinned to another host.");
     case Reason::InsufficientHostCpu:
         return ReasonText::tr("Needs %1 on the host; only %2 are free.")
-                .arg(coresText(a), coresText(b));
+                .arg(coresText(need), coresText(have));
     case Reason::InsufficientHostMemory:
         return ReasonText::tr("Needs %1 of host memory; only %2 is free.")
-                .arg(memoryAmountText(a), memoryAmountText(b));
+                .arg(memoryAmountText(need), memoryAmountText(have));
     case Reason::HostCpuTooSmall:
         return ReasonText::tr("Needs %1; the host has only %2 in all.")
-                .arg(coresText(a), coresText(b));
+                .arg(coresText(need), coresText(have));
     case Reason::HostMemoryTooSmall:
         return ReasonText::tr("Needs %1 of host memory; the host has only %2 in all.")
-                .arg(memoryAmountText(a), memoryAmountText(b));
+                .arg(memoryAmountText(need), memoryAmountText(have));
     case Reason::CardFailed:
         return ReasonText::tr("The card has failed.");
     case Reason::ModelNotAllowed:
@@ -105,35 +105,35 @@ QString reasonText(const Status &status)
                 "soft-sliced.");
     case Reason::CardMemoryTooSmall:
         return ReasonText::tr("Needs %1 of card memory; this card offers at most %2.")
-                .arg(memoryAmountText(a), memoryAmountText(b));
+                .arg(memoryAmountText(need), memoryAmountText(have));
     case Reason::CardMemoryInUse:
         return ReasonText::tr("Needs %1 of card memory; only %2 is free.")
-                .arg(memoryAmountText(a), memoryAmountText(b));
+                .arg(memoryAmountText(need), memoryAmountText(have));
     case Reason::CardComputeInUse:
-        return ReasonText::tr("Needs %1; only %2 is free.").arg(shareText(a), shareText(b));
+        return ReasonText::tr("Needs %1; only %2 is free.").arg(shareText(need), shareText(have));
     case Reason::NoFreeUnit:
         return ReasonText::tr("Every partition of this card that would fit is busy.");
     case Reason::NeedsRepartition:
         return ReasonText::tr("The card must be repartitioned first.");
     case Reason::TooManyClients:
-        return ReasonText::tr("The card already serves its limit of %1 clients.").arg(a);
+        return ReasonText::tr("The card already serves its limit of %1 clients.").arg(have);
     case Reason::CardReconfiguring:
         return ReasonText::tr("The card is being reconfigured.");
     case Reason::GangTooWide:
         return ReasonText::tr("Needs %1 cards on one host; at most %2 are available.")
-                .arg(a)
-                .arg(b);
+                .arg(need)
+                .arg(have);
     case Reason::GangNotInOneLinkDomain:
         return ReasonText::tr("Needs %1 cards in one fast-link domain; at most %2 are free in one.")
-                .arg(a)
-                .arg(b);
+                .arg(need)
+                .arg(have);
     case Reason::ClassBudgetExceeded:
-        if (b <= 0) {
+        if (have <= 0) {
             return ReasonText::tr("Needs %1 of compute; its class has used up its budget for now.")
-                    .arg(cardsText(a));
+                    .arg(cardsText(need));
         }
         return ReasonText::tr("Needs %1 of compute; its class may use only %2 more now.")
-                .arg(cardsText(a), cardsText(b));
+                .arg(cardsText(need), cardsText(have));
     case Reason::NoHosts:
         return ReasonText::tr("The appliance has no hosts.");
     case Reason::Count:

@@ -434,6 +434,11 @@ void LiveCharts::refresh()
     updatePage(page(), true);
 }
 
+bool LiveCharts::replotPending() const
+{
+    return m_replotTimer->isActive();
+}
+
 void LiveCharts::updatePage(Page page, bool immediate)
 {
     PageView &v = view(page);

@@ -86,6 +86,9 @@ public:
     // Syncs the page on show with the store and replots it now (tests, benchmarks; the charts
     // do this on their own at most five times a second).
     void refresh();
+    // A replot is scheduled and has not run yet (the one that coalesces snapshots, at most five
+    // a second). Tests wait for it to be false instead of sleeping.
+    bool replotPending() const;
 
     // For tests, benchmarks and the main window's layout.
     QCustomPlot *plot(Page page) const;

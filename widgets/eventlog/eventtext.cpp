@@ -22,9 +22,10 @@ class EventText
 
 namespace {
 
+// A named param; Storage::eventParam reads a store's legacy keys too.
 QString param(const Event &e, const char *key)
 {
-    return Storage::jsonParam(e.params, QLatin1StringView(key));
+    return Storage::eventParam(e, QLatin1StringView(key));
 }
 
 qint64 intParam(const Event &e, const char *key, qint64 absent = -1)
@@ -196,14 +197,14 @@ QString schedulerMessage(const Event &e, const EventNames &n, bool *known)
     }
     if (c == "job-preempting") {
         const QString other = jobLabel(n, int(intParam(e, "other")));
-        const qint64 at = intParam(e, "value", 0);
+        const qint64 at = intParam(e, "evictionAtMs", 0);
         if (at > 0)
             return EventText::tr("Job %1 will be preempted for job %2 at %3")
                     .arg(job, other, eventClockText(at, n.utcOffsetSeconds));
         return EventText::tr("Job %1 will be preempted for job %2").arg(job, other);
     }
     if (c == "job-evicted") {
-        const qint64 lost = intParam(e, "value", 0);
+        const qint64 lost = intParam(e, "workLostMs", 0);
         if (lost > 0)
             return EventText::tr("Job %1 evicted; %2 of work lost")
                     .arg(job, eventDurationText(lost));
@@ -238,10 +239,10 @@ QString deviceMessage(const Event &e, const EventNames &n, bool *known)
 {
     const QByteArray &c = e.code;
     const QString card = cardLabel(n, e.card);
-    const qint64 kind = intParam(e, "a");
-    const qint64 value = intParam(e, "value", 0);
+    const qint64 kind = intParam(e, "stepKind");
     if (c == "step-started" || c == "step-done" || c == "step-failed") {
-        const QString part = stepPartition(n, e.card, intParam(e, "b"), intParam(e, "c"));
+        const QString part
+                = stepPartition(n, e.card, intParam(e, "profileIndex"), intParam(e, "start"));
         if (c == "step-started") {
             if (kind == 0)
                 return EventText::tr("Creating partition %1 on %2").arg(part, card);
@@ -250,7 +251,7 @@ QString deviceMessage(const Event &e, const EventNames &n, bool *known)
             return EventText::tr("Changing the mode of %1").arg(card);
         }
         if (c == "step-done") {
-            const QString took = eventDurationText(value);
+            const QString took = eventDurationText(intParam(e, "durationMs", 0));
             if (kind == 0)
                 return EventText::tr("Driver created partition %1 on %2 in %3")
                         .arg(part, card, took);
@@ -275,14 +276,15 @@ QString deviceMessage(const Event &e, const EventNames &n, bool *known)
     if (c == "fault-memory-error")
         return EventText::tr("Memory error on %1").arg(card);
     if (c == "fault-thermal-throttle") {
-        if (value > 0)
+        if (const qint64 duration = intParam(e, "durationMs", 0); duration > 0)
             return EventText::tr("%1 is thermally throttled for %2")
-                    .arg(card, eventDurationText(value));
+                    .arg(card, eventDurationText(duration));
         return EventText::tr("%1 is thermally throttled").arg(card);
     }
     if (c == "throttle-started")
         return EventText::tr("%1 is throttling at %2 °C")
-                .arg(card, trimmedNumberText(double(value) / 1000.0, 0));
+                .arg(card,
+                     trimmedNumberText(double(intParam(e, "temperatureMilliC", 0)) / 1000.0, 0));
     if (c == "throttle-ended")
         return EventText::tr("%1 is no longer throttling").arg(card);
     *known = false;
@@ -292,23 +294,25 @@ QString deviceMessage(const Event &e, const EventNames &n, bool *known)
 QString policyMessage(const Event &e, const EventNames &n, bool *known)
 {
     const QByteArray &c = e.code;
-    const qint64 a = intParam(e, "a");
-    const qint64 value = intParam(e, "value", 0);
+    const qint64 service = intParam(e, "service");
+    const qint64 workloadClass = intParam(e, "workloadClass");
     if (c == "window-opened") {
-        if (a < 0)
+        const qint64 window = intParam(e, "windowIndex");
+        if (window < 0)
             return EventText::tr("No time window in force");
-        return EventText::tr("Window ‘%1’ opened").arg(windowLabel(n, a));
+        return EventText::tr("Window ‘%1’ opened").arg(windowLabel(n, window));
     }
     if (c == "window-switch") {
-        if (a < 0)
-            return EventText::tr("Preparing for the end of the time windows at %1")
-                    .arg(eventClockText(value, n.utcOffsetSeconds));
+        const qint64 window = intParam(e, "windowIndex");
+        const QString opens = eventClockText(intParam(e, "opensAtMs", 0), n.utcOffsetSeconds);
+        if (window < 0)
+            return EventText::tr("Preparing for the end of the time windows at %1").arg(opens);
         return EventText::tr("Preparing for window ‘%1’, which opens at %2")
-                .arg(windowLabel(n, a), eventClockText(value, n.utcOffsetSeconds));
+                .arg(windowLabel(n, window), opens);
     }
     if (c == "budget-set") {
-        const qint64 inference = a;
-        const qint64 training = value;
+        const qint64 inference = intParam(e, "inferenceMilli");
+        const qint64 training = intParam(e, "trainingMilli");
         QString text;
         if (inference >= 0 && training >= 0 && inference + training > 0) {
             const double sum = double(inference + training);
@@ -327,19 +331,22 @@ QString policyMessage(const Event &e, const EventNames &n, bool *known)
         return withReason(text, e);
     }
     if (c == "replica-added")
-        return withReason(
-                EventText::tr("Replica %1 of %2 added").arg(jobLabel(n, e.job), serviceLabel(n, a)),
-                e);
+        return withReason(EventText::tr("Replica %1 of %2 added")
+                                  .arg(jobLabel(n, e.job), serviceLabel(n, service)),
+                          e);
     if (c == "replica-removed")
         return withReason(EventText::tr("Replica %1 of %2 removed")
-                                  .arg(jobLabel(n, e.job), serviceLabel(n, a)),
+                                  .arg(jobLabel(n, e.job), serviceLabel(n, service)),
                           e);
     if (c == "training-requeued") {
         const QString job = jobLabel(n, e.job);
-        if (a == 1)
-            return withReason(EventText::tr("Job %1 goes back to the queue at its checkpoint at %2")
-                                      .arg(job, eventClockText(value, n.utcOffsetSeconds)),
-                              e);
+        const QString atCheckpoint = param(e, "atCheckpoint");
+        if (atCheckpoint == QLatin1String("true") || atCheckpoint == QLatin1String("1"))
+            return withReason(
+                    EventText::tr("Job %1 goes back to the queue at its checkpoint at %2")
+                            .arg(job,
+                                 eventClockText(intParam(e, "leavesAtMs", 0), n.utcOffsetSeconds)),
+                    e);
         return withReason(EventText::tr("Job %1 goes back to the queue now").arg(job), e);
     }
     if (c == "training-kept")
@@ -349,38 +356,55 @@ QString policyMessage(const Event &e, const EventNames &n, bool *known)
     if (c == "guard-pressure")
         return withReason(
                 EventText::tr("Service %1 under pressure: p99 %2 ms, %3 requests queued")
-                        .arg(serviceLabel(n, a), trimmedNumberText(double(value) / 1000.0, 1))
-                        .arg(intParam(e, "b", 0)),
+                        .arg(serviceLabel(n, service),
+                             trimmedNumberText(double(intParam(e, "p99Us", 0)) / 1000.0, 1))
+                        .arg(intParam(e, "queueDepth", 0)),
                 e);
     if (c == "guard-release")
         return EventText::tr("Service %1: load fell, capacity returns to training")
-                .arg(serviceLabel(n, a));
+                .arg(serviceLabel(n, service));
     if (c == "forecast-ramp")
         return EventText::tr("Service %1: forecast rises to %2 requests/s")
-                .arg(serviceLabel(n, a), trimmedNumberText(double(value) / 1000.0, 1));
+                .arg(serviceLabel(n, service),
+                     trimmedNumberText(double(intParam(e, "forecastMilliRps", 0)) / 1000.0, 1));
     if (c == "power-cap-set") {
-        if (value < 0)
-            return EventText::tr("Power cap for %1 removed").arg(classText(a));
-        return EventText::tr("Power cap for %1 set to %2 W").arg(classText(a)).arg(value);
+        const qint64 watts = intParam(e, "watts");
+        if (watts < 0)
+            return EventText::tr("Power cap for %1 removed").arg(classText(workloadClass));
+        return EventText::tr("Power cap for %1 set to %2 W")
+                .arg(classText(workloadClass))
+                .arg(watts);
     }
     if (c == "bandwidth-quota-set") {
-        if (value < 0 || value >= 1000)
-            return EventText::tr("Host bandwidth for %1 no longer limited").arg(classText(a));
+        const qint64 share = intParam(e, "sharePermille");
+        if (share < 0 || share >= 1000)
+            return EventText::tr("Host bandwidth for %1 no longer limited")
+                    .arg(classText(workloadClass));
         return EventText::tr("Host bandwidth for %1 limited to %2 %")
-                .arg(classText(a), trimmedNumberText(double(value) / 10.0, 1));
+                .arg(classText(workloadClass), trimmedNumberText(double(share) / 10.0, 1));
     }
     if (c == "training-checkpoint")
         return EventText::tr("Job %1 saved a checkpoint (%2 of work)")
-                .arg(jobLabel(n, e.job), eventDurationText(value));
-    if (c == "training-resumed")
-        return EventText::tr("Job %1 resumed from its checkpoint (%2 of work kept)")
-                .arg(jobLabel(n, e.job), eventDurationText(value));
+                .arg(jobLabel(n, e.job), eventDurationText(intParam(e, "workSavedMs", 0)));
+    if (c == "training-resumed") {
+        // Stores written before the params were named have only the work the checkpoint kept.
+        const qint64 lost = intParam(e, "workLostMs");
+        if (lost < 0)
+            return EventText::tr("Job %1 resumed from its checkpoint (%2 of work kept)")
+                    .arg(jobLabel(n, e.job), eventDurationText(intParam(e, "workSavedMs", 0)));
+        if (lost == 0)
+            return EventText::tr("Job %1 resumed from its checkpoint; no work lost")
+                    .arg(jobLabel(n, e.job));
+        return EventText::tr("Job %1 resumed from its checkpoint; %2 of work lost")
+                .arg(jobLabel(n, e.job), eventDurationText(lost));
+    }
     if (c == "training-completed")
         return EventText::tr("Training job %1 completed").arg(jobLabel(n, e.job));
     if (c == "requests-failed-over")
-        return EventText::tr(
-                       "Service %1: %n request(s) re-sent from replica %2", nullptr, int(value))
-                .arg(serviceLabel(n, a), jobLabel(n, e.job));
+        return EventText::tr("Service %1: %n request(s) re-sent from replica %2",
+                             nullptr,
+                             int(intParam(e, "requests", 0)))
+                .arg(serviceLabel(n, service), jobLabel(n, e.job));
     *known = false;
     return {};
 }

@@ -4,6 +4,7 @@
 #include "eventtext.h"
 
 #include "core/models/sessionclient.h"
+#include "core/storage/exporter.h"
 #include "widgets/cardmap/reasontext.h"
 
 #include <QEvent>
@@ -121,13 +122,13 @@ void WhyView::onSnapshot(const Session::SnapshotPtr &snapshot)
             Preemption p;
             p.by = Storage::jsonParam(e.params, QLatin1StringView("other")).toInt();
             p.atMs = e.atMs;
-            p.evictAtMs = Storage::jsonParam(e.params, QLatin1StringView("value")).toLongLong();
+            p.evictAtMs = Storage::eventParam(e, QLatin1StringView("evictionAtMs")).toLongLong();
             m_preempted.insert(e.job, p);
         } else if (e.code == "job-evicted") {
             // Evictions for other causes (a failed card, a requeue) are not preemptions.
             auto it = m_preempted.find(e.job);
             if (it != m_preempted.end() && it->lostMs < 0) {
-                it->lostMs = Storage::jsonParam(e.params, QLatin1StringView("value")).toLongLong();
+                it->lostMs = Storage::eventParam(e, QLatin1StringView("workLostMs")).toLongLong();
                 it->evictAtMs = e.atMs;
             }
         }
@@ -268,8 +269,8 @@ QString WhyView::waitingText(const Snapshot &s, const DecisionTrace &t) const
             kind = tr("batch");
             break;
         }
-        const QString needs = trimmedNumberText(t.result.a / 1000.0, 2);
-        const QString more = trimmedNumberText(std::max<qint64>(0, t.result.b) / 1000.0, 2);
+        const QString needs = trimmedNumberText(t.result.need / 1000.0, 2);
+        const QString more = trimmedNumberText(std::max<qint64>(0, t.result.have) / 1000.0, 2);
         html += QStringLiteral("<p>%1</p>")
                         .arg(esc(
                                 tr("The %1 class budget is the limit: it needs %2 cards, the class "

@@ -176,10 +176,9 @@ private:
 
     Session::LayoutPreview m_preview; // the latest one for m_pending (ok false: none yet)
     bool m_previewValid = false;
+    quint64 m_previewRequest = 0; // the latest preview asked for; older answers are stale
 
     bool m_applyPending = false;
-    bool m_applyInCall = false; // inside applyLayout(): a same-thread session answers there
-    bool m_applyAnswered = false;
     quint64 m_applyRequest = 0;
     ConfirmApply m_confirm;
     LayoutEdit::Layout m_applyTarget;

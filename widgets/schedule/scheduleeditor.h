@@ -129,9 +129,8 @@ private:
     Models::ScheduleModel *m_model = nullptr;
     QUndoStack *m_undo = nullptr;
     QJsonObject m_revertPoint;
-    QJsonObject m_pending; // sent, not answered yet
-    bool m_applying = false;
-    quint64 m_applyRequest = 0;
+    QJsonObject m_pending;      // sent, not answered yet
+    quint64 m_applyRequest = 0; // its request; 0: none is being applied
     int m_row = -1;
     bool m_refreshing = false;
     int m_utcOffsetSeconds = 0;

@@ -5,7 +5,8 @@ namespace Zhaoxi::Sched {
 
 Status CardHealthFilter::filter(const CycleContext &ctx,
                                 const HostState &host,
-                                CardMask &cards) const
+                                CardMask &cards,
+                                HostOptions &) const
 {
     Q_UNUSED(ctx)
     Status status = Status::success();

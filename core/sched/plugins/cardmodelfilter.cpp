@@ -5,7 +5,8 @@ namespace Zhaoxi::Sched {
 
 Status CardModelFilter::filter(const CycleContext &ctx,
                                const HostState &host,
-                               CardMask &cards) const
+                               CardMask &cards,
+                               HostOptions &) const
 {
     // Most hosts hold one model: when every model on the host is allowed, nothing to clear.
     if ((host.models & ctx.allowedModels) == host.models)

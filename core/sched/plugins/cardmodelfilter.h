@@ -10,7 +10,10 @@ class CardModelFilter final : public FilterPlugin
 {
 public:
     const char *name() const override { return "CardModel"; }
-    Status filter(const CycleContext &ctx, const HostState &host, CardMask &cards) const override;
+    Status filter(const CycleContext &ctx,
+                  const HostState &host,
+                  CardMask &cards,
+                  HostOptions &options) const override;
     bool cardScoped() const override { return true; }
 };
 

@@ -86,9 +86,10 @@ double FgdScore::score(const CycleContext &ctx, const HostState &host, CardMask 
 bool FgdScore::pickCards(const CycleContext &ctx,
                          const HostState &host,
                          CardMask feasible,
+                         const HostOptions &options,
                          Placement *out) const
 {
-    return pickSharedCard(ctx, host, out, [&] { return cached(ctx, host, feasible).card; });
+    return pickSharedCard(ctx, options, out, [&] { return cached(ctx, host, feasible).card; });
 }
 
 } // namespace Zhaoxi::Sched

@@ -300,9 +300,10 @@ const FragmentationScore::Result &FragmentationScore::cached(const CycleContext 
 bool FragmentationScore::pickCards(const CycleContext &ctx,
                                    const HostState &host,
                                    CardMask feasible,
+                                   const HostOptions &options,
                                    Placement *out) const
 {
-    return pickSharedCard(ctx, host, out, [&] { return cached(ctx, host, feasible).card; });
+    return pickSharedCard(ctx, options, out, [&] { return cached(ctx, host, feasible).card; });
 }
 
 } // namespace Zhaoxi::Sched

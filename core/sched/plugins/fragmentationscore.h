@@ -43,6 +43,7 @@ public:
     bool pickCards(const CycleContext &ctx,
                    const HostState &host,
                    CardMask feasible,
+                   const HostOptions &options,
                    Placement *out) const override;
     void beginCycle(const CycleContext &ctx) const override;
 

@@ -5,7 +5,10 @@
 
 namespace Zhaoxi::Sched {
 
-Status GangFilter::filter(const CycleContext &ctx, const HostState &host, CardMask &cards) const
+Status GangFilter::filter(const CycleContext &ctx,
+                          const HostState &host,
+                          CardMask &cards,
+                          HostOptions &) const
 {
     const int need = ctx.unitsNeeded;
     if (need <= 1)

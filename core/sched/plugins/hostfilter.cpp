@@ -3,7 +3,10 @@
 
 namespace Zhaoxi::Sched {
 
-Status HostFilter::filter(const CycleContext &ctx, const HostState &host, CardMask &) const
+Status HostFilter::filter(const CycleContext &ctx,
+                          const HostState &host,
+                          CardMask &,
+                          HostOptions &) const
 {
     const QString &pin = ctx.spec->affinity.host;
     if (!pin.isEmpty() && pin != host.name)

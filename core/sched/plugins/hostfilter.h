@@ -10,7 +10,10 @@ class HostFilter final : public FilterPlugin
 {
 public:
     const char *name() const override { return "Host"; }
-    Status filter(const CycleContext &ctx, const HostState &host, CardMask &cards) const override;
+    Status filter(const CycleContext &ctx,
+                  const HostState &host,
+                  CardMask &cards,
+                  HostOptions &options) const override;
 };
 
 } // namespace Zhaoxi::Sched

@@ -3,7 +3,10 @@
 
 namespace Zhaoxi::Sched {
 
-Status HostResourcesFilter::filter(const CycleContext &ctx, const HostState &host, CardMask &) const
+Status HostResourcesFilter::filter(const CycleContext &ctx,
+                                   const HostState &host,
+                                   CardMask &,
+                                   HostOptions &) const
 {
     const qint64 cpu = ctx.spec->demand.hostCpuMilli;
     const qint64 mem = ctx.spec->demand.hostMemoryMiB;

@@ -10,7 +10,10 @@ class HostResourcesFilter final : public FilterPlugin
 {
 public:
     const char *name() const override { return "HostResources"; }
-    Status filter(const CycleContext &ctx, const HostState &host, CardMask &cards) const override;
+    Status filter(const CycleContext &ctx,
+                  const HostState &host,
+                  CardMask &cards,
+                  HostOptions &options) const override;
 };
 
 } // namespace Zhaoxi::Sched

@@ -69,7 +69,7 @@ struct JobDemand
 // framework's best-fit picker (lowest free cards, link domains).
 template<typename ChosenCard>
 bool pickSharedCard(const CycleContext &ctx,
-                    const HostState &host,
+                    const HostOptions &options,
                     Placement *out,
                     ChosenCard chosenCard)
 {
@@ -78,7 +78,7 @@ bool pickSharedCard(const CycleContext &ctx,
     const int card = chosenCard();
     if (card < 0)
         return false;
-    out->units = {ctx.options[size_t(host.firstCard + card)].choice};
+    out->units = {options[card].choice};
     return true;
 }
 

@@ -5,7 +5,8 @@ namespace Zhaoxi::Sched {
 
 Status IsolationFilter::filter(const CycleContext &ctx,
                                const HostState &host,
-                               CardMask &cards) const
+                               CardMask &cards,
+                               HostOptions &) const
 {
     if (ctx.spec->isolation != Domain::IsolationRequirement::HardOnly)
         return Status::success();

@@ -44,6 +44,7 @@ double RandomScore::score(const CycleContext &, const HostState &host, CardMask)
 bool RandomScore::pickCards(const CycleContext &ctx,
                             const HostState &host,
                             CardMask feasible,
+                            const HostOptions &options,
                             Placement *out) const
 {
     const JobDemand d(ctx);
@@ -56,7 +57,7 @@ bool RandomScore::pickCards(const CycleContext &ctx,
     for (int i = 0; i < host.cardCount; ++i) {
         if ((feasible >> i & 1) && pick-- == 0) {
             out->units.clear();
-            out->units.append(ctx.options[size_t(host.firstCard + i)].choice);
+            out->units.append(options[i].choice);
             return true;
         }
     }

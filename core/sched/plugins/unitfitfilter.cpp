@@ -17,13 +17,12 @@ Status fitCard(const CycleContext &ctx, const CardState &c, CardOption *opt)
     opt->choice.card = c.id;
     switch (c.mode) {
     case PartitionMode::Whole: {
-        const Unit &u = c.units.first();
         if (!mf.wholeOk)
             return Status::unschedulable(Reason::NeedsRepartition);
-        if (u.job.isValid() || u.state != UnitState::Ready)
+        if (!c.wholeFree) // read from the card, not its unit list: no cache miss per busy card
             return Status::unschedulable(Reason::NoFreeUnit);
         opt->choice.kind = UnitChoice::Kind::Existing;
-        opt->choice.uid = u.uid;
+        opt->choice.uid = c.units.first().uid;
         opt->leftoverMilli = 1000 - ctx.demandMilli; // what a whole card wastes on a smaller demand
         opt->leftoverMiB = m.memoryMiB - needMem;
         opt->rank = mf.profileOrder.size() + 1;
@@ -53,7 +52,7 @@ Status fitCard(const CycleContext &ctx, const CardState &c, CardOption *opt)
             for (int r = 0;
                  (c.creatable & mf.profiles) && r < mf.profileOrder.size() && r + 1 < bestRank;
                  ++r) {
-                const int start = MigFit::creatableStart(m, c, mf.profileOrder[r]);
+                const int start = MigFit::creatableStart(c, mf.profileOrder[r]);
                 if (start >= 0) {
                     createRank = r + 1;
                     createProfile = mf.profileOrder[r];
@@ -82,10 +81,8 @@ Status fitCard(const CycleContext &ctx, const CardState &c, CardOption *opt)
             return Status::success();
         }
         // Busy or blocking instances: destroying idle ones, or evicting, could make room.
-        bool anyAcceptable = false;
-        for (const Unit &u : c.units)
-            anyAcceptable |= bool(mf.profiles >> u.profile & 1);
-        return Status::unschedulable(anyAcceptable ? Reason::NoFreeUnit : Reason::NeedsRepartition);
+        return Status::unschedulable((c.profilesPresent & mf.profiles) ? Reason::NoFreeUnit
+                                                                       : Reason::NeedsRepartition);
     }
     case PartitionMode::TimeSlicing:
     case PartitionMode::Mps: {
@@ -99,7 +96,7 @@ Status fitCard(const CycleContext &ctx, const CardState &c, CardOption *opt)
             return Status::unschedulable(Reason::CardMemoryInUse, needMem, freeMem);
         const Domain::SoftSlicing *soft = m.softMode(c.mode);
         if (soft && soft->maxClients > 0 && c.clients >= soft->maxClients)
-            return Status::unschedulable(Reason::TooManyClients, soft->maxClients);
+            return Status::unschedulable(Reason::TooManyClients, 1, soft->maxClients);
         opt->choice.kind = UnitChoice::Kind::NewShare;
         opt->choice.milli = mf.softMilli;
         opt->choice.memoryMiB = needMem;
@@ -114,20 +111,18 @@ Status fitCard(const CycleContext &ctx, const CardState &c, CardOption *opt)
 
 } // namespace
 
-Status UnitFitFilter::filter(const CycleContext &ctx, const HostState &host, CardMask &cards) const
+Status UnitFitFilter::filter(const CycleContext &ctx,
+                             const HostState &host,
+                             CardMask &cards,
+                             HostOptions &options) const
 {
     Status st;
     for (int i = 0; i < host.cardCount; ++i) {
         if (!(cards >> i & 1))
             continue;
         const CardState &c = ctx.card(host, i);
-        // Fill a local option and store it only for cards that fit: the options array spans
-        // every card of the appliance, and writing it for each rejected card costs cache misses.
-        CardOption opt;
-        const Status s = fitCard(ctx, c, &opt);
-        if (s.isSuccess())
-            ctx.options[size_t(c.id.value())] = opt;
-        else {
+        const Status s = fitCard(ctx, c, &options[i]);
+        if (!s.isSuccess()) {
             cards &= ~(CardMask(1) << i);
             // Report the most hopeful reason: one preemption or repartitioning could fix.
             if (st.isSuccess() || s.code == Status::Code::Unschedulable)

@@ -4,7 +4,7 @@
 // dropped from the jobs table as the scheduler says: placed where they fit, refused with the
 // reason where they do not, placed by preemption only after the operator agreed; undo takes a
 // placement back. A session that answers later shows "checking" meanwhile.
-#include "fixture.h"
+#include "tests/models/fixture.h"
 
 #include "core/models/jobtablemodel.h"
 #include "core/sched/appliancefile.h"
@@ -468,7 +468,9 @@ void TestCardMapView::dropPlacesWhereItFits()
     const QPoint at = map.cardRect(CardId(kL40S)).center();
     QVERIFY(dragEnter(map, data.get(), at));
     QVERIFY(dragMove(map, data.get(), at));
-    QCOMPARE(map.dropState(), DropState::Fits);
+    // The session answered inside the question; the map gets the answer after it, matched by
+    // the request id the question returned (delivered inside, it would stay "checking").
+    QTRY_COMPARE(map.dropState(), DropState::Fits);
     QCOMPARE(map.dropCard(), CardId(kL40S));
     QVERIFY(drop(map, data.get(), at));
     QCOMPARE(map.dropState(), DropState::None);
@@ -510,8 +512,9 @@ void TestCardMapView::dropIsRefusedWithTheReason()
     const std::unique_ptr<QMimeData> data = jobDrag(a.job(job));
     const QPoint at = map.cardRect(CardId(card)).center();
     QVERIFY(dragEnter(map, data.get(), at));
-    QVERIFY(!dragMove(map, data.get(), at));
-    QCOMPARE(map.dropState(), DropState::Refused);
+    dragMove(map, data.get(), at);
+    QTRY_COMPARE(map.dropState(), DropState::Refused);
+    QVERIFY(!dragMove(map, data.get(), at)); // refused by the answer now at hand
     QCOMPARE(map.dropText(), reason);
     const QString text = map.dropText();
 
@@ -545,7 +548,7 @@ void TestCardMapView::preemptionAsksFirst()
     const QPoint at = map.cardRect(CardId(kH200c)).center();
     QVERIFY(dragEnter(map, data.get(), at));
     QVERIFY(dragMove(map, data.get(), at));
-    QCOMPARE(map.dropState(), DropState::NeedsPreemption);
+    QTRY_COMPARE(map.dropState(), DropState::NeedsPreemption);
     QVERIFY2(map.dropText().contains(QStringLiteral("solo-b")), qPrintable(map.dropText()));
     QVERIFY(drop(map, data.get(), at));
 
@@ -613,18 +616,24 @@ void TestCardMapView::answersAreCachedPerSnapshot()
     const std::unique_ptr<QMimeData> data = jobDrag(a.job(QStringLiteral("small-l")));
     const QRect l40s = map.cardRect(CardId(kL40S));
     const QRect other = map.cardRect(CardId(kH200a));
+    // Answers come from the event loop: every one asked for has come once the posted events
+    // are delivered.
     QVERIFY(dragEnter(map, data.get(), l40s.center()));
-    QCOMPARE(answers.size(), 1);
+    QTRY_COMPARE(answers.size(), 1);
     dragMove(map, data.get(), l40s.center() + QPoint(5, 5)); // same card: no new question
+    QCoreApplication::sendPostedEvents();
     QCOMPARE(answers.size(), 1);
     dragMove(map, data.get(), other.center());
-    QCOMPARE(answers.size(), 2);
+    QTRY_COMPARE(answers.size(), 2);
     dragMove(map, data.get(), l40s.center()); // back: answered already
+    QCoreApplication::sendPostedEvents();
     QCOMPARE(answers.size(), 2);
     QCOMPARE(map.dropState(), DropState::Fits);
 
     // A new snapshot: the card under the cursor is asked again.
     a.session.publish();
+    QTRY_COMPARE(answers.size(), 3);
+    QCoreApplication::sendPostedEvents();
     QCOMPARE(answers.size(), 3);
     QCOMPARE(map.dropState(), DropState::Fits);
 
@@ -658,7 +667,7 @@ void TestCardMapView::lateAnswersShowCheckingFirst()
     late.answer(late.previews.first(),
                 PlacementPreview::Outcome::Refused,
                 Sched::Status::unschedulable(Sched::Reason::CardMemoryInUse, 20480, 8192));
-    QCOMPARE(map.dropState(), DropState::Refused);
+    QTRY_COMPARE(map.dropState(), DropState::Refused);
     QCOMPARE(map.dropText(), QStringLiteral("Needs 20 GiB of card memory; only 8 GiB is free."));
     QVERIFY(!dragMove(map, data.get(), l40s));
 
@@ -667,7 +676,7 @@ void TestCardMapView::lateAnswersShowCheckingFirst()
     QCOMPARE(late.previews.size(), 2);
     QCOMPARE(map.dropState(), DropState::Refused);
     late.answer(late.previews.last(), PlacementPreview::Outcome::Direct);
-    QCOMPARE(map.dropState(), DropState::Fits);
+    QTRY_COMPARE(map.dropState(), DropState::Fits);
 
     // Dropped on another card before its answer: placed once the answer says it fits.
     const QPoint h200 = map.cardRect(CardId(kH200a)).center();
@@ -688,7 +697,7 @@ void TestCardMapView::lateAnswersShowCheckingFirst()
     done.request = late.places.first().request;
     done.ok = true;
     Q_EMIT late.commandFinished(done);
-    QCOMPARE(stack.count(), 1);
+    QTRY_COMPARE(stack.count(), 1);
     stack.undo();
     QCOMPARE(late.requeues.size(), 1);
     QCOMPARE(late.requeues.first().job, job.value());

@@ -166,14 +166,15 @@ void TestJobsView::requeueAndItsRefusal()
     QCOMPARE(session.calls.size(), 1);
     QCOMPARE(session.calls.first().command, QStringLiteral("requeueJob"));
     QCOMPARE(session.calls.first().job, kRunning.value());
-    QCOMPARE(lastMessage(said), QStringLiteral("running-r went back to the queue."));
+    QTRY_COMPARE(lastMessage(said), QStringLiteral("running-r went back to the queue."));
 
     session.result.ok = false;
     session.result.error = QStringLiteral("job 1 is not running");
     QVERIFY(view.requeueJob(kRunning) != 0);
     QCOMPARE(session.calls.size(), 2);
-    QCOMPARE(lastMessage(said),
-             QStringLiteral("Could not take running-r back to the queue: Job 1 is not running."));
+    QTRY_COMPARE(
+            lastMessage(said),
+            QStringLiteral("Could not take running-r back to the queue: Job 1 is not running."));
 }
 
 void TestJobsView::cancelAsksFirst()
@@ -203,7 +204,7 @@ void TestJobsView::cancelAsksFirst()
     QCOMPARE(session.calls.size(), 1);
     QCOMPARE(session.calls.first().command, QStringLiteral("cancelJob"));
     QCOMPARE(session.calls.first().job, kWaiting.value());
-    QCOMPARE(lastMessage(said), QStringLiteral("Cancelled waiting-w."));
+    QTRY_COMPARE(lastMessage(said), QStringLiteral("Cancelled waiting-w."));
 
     // Refused, in the console's words.
     session.result.ok = false;
@@ -212,8 +213,8 @@ void TestJobsView::cancelAsksFirst()
         box->findChild<QPushButton *>(QStringLiteral("confirm"))->click();
     });
     QVERIFY(view.cancelJob(kWaiting) != 0);
-    QCOMPARE(lastMessage(said),
-             QStringLiteral("Could not cancel waiting-w: Job 0 has already ended."));
+    QTRY_COMPARE(lastMessage(said),
+                 QStringLiteral("Could not cancel waiting-w: Job 0 has already ended."));
     // An ended or unknown job is not even asked about.
     bool asked = false;
     const QPointer<QTimer> poll = whenModal<QMessageBox>([&](QMessageBox *box) {
@@ -251,7 +252,7 @@ void TestJobsView::priorityIsAskedFor()
     QCOMPARE(session.calls.first().command, QStringLiteral("setJobPriority"));
     QCOMPARE(session.calls.first().job, kRunning.value());
     QCOMPARE(session.calls.first().priority, 250);
-    QCOMPARE(lastMessage(said), QStringLiteral("running-r now has priority 250."));
+    QTRY_COMPARE(lastMessage(said), QStringLiteral("running-r now has priority 250."));
 
     // Cancelled, or the same value: nothing to send.
     whenModal<QInputDialog>([](QInputDialog *dialog) { dialog->reject(); });
@@ -263,8 +264,8 @@ void TestJobsView::priorityIsAskedFor()
     session.result.ok = false;
     session.result.error = QStringLiteral("no job 1");
     QVERIFY(view.setJobPriority(kRunning, -5) != 0);
-    QCOMPARE(lastMessage(said),
-             QStringLiteral("Could not change the priority of running-r: There is no job 1."));
+    QTRY_COMPARE(lastMessage(said),
+                 QStringLiteral("Could not change the priority of running-r: There is no job 1."));
 }
 
 void TestJobsView::lateAnswersAreMatchedByRequest()
@@ -274,6 +275,7 @@ void TestJobsView::lateAnswersAreMatchedByRequest()
     Models::SessionClient client(&session);
     JobsView view(&client);
     QSignalSpy said(&view, &JobsView::statusMessage);
+    QSignalSpy answers(&client, &Models::SessionClient::commandFinished);
     const quint64 requeue = view.requeueJob(kRunning);
     const quint64 priority = view.setJobPriority(kWaiting, 3);
     QVERIFY(requeue != 0 && priority != 0 && requeue != priority);
@@ -282,11 +284,12 @@ void TestJobsView::lateAnswersAreMatchedByRequest()
     Session::CommandResult foreign;
     foreign.request = priority + 100;
     Q_EMIT session.commandFinished(foreign);
+    QTRY_COMPARE(answers.size(), 1);
     QVERIFY(said.isEmpty());
     session.answer(session.calls.at(1));
-    QCOMPARE(lastMessage(said), QStringLiteral("waiting-w now has priority 3."));
+    QTRY_COMPARE(lastMessage(said), QStringLiteral("waiting-w now has priority 3."));
     session.answer(session.calls.at(0));
-    QCOMPARE(lastMessage(said), QStringLiteral("running-r went back to the queue."));
+    QTRY_COMPARE(lastMessage(said), QStringLiteral("running-r went back to the queue."));
     QCOMPARE(said.size(), 2);
 }
 
@@ -311,7 +314,7 @@ void TestJobsView::logShowsTheOutputOrWhyNot()
     QCOMPARE(session.calls.first().command, QStringLiteral("requestJobLog"));
     QCOMPARE(session.calls.first().job, kDone.value());
     QVERIFY(session.calls.first().maxBytes > 0);
-    QCOMPARE(dialog->logText(), session.log.text);
+    QTRY_COMPARE(dialog->logText(), session.log.text);
     QVERIFY(dialog->textView()->isReadOnly());
     QVERIFY(QFontInfo(dialog->textView()->font()).fixedPitch());
     QCOMPARE(dialog->pathText(),
@@ -324,7 +327,7 @@ void TestJobsView::logShowsTheOutputOrWhyNot()
     session.log.truncated = true;
     QTest::mouseClick(dialog->findChild<QPushButton *>(QStringLiteral("refresh")), Qt::LeftButton);
     QCOMPARE(session.calls.size(), 2);
-    QVERIFY(dialog->logText().endsWith(QStringLiteral("step 300 loss 1.70\n")));
+    QTRY_VERIFY(dialog->logText().endsWith(QStringLiteral("step 300 loss 1.70\n")));
     QVERIFY(dialog->pathText().endsWith(QStringLiteral("(older output is not shown)")));
 
     // No log: why, in the console's words.
@@ -332,11 +335,12 @@ void TestJobsView::logShowsTheOutputOrWhyNot()
     session.log.ok = false;
     session.log.error = QStringLiteral("no job 3");
     dialog->refresh();
-    QCOMPARE(dialog->errorText(), QStringLiteral("No log: There is no job 3."));
+    QTRY_COMPARE(dialog->errorText(), QStringLiteral("No log: There is no job 3."));
     session.log.error = QStringLiteral("job 3 is modelled by the digital twin and has no process");
     dialog->refresh();
-    QCOMPARE(dialog->errorText(),
-             QStringLiteral("No log: job 3 is modelled by the digital twin and has no process"));
+    QTRY_COMPARE(
+            dialog->errorText(),
+            QStringLiteral("No log: job 3 is modelled by the digital twin and has no process"));
     QVERIFY(dialog->pathText().isEmpty());
 
     // Closing it deletes it; the next View log opens a new one.
@@ -350,6 +354,7 @@ void TestJobsView::logFollowsWhileOpen()
     JobCommandSession session;
     session.answerAtOnce = false;
     Models::SessionClient client(&session);
+    QSignalSpy logs(&client, &Models::SessionClient::jobLogReady);
     Widgets::JobLogDialog dialog(&client, kRunning, QStringLiteral("running-r"));
     QVERIFY(!dialog.follows());
     dialog.show();
@@ -359,7 +364,7 @@ void TestJobsView::logFollowsWhileOpen()
     session.log.text = QStringLiteral("a\n");
     session.log.path = QStringLiteral("/log");
     session.answer(session.calls.first());
-    QCOMPARE(dialog.logText(), QStringLiteral("a\n"));
+    QTRY_COMPARE(dialog.logText(), QStringLiteral("a\n"));
 
     // Following: asked again and again while open, each after the last was answered.
     dialog.setFollow(true);
@@ -369,11 +374,13 @@ void TestJobsView::logFollowsWhileOpen()
     QTRY_VERIFY_WITH_TIMEOUT(session.calls.size() >= 3, 20000);
     session.log.text = QStringLiteral("a\nb\nc\n");
     session.answer(session.calls.last());
-    QCOMPARE(dialog.logText(), QStringLiteral("a\nb\nc\n"));
+    QTRY_COMPARE(dialog.logText(), QStringLiteral("a\nb\nc\n"));
     QTRY_VERIFY_WITH_TIMEOUT(session.calls.size() >= 4, 20000);
     // An answer to an earlier request than the one out is not shown.
     session.log.text = QStringLiteral("stale\n");
+    const qsizetype delivered = logs.size();
     session.answer(session.calls.at(1));
+    QTRY_COMPARE(logs.size(), delivered + 1);
     QCOMPARE(dialog.logText(), QStringLiteral("a\nb\nc\n"));
 }
 
@@ -397,7 +404,7 @@ void TestJobsView::newWorkloadIsSelected()
     // The answer comes before the snapshot with the job: it is selected when that arrives.
     QTest::mouseClick(dialog->submitButton(), Qt::LeftButton);
     QCOMPARE(session.calls.size(), 1);
-    QCOMPARE(lastMessage(said), QStringLiteral("Submitted fresh as job 6."));
+    QTRY_COMPARE(lastMessage(said), QStringLiteral("Submitted fresh as job 6."));
     QVERIFY(view.currentJob() != JobId(6));
     session.publish(JobCommands::jobsSnapshot(2, 1));
     QCOMPARE(view.currentJob(), JobId(6));

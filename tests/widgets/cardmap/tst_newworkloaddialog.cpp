@@ -365,7 +365,7 @@ void TestNewWorkloadDialog::badJsonIsShownWithItsLine_data()
                                                     "  \"demand\": {\"cards\": 1,\n"
                                                     "             \"cards\": 2}\n"
                                                     "}\n")
-                                  << 5 << "repeated key (line 5, column 14)";
+                                  << 5 << "line 5, column 14: repeated key";
 }
 
 void TestNewWorkloadDialog::badJsonIsShownWithItsLine()
@@ -655,7 +655,9 @@ void TestNewWorkloadDialog::submitsAndCloses()
     // What goes to the session is the reader's canonical form of the spec.
     QCOMPARE(compact(session.calls.first().spec),
              compact(Domain::workloadSpecToJson(*dialog.spec())));
-    QCOMPARE(submitted.size(), 1);
+    // The session answered inside the call; the dialog gets that answer after it, with the
+    // request id the call gave it (a client that delivered it inside would leave it waiting).
+    QTRY_COMPARE(submitted.size(), 1);
     QCOMPARE(submitted.first().first().value<Domain::JobId>(), Domain::JobId(6));
     QCOMPARE(dialog.submittedJob(), Domain::JobId(6));
     QCOMPARE(dialog.result(), int(QDialog::Accepted));
@@ -676,9 +678,11 @@ void TestNewWorkloadDialog::refusalIsShownAtItsField()
     edit(dialog, goodTraining);
     edit(dialog, QStringLiteral("run.user=root"));
     QVERIFY(dialog.submitButton()->isEnabled());
+    QSignalSpy answers(&client, &Models::SessionClient::commandFinished);
     QTest::mouseClick(dialog.submitButton(), Qt::LeftButton);
 
     QCOMPARE(session.calls.size(), 1);
+    QTRY_COMPARE(answers.size(), 1);
     QVERIFY(dialog.isVisible());
     QCOMPARE(submitted.size(), 0);
     QVERIFY(dialog.problem());
@@ -697,6 +701,7 @@ void TestNewWorkloadDialog::refusalIsShownAtItsField()
     session.result.field.clear();
     session.result.error = QStringLiteral("the simulated appliance does not run inference");
     QTest::mouseClick(dialog.submitButton(), Qt::LeftButton);
+    QTRY_COMPARE(answers.size(), 2);
     QVERIFY(dialog.isVisible());
     QCOMPARE(dialog.generalMessage(),
              QStringLiteral("the simulated appliance does not run inference"));
@@ -709,6 +714,7 @@ void TestNewWorkloadDialog::lateAnswerKeepsTheDialogWaiting()
     session.answerAtOnce = false;
     Models::SessionClient client(&session);
     NewWorkloadDialog dialog(&client);
+    QSignalSpy answers(&client, &Models::SessionClient::commandFinished);
     dialog.show();
     QVERIFY(QTest::qWaitForWindowExposed(&dialog));
     edit(dialog, goodTraining);
@@ -728,12 +734,14 @@ void TestNewWorkloadDialog::lateAnswerKeepsTheDialogWaiting()
     other.request = session.calls.first().request + 100;
     other.ok = true;
     Q_EMIT session.commandFinished(other);
+    QTRY_COMPARE(answers.size(), 1);
     QVERIFY(dialog.isVisible());
 
     session.result.ok = false;
     session.result.field = QStringLiteral("demand.cards");
     session.result.error = QStringLiteral("demand.cards: no host has 1 card of that kind");
     session.answer(session.calls.first());
+    QTRY_COMPARE(answers.size(), 2);
     QVERIFY(dialog.isVisible());
     QVERIFY(dialog.tabs()->isEnabled());
     QCOMPARE(dialog.messageAt(dialog.fieldWidget(QStringLiteral("demand.cards"))),
@@ -745,7 +753,7 @@ void TestNewWorkloadDialog::lateAnswerKeepsTheDialogWaiting()
     QCOMPARE(session.calls.size(), 2);
     session.result = {0, true, {}, {}, {}, Domain::JobId(9)};
     session.answer(session.calls.last());
-    QVERIFY(!dialog.isVisible());
+    QTRY_VERIFY(!dialog.isVisible());
     QCOMPARE(dialog.submittedJob(), Domain::JobId(9));
 }
 

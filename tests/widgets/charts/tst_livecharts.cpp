@@ -12,6 +12,8 @@
 #include "widgets/charts/markerlayer.h"
 #include "widgets/charts/sparkchart.h"
 
+#include "tests/data/scenarios.h"
+
 #include <QApplication>
 #include <QComboBox>
 #include <QSignalSpy>
@@ -33,19 +35,7 @@ namespace {
 
 constexpr qint64 kHour = 3600 * 1000;
 
-Sim::Scenario demoDay()
-{
-    static const Catalogue::Catalogue catalogue = Catalogue::Catalogue::builtIn();
-    Sim::ScenarioError error;
-    const std::optional<Sim::Scenario> s
-            = Sim::loadScenarioFile(QString::fromUtf8(ZHAOXI_SOURCE_DIR)
-                                            + QStringLiteral("/resources/scenarios/demo-day.json"),
-                                    catalogue,
-                                    &error);
-    if (!s)
-        qFatal("demo day: %s", qPrintable(error.toString()));
-    return *s;
-}
+using TestData::demoDay;
 
 // The demo day on this thread, a client, and charts that follow it.
 struct Fixture
@@ -216,7 +206,9 @@ void TestLiveCharts::snapshotsReplotThePageOnShowOnce()
 {
     Fixture f;
     QVERIFY(QTest::qWaitForWindowExposed(&f.charts));
-    QTest::qWait(50); // the first show's replots
+    // The first show's replot has run, and nothing it queued is left.
+    QTRY_VERIFY(!f.charts.replotPending());
+    QCoreApplication::sendPostedEvents();
     QSignalSpy inference(f.charts.plot(LiveCharts::Page::Inference), &QCustomPlot::afterReplot);
     QSignalSpy training(f.charts.plot(LiveCharts::Page::Training), &QCustomPlot::afterReplot);
 
@@ -226,7 +218,9 @@ void TestLiveCharts::snapshotsReplotThePageOnShowOnce()
     QCPGraph *p99 = f.charts.graph(QStringLiteral("svc/chat/p99"));
     QVERIFY(p99);
     QCOMPARE(p99->dataCount(), 12);
-    QTest::qWait(300);
+    // ... and no other is on its way.
+    QVERIFY(!f.charts.replotPending());
+    QCoreApplication::sendPostedEvents();
     QCOMPARE(inference.size(), 1);
     // The hidden Training page has not even made its graphs yet ...
     QCOMPARE(training.size(), 0);
@@ -317,9 +311,13 @@ void TestLiveCharts::aPanStopsFollowingUntilLiveIsOn()
     QCOMPARE(timeAxis(f.charts, LiveCharts::Page::Inference, 1)->range(), panned);
     QCOMPARE(timeAxis(f.charts, LiveCharts::Page::Training)->range(), panned);
 
-    // New snapshots do not move it.
+    // New snapshots do not move it, neither at the coalesced replot they bring ...
     f.runTo(9 * kHour);
-    QTest::qWait(300); // the coalesced replot runs too
+    QVERIFY(f.charts.replotPending());
+    QTRY_VERIFY(!f.charts.replotPending());
+    QCOMPARE(f.charts.timeRange(), panned);
+    QCOMPARE(x->range(), panned);
+    // ... nor at a refresh.
     f.charts.refresh();
     QCOMPARE(f.charts.timeRange(), panned);
     QCOMPARE(x->range(), panned);

@@ -11,6 +11,8 @@
 #include "core/session/simulationsession.h"
 #include "core/sim/scenario.h"
 
+#include "tests/data/scenarios.h"
+
 #include <QApplication>
 #include <QFile>
 #include <QJsonDocument>
@@ -29,18 +31,7 @@ namespace {
 
 constexpr qint64 kHour = 3'600'000;
 
-Sim::Scenario demoDay()
-{
-    static const Catalogue::Catalogue catalogue = Catalogue::Catalogue::builtIn();
-    Sim::ScenarioError error;
-    const std::optional<Sim::Scenario> s = Sim::loadScenarioFile(
-            QStringLiteral(ZHAOXI_SOURCE_DIR "/resources/scenarios/demo-day.json"),
-            catalogue,
-            &error);
-    if (!s)
-        qFatal("demo day: %s", qPrintable(error.toString()));
-    return *s;
-}
+using TestData::demoDay;
 
 // RFC 4180 as the exporter writes it (CRLF records, quoted fields with doubled quotes).
 QList<QStringList> parseCsv(QByteArray data)

@@ -9,6 +9,7 @@
 #include "core/session/eventbridge.h"
 #include "core/storage/exporter.h"
 
+#include <QJsonDocument>
 #include <QTest>
 
 using namespace Zhaoxi;
@@ -66,7 +67,8 @@ void TestEventText::everySchedulerCodeHasWords()
         e.job = 1;
         e.card = 3;
         e.params = R"({"host":0,"other":2,"profile":"3g.71gb","profileIndex":4,"start":4,)"
-                   R"("reason":"no-free-unit","mode":"mig","value":600000})";
+                   R"("reason":"no-free-unit","mode":"mig","evictionAtMs":600000,)"
+                   R"("workLostMs":600000,"need":2000,"have":0,"priority":3,"previousPriority":1})";
         const QString text = eventMessage(e, names());
         QVERIFY2(!text.isEmpty() && text != QString::fromLatin1(e.code), e.code.constData());
     }
@@ -81,10 +83,30 @@ void TestEventText::everyApplianceCodeHasWords()
         e.code = Device::toString(code);
         e.job = 1;
         e.card = 2;
-        e.params = R"({"a":0,"b":4,"c":4,"reason":"window","value":1200000})";
+        // As the console stores it: every member the code sets, under its name. The values are
+        // those the old row below held in a, b, c and value.
+        Device::ApplianceEvent ev;
+        ev.code = code;
+        ev.reason = Device::ActionReason::Window;
+        ev.stepKind = ev.windowIndex = ev.service = ev.workloadClass = 0;
+        ev.inferenceMilli = 0;
+        ev.profile = ev.start = ev.queueDepth = 4;
+        constexpr qint64 kValue = 1200000;
+        ev.durationMs = ev.temperatureMilliC = ev.opensAtMs = ev.trainingMilli = kValue;
+        ev.leavesAtMs = ev.p99Us = ev.forecastMilliRps = ev.watts = ev.workSavedMs = kValue;
+        ev.workLostMs = ev.requests = kValue;
+        ev.replicas = ev.sharePermille = int(kValue);
+        e.params = QJsonDocument(Session::applianceEventParams(ev)).toJson(QJsonDocument::Compact);
         const QString text = eventMessage(e, names());
         QVERIFY2(!text.isEmpty() && text != QString::fromLatin1(e.code), e.code.constData());
         QVERIFY2(!text.contains(QLatin1Char('?')), qPrintable(text));
+        // A store written before the params were named has the same words.
+        e.params = R"({"a":0,"b":4,"c":4,"reason":"window","value":1200000})";
+        const QString legacy = eventMessage(e, names());
+        QVERIFY2(!legacy.isEmpty() && legacy != QString::fromLatin1(e.code), e.code.constData());
+        QVERIFY2(!legacy.contains(QLatin1Char('?')), qPrintable(legacy));
+        if (code != Device::ApplianceEventCode::TrainingResumed) // its old row kept other work
+            QCOMPARE(legacy, text);
     }
 }
 
@@ -112,45 +134,112 @@ void TestEventText::sentences_data()
             << QByteArray(R"({"host":0,"profile":"4","profileIndex":4,"start":0})")
             << QStringLiteral("Partition 3g.71gb@0 created on dgx-h200 card 0");
     QTest::newRow("a window") << policy << QByteArray("window-opened") << -1 << -1
-                              << QByteArray(R"({"a":0,"reason":"window"})")
+                              << QByteArray(R"({"windowIndex":0,"reason":"window"})")
                               << QStringLiteral("Window ‘day’ opened");
+    QTest::newRow("a window (old store)")
+            << policy << QByteArray("window-opened") << -1 << -1
+            << QByteArray(R"({"a":0,"reason":"window"})") << QStringLiteral("Window ‘day’ opened");
+    QTest::newRow("the end of the windows")
+            << policy << QByteArray("window-switch") << -1 << -1
+            << QByteArray(R"({"windowIndex":-1,"opensAtMs":1767594000000,"reason":"window"})")
+            << QStringLiteral("Preparing for the end of the time windows at 14:20");
     QTest::newRow("a budget") << policy << QByteArray("budget-set") << -1 << -1
-                              << QByteArray(R"({"a":7000,"reason":"window","value":3000})")
+                              << QByteArray(R"({"inferenceMilli":7000,"reason":"window",)"
+                                            R"("trainingMilli":3000})")
                               << QStringLiteral(
                                          "Class budgets set: inference 70 %, training 30 % (time "
                                          "window)");
+    QTest::newRow("a budget (old store)")
+            << policy << QByteArray("budget-set") << -1 << -1
+            << QByteArray(R"({"a":7000,"b":-1,"c":-1,"reason":"window","value":3000})")
+            << QStringLiteral("Class budgets set: inference 70 %, training 30 % (time window)");
+    QTest::newRow("a requeue at checkpoint")
+            << policy << QByteArray("training-requeued") << -1 << 2
+            << QByteArray(R"({"atCheckpoint":true,"leavesAtMs":1767594000000,"reason":"window"})")
+            << QStringLiteral("Job lora-2 goes back to the queue at its checkpoint at 14:20 (time "
+                              "window)");
+    QTest::newRow("a requeue at checkpoint (old store)")
+            << policy << QByteArray("training-requeued") << -1 << 2
+            << QByteArray(R"({"a":1,"b":-1,"c":-1,"reason":"window","value":1767594000000})")
+            << QStringLiteral("Job lora-2 goes back to the queue at its checkpoint at 14:20 (time "
+                              "window)");
+    QTest::newRow("a requeue now") << policy << QByteArray("training-requeued") << -1 << 2
+                                   << QByteArray(R"({"atCheckpoint":false,"leavesAtMs":0,)"
+                                                 R"("reason":"slo-at-risk"})")
+                                   << QStringLiteral("Job lora-2 goes back to the queue now (SLO "
+                                                     "at risk)");
+    QTest::newRow("a resume")
+            << policy << QByteArray("training-resumed") << 2 << 2
+            << QByteArray(R"({"reason":"none","workSavedMs":1740000,"workLostMs":300000})")
+            << QStringLiteral("Job lora-2 resumed from its checkpoint; 5 min of work lost");
+    QTest::newRow("a resume that lost nothing")
+            << policy << QByteArray("training-resumed") << 2 << 2
+            << QByteArray(R"({"reason":"none","workSavedMs":1740000,"workLostMs":0})")
+            << QStringLiteral("Job lora-2 resumed from its checkpoint; no work lost");
+    // The old rows held the work the checkpoint kept, worded as such.
+    QTest::newRow("a resume (old store)")
+            << policy << QByteArray("training-resumed") << 2 << 2
+            << QByteArray(R"({"a":-1,"b":-1,"c":-1,"reason":"none","value":1740000})")
+            << QStringLiteral("Job lora-2 resumed from its checkpoint (29 min of work kept)");
     QTest::newRow("a drain called off")
             << policy << QByteArray("training-kept") << -1 << 2
             << QByteArray(R"({"reason":"load-fell"})")
             << QStringLiteral("Job lora-2 stays: the room it was leaving for is not needed (load "
                               "fell)");
     QTest::newRow("waiting") << sched << QByteArray("job-waiting") << -1 << 1
-                             << QByteArray(R"({"reason":"class-budget-exceeded","value":2000})")
+                             << QByteArray(R"({"reason":"class-budget-exceeded","need":2000,)"
+                                           R"("have":0})")
                              << QStringLiteral("Job llama-70b is waiting: its class budget is "
                                                "used up");
     QTest::newRow("preempting") << sched << QByteArray("job-preempting") << -1 << 2
-                                << QByteArray(R"({"other":0,"value":1767594000000})")
+                                << QByteArray(R"({"other":0,"evictionAtMs":1767594000000})")
                                 << QStringLiteral("Job lora-2 will be preempted for job chat#0 at "
                                                   "14:20");
+    QTest::newRow("preempting (old store)")
+            << sched << QByteArray("job-preempting") << -1 << 2
+            << QByteArray(R"({"other":0,"value":1767594000000})")
+            << QStringLiteral("Job lora-2 will be preempted for job chat#0 at 14:20");
     QTest::newRow("evicted") << sched << QByteArray("job-evicted") << -1 << 2
-                             << QByteArray(R"({"value":450000})")
+                             << QByteArray(R"({"workLostMs":450000})")
                              << QStringLiteral("Job lora-2 evicted; 7.5 min of work lost");
-    QTest::newRow("a device step") << device << QByteArray("step-done") << 2 << -1
-                                   << QByteArray(R"({"a":1,"b":4,"c":4,"value":2100})")
-                                   << QStringLiteral("Driver destroyed partition 3g.71gb@4 on "
-                                                     "dgx-h200 card 2 in 2.1 s");
+    QTest::newRow("evicted (old store)")
+            << sched << QByteArray("job-evicted") << -1 << 2 << QByteArray(R"({"value":450000})")
+            << QStringLiteral("Job lora-2 evicted; 7.5 min of work "
+                              "lost");
+    QTest::newRow("a device step")
+            << device << QByteArray("step-done") << 2 << -1
+            << QByteArray(R"({"stepKind":1,"profileIndex":4,"start":4,"durationMs":2100})")
+            << QStringLiteral("Driver destroyed partition 3g.71gb@4 on dgx-h200 card 2 in 2.1 s");
+    QTest::newRow("a device step (old store)")
+            << device << QByteArray("step-done") << 2 << -1
+            << QByteArray(R"({"a":1,"b":4,"c":4,"value":2100})")
+            << QStringLiteral("Driver destroyed partition 3g.71gb@4 on dgx-h200 card 2 in 2.1 s");
     QTest::newRow("a refused step")
             << device << QByteArray("step-failed") << 2 << -1
-            << QByteArray(R"({"a":0,"b":4,"c":0,"reason":"device-in-use","value":3})")
+            << QByteArray(R"({"stepKind":0,"profileIndex":4,"start":0,"reason":"device-in-use",)"
+                          R"("error":1})")
             << QStringLiteral("Driver could not create partition 3g.71gb@0 on dgx-h200 card 2: "
                               "the instance is in use");
     QTest::newRow("a service under pressure")
             << policy << QByteArray("guard-pressure") << -1 << -1
+            << QByteArray(R"({"service":0,"queueDepth":14,"reason":"slo-at-risk","p99Us":1250400})")
+            << QStringLiteral("Service chat under pressure: p99 1250.4 ms, 14 requests queued (SLO "
+                              "at risk)");
+    QTest::newRow("a service under pressure (old store)")
+            << policy << QByteArray("guard-pressure") << -1 << -1
             << QByteArray(R"({"a":0,"b":14,"reason":"slo-at-risk","value":1250400})")
             << QStringLiteral("Service chat under pressure: p99 1250.4 ms, 14 requests queued (SLO "
                               "at risk)");
+    QTest::newRow("requests failed over")
+            << policy << QByteArray("requests-failed-over") << -1 << 2
+            << QByteArray(R"({"service":0,"requests":3,"reason":"none"})")
+            << QStringLiteral("Service chat: 3 request(s) re-sent from replica lora-2");
+    QTest::newRow("a thermal fault") << device << QByteArray("fault-thermal-throttle") << 9 << -1
+                                     << QByteArray(R"({"durationMs":120000})")
+                                     << QStringLiteral("ada-edge card 1 is thermally throttled "
+                                                       "for 2 min");
     QTest::newRow("a soft card") << device << QByteArray("fault-memory-error") << 9 << -1
-                                 << QByteArray(R"({"value":120000})")
+                                 << QByteArray(R"({"durationMs":0})")
                                  << QStringLiteral("Memory error on ada-edge card 1");
     QTest::newRow("an unknown job and card")
             << sched << QByteArray("job-placed") << 40 << 17 << QByteArray(R"({"host":0})")

@@ -11,6 +11,8 @@
 #include "core/session/simulationsession.h"
 #include "core/sim/scenario.h"
 
+#include "tests/data/scenarios.h"
+
 #include <QTest>
 
 using namespace Zhaoxi;
@@ -22,18 +24,7 @@ namespace {
 constexpr qint64 kStep = 15 * 60'000;
 constexpr qint64 kDay = 24 * 3'600'000;
 
-Sim::Scenario demoDay()
-{
-    static const Catalogue::Catalogue catalogue = Catalogue::Catalogue::builtIn();
-    Sim::ScenarioError error;
-    const std::optional<Sim::Scenario> s = Sim::loadScenarioFile(
-            QStringLiteral(ZHAOXI_SOURCE_DIR "/resources/scenarios/demo-day.json"),
-            catalogue,
-            &error);
-    if (!s)
-        qFatal("demo day: %s", qPrintable(error.toString()));
-    return *s;
-}
+using TestData::demoDay;
 
 // One simulated appliance with a client and a Why? view watching it.
 struct Rig

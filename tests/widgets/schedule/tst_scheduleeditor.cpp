@@ -341,9 +341,13 @@ void TestScheduleEditor::appliesThroughARealSession()
     QVERIFY(apply && apply->isEnabled());
     QTest::mouseClick(apply, Qt::LeftButton);
 
+    // The session answered inside the call; the editor gets the answer after it, with the id
+    // the call returned (delivered inside, it would be nobody's and the editor would wait on).
+    QCOMPARE(s.editor.statusText(), QStringLiteral("Applying the schedule…"));
+    QVERIFY(!apply->isEnabled());
+    QTRY_COMPARE(applied.count(), 1);
     QCOMPARE(s.editor.statusText(),
              QStringLiteral("Applied: this schedule is the policy in force."));
-    QCOMPARE(applied.count(), 1);
     const QJsonObject sent = applied.first().first().toJsonObject();
     QCOMPARE(sent[QStringLiteral("windows")]
                      .toArray()[0]

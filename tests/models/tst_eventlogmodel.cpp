@@ -9,6 +9,8 @@
 #include "core/sim/scenario.h"
 #include "core/storage/store.h"
 
+#include "tests/data/scenarios.h"
+
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
 #include <QTest>
@@ -25,18 +27,7 @@ namespace {
 
 constexpr qint64 kHour = 3'600'000;
 
-Sim::Scenario demoDay()
-{
-    static const Catalogue::Catalogue catalogue = Catalogue::Catalogue::builtIn();
-    Sim::ScenarioError error;
-    const std::optional<Sim::Scenario> s = Sim::loadScenarioFile(
-            QStringLiteral(ZHAOXI_SOURCE_DIR "/resources/scenarios/demo-day.json"),
-            catalogue,
-            &error);
-    if (!s)
-        qFatal("demo day: %s", qPrintable(error.toString()));
-    return *s;
-}
+using TestData::demoDay;
 
 QList<qint64> ids(const QAbstractItemModel &model)
 {

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// ProcessWorkloads' records: what a restarted console needs to take its jobs' processes back
+// (records()), and the adoption of those still running (adopt()).
+#include "processworkloads.h"
+
+#include <QJsonArray>
+
+#include <csignal>
+
+namespace Zhaoxi::Runtime {
+
+using Domain::JobId;
+using Domain::WorkloadKind;
+using Sched::EventCode;
+
+QJsonObject ProcessWorkloads::records() const
+{
+    QJsonArray jobs;
+    const QList<ProcessInfo> live = m_runner.processes();
+    for (auto it = m_runs.cbegin(); it != m_runs.cend(); ++it) {
+        QJsonArray procs;
+        for (const Proc &p : it->procs) {
+            if (!p.running)
+                continue;
+            const auto info = std::find_if(live.cbegin(), live.cend(), [&](const ProcessInfo &i) {
+                return i.key == p.key;
+            });
+            if (info == live.cend())
+                continue;
+            QJsonArray units;
+            for (const Sched::Assignment &a : p.units)
+                units.append(QJsonObject{{QStringLiteral("card"), a.card.value()},
+                                         {QStringLiteral("uid"), a.unitUid}});
+            procs.append(QJsonObject{{QStringLiteral("rank"), p.rank},
+                                     {QStringLiteral("units"), units},
+                                     {QStringLiteral("info"), info->toJson()}});
+        }
+        const JobStats st = m_stats.value(it.key());
+        jobs.append(
+                QJsonObject{{QStringLiteral("job"), it.key()},
+                            {QStringLiteral("name"), m_sched.state().job(it->job).spec.name},
+                            {QStringLiteral("port"), st.port},
+                            {QStringLiteral("stats"),
+                             QJsonObject{{QStringLiteral("starts"), st.starts},
+                                         {QStringLiteral("checkpoints"), st.checkpoints},
+                                         {QStringLiteral("preemptions"), st.preemptions},
+                                         {QStringLiteral("lost_work_ms"), double(st.lostWorkMs)},
+                                         {QStringLiteral("last_step"), double(st.lastStep)}}},
+                            {QStringLiteral("procs"), procs}});
+    }
+    return QJsonObject{{QStringLiteral("jobs"), jobs}};
+}
+
+void ProcessWorkloads::adopt(const QJsonObject &records, qint64 nowMs)
+{
+    const Sched::ClusterState &state = m_sched.state();
+    for (const QJsonValue &jv : records.value(QStringLiteral("jobs")).toArray()) {
+        const QJsonObject jr = jv.toObject();
+        const int id = jr.value(QStringLiteral("job")).toInt(-1);
+        const bool known
+                = id >= 0 && id < state.jobs().size()
+                  && state.job(JobId(id)).spec.name == jr.value(QStringLiteral("name")).toString();
+        Run &run = m_runs[id];
+        run.job = JobId(id);
+        JobStats &stats = m_stats[id];
+        const QJsonObject sj = jr.value(QStringLiteral("stats")).toObject();
+        stats.starts = sj.value(QStringLiteral("starts")).toInt();
+        stats.checkpoints = sj.value(QStringLiteral("checkpoints")).toInt();
+        stats.preemptions = sj.value(QStringLiteral("preemptions")).toInt();
+        stats.lostWorkMs = qint64(sj.value(QStringLiteral("lost_work_ms")).toDouble());
+        stats.lastStep = qint64(sj.value(QStringLiteral("last_step")).toDouble(-1));
+        stats.port = jr.value(QStringLiteral("port")).toInt();
+
+        const QJsonArray procRecords = jr.value(QStringLiteral("procs")).toArray();
+        if (procRecords.isEmpty()) {
+            // Nothing ran for it at the restart: only its figures come back; if it is placed,
+            // the next sync() launches it.
+            if (!known) {
+                m_runs.remove(id);
+                m_stats.remove(id);
+            } else {
+                run.wanted = state.job(run.job).isActive();
+            }
+            continue;
+        }
+        int adopted = 0, gone = 0, goneOk = 0;
+        for (const QJsonValue &pv : procRecords) {
+            const QJsonObject pr = pv.toObject();
+            QString error;
+            const std::optional<ProcessInfo> info
+                    = ProcessInfo::fromJson(pr.value(QStringLiteral("info")).toObject(), &error);
+            if (!info)
+                continue;
+            Proc p;
+            p.key = info->key;
+            p.rank = pr.value(QStringLiteral("rank")).toInt();
+            for (const QJsonValue &uv : pr.value(QStringLiteral("units")).toArray())
+                p.units.append(Sched::Assignment{
+                        Domain::CardId(uv.toObject().value(QStringLiteral("card")).toInt()),
+                        uv.toObject().value(QStringLiteral("uid")).toInt()});
+            ExitInfo exit;
+            if (m_runner.adopt(*info, &exit)) {
+                p.running = true;
+                ++adopted;
+                ProcessEvent pe;
+                pe.atMs = nowMs;
+                pe.code = ProcessEventCode::Adopted;
+                pe.job = run.job;
+                pe.jobName = jr.value(QStringLiteral("name")).toString();
+                pe.key = p.key;
+                pe.rank = p.rank;
+                pe.pid = info->pid;
+                emitEvent(pe);
+            } else {
+                ++gone;
+                goneOk += !exit.vanished && exit.code == 0 && exit.signal == 0;
+                stats.exitCode = exit.code;
+                stats.exitSignal = exit.signal;
+            }
+            run.procs.append(p);
+        }
+        if (!known || !state.job(JobId(id)).isActive()) {
+            // The state no longer runs it (it ended or left before the restart): nothing of it
+            // may keep a unit.
+            if (known) {
+                run.wanted = false;
+                run.ending = true;
+                stopProcesses(run, nowMs);
+            } else {
+                for (Proc &p : run.procs)
+                    if (p.running)
+                        m_runner.stop(p.key, SIGTERM, 30'000);
+                m_runs.remove(id);
+            }
+            continue;
+        }
+        run.wanted = true;
+        stats.running = adopted > 0;
+        if (gone == 0) {
+            run.launched = adopted > 0;
+            run.startedMs = wallNow();
+            run.lastProgressMs = run.startedMs;
+            run.progressed = false;
+            run.checkpointDeferred = false;
+            continue;
+        }
+        const Sched::Job &job = state.job(run.job);
+        if (adopted == 0 && gone == goneOk) {
+            // It finished while nobody watched.
+            ProcessEvent pe;
+            pe.atMs = nowMs;
+            pe.code = ProcessEventCode::Finished;
+            pe.job = run.job;
+            pe.jobName = job.spec.name;
+            emitEvent(pe);
+            run.wanted = false;
+            run.ending = true;
+            m_sched.finish(run.job, nowMs);
+            continue;
+        }
+        ProcessEvent pe;
+        pe.atMs = nowMs;
+        pe.code = ProcessEventCode::Vanished;
+        pe.job = run.job;
+        pe.jobName = job.spec.name;
+        pe.detail = QStringLiteral("%1 of its processes gone while nobody watched").arg(gone);
+        emitEvent(pe);
+        run.launched = true; // so that the eviction stops what is left of it
+        m_sched.requeue(run.job, nowMs, false);
+    }
+    // Placed before the restart but never started: the next sync() launches them.
+    for (const Sched::Job &j : state.jobs()) {
+        if (j.isActive() && j.spec.run && !m_runs.contains(j.id.value())) {
+            Run &run = m_runs[j.id.value()];
+            run.job = j.id;
+            run.wanted = true;
+        }
+    }
+    sync(nowMs);
+    Q_EMIT recordsChanged();
+}
+} // namespace Zhaoxi::Runtime

@@ -1,0 +1,593 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The hardware session's control (start, stop, the backend reopened) and the operator's commands
+// (the runtime, jobs, workloads, schedules, layouts). hardwaresession.cpp reads the driver,
+// records its events and publishes snapshots.
+#include "hardwaresession.h"
+
+#include "eventbridge.h"
+
+#include "core/catalogue/layoutrules.h"
+#include "core/device/applianceevents.h"
+#include "core/device/nvmlapply.h"
+#include "core/domain/workloadspec.h"
+#include "core/policy/timewindows.h"
+#include "core/runtime/liverun.h"
+#include "core/sched/scheduler.h"
+#include "core/storage/recorder.h"
+#include "core/storage/statecodec.h"
+#include "core/storage/store.h"
+
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QDir>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QStandardPaths>
+#include <QThread>
+#include <QTimer>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace Zhaoxi::Session {
+
+using Device::NvmlCardReport;
+using Device::NvmlStepReport;
+using Device::NvmlStepState;
+using Domain::CardId;
+using Domain::JobId;
+using Domain::MigPlacement;
+using Domain::PartitionMode;
+
+// --- Control ---------------------------------------------------------------------------------
+
+void HardwareSession::start()
+{
+    if (!m_run && m_runError.isEmpty() && !startRuntime(&m_runError))
+        qWarning("hardware session: no real work can run: %s", qPrintable(m_runError));
+    if (!m_timer) {
+        m_timer = new QTimer(this);
+        m_timer->setInterval(m_pollIntervalMs);
+        connect(m_timer, &QTimer::timeout, this, [this] {
+            poll();
+            publish();
+        });
+    }
+    m_started = true;
+    if (!m_paused)
+        m_timer->start();
+    publish();
+}
+
+void HardwareSession::stop()
+{
+    m_started = false;
+    if (m_timer)
+        m_timer->stop();
+    flushStore();
+}
+
+void HardwareSession::setSpeed(double)
+{
+    publish(); // real time: the speed stays 1
+}
+
+void HardwareSession::setPaused(bool paused)
+{
+    m_paused = paused;
+    if (m_timer && m_started) {
+        if (paused)
+            m_timer->stop();
+        else
+            m_timer->start();
+    }
+    publish();
+}
+
+void HardwareSession::setPollIntervalMs(int ms)
+{
+    m_pollIntervalMs = std::clamp(ms, kMinPollMs, kMaxPollMs);
+    if (m_timer)
+        m_timer->setInterval(m_pollIntervalMs); // restarts a running timer with the new interval
+}
+
+bool HardwareSession::reopenBackend(bool applyEnabled, QString *why)
+{
+    Device::NvmlBackendOptions o = m_backendOptions;
+    o.applyEnabled = applyEnabled;
+    Device::NvmlOpenResult r;
+    const qint64 t = std::max(m_lastPollMs, now());
+    // The new backend is opened before the old one shuts down, so NVML stays initialised.
+    std::unique_ptr<Device::NvmlBackend> b = Device::NvmlBackend::open(o, &r, t);
+    if (!b) {
+        *why = r.message;
+        return false;
+    }
+    QStringList before, after;
+    for (const NvmlCardReport &rep : m_backend->cardReports())
+        before << rep.uuid + QLatin1Char('/') + QString::number(rep.model);
+    for (const NvmlCardReport &rep : b->cardReports())
+        after << rep.uuid + QLatin1Char('/') + QString::number(rep.model);
+    m_backend = std::move(b);
+    m_backendOptions = o;
+    m_seenXids = QList<QList<quint64>>(m_backend->cardReports().size());
+    for (const NvmlCardReport &rep : m_backend->cardReports())
+        m_seenXids[rep.index] = m_backend->reading(rep.id).recentXids;
+    if (before != after) {
+        // Other cards than before (a driver reload): the state starts again from the driver.
+        m_nvmlIndex.clear();
+        for (const NvmlCardReport &rep : m_backend->cardReports()) {
+            if (rep.model >= 0)
+                m_nvmlIndex << rep.index;
+        }
+        m_layoutProblems = QList<QStringList>(m_backend->cardReports().size());
+        replaceScheduler(stateFromBackend());
+    }
+    m_lastPollMs = t;
+    return true;
+}
+
+void HardwareSession::setAllowChanges(bool allow)
+{
+    m_allowChanges = allow;
+    if (m_backendOptions.applyEnabled != allow || !m_reopenError.isEmpty()) {
+        QString why;
+        if (reopenBackend(allow, &why)) {
+            m_reopenError.clear();
+        } else {
+            // Disallowing needs no new backend: the session refuses changes by itself.
+            m_reopenError = allow ? why : QString();
+            qWarning("hardware session: the NVML backend could not be re-opened: %s",
+                     qPrintable(why));
+        }
+        followDriver(m_lastPollMs);
+    }
+    publish();
+}
+
+// --- Commands --------------------------------------------------------------------------------
+
+bool HardwareSession::startRuntime(QString *why)
+{
+    const qint64 t = now();
+    QString dataDir = m_options.dataDir;
+    if (dataDir.isEmpty()) {
+        const QString base = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+        if (base.isEmpty()) {
+            *why = QStringLiteral("no data directory for the jobs (set one in the settings)");
+            return false;
+        }
+        dataDir = QDir(base).filePath(QStringLiteral("hardware"));
+    }
+    QString shim = m_options.shimPath;
+    if (shim.isEmpty()) {
+        const QString beside = QDir(QCoreApplication::applicationDirPath())
+                                       .filePath(QStringLiteral("zhaoxi-shim"));
+        shim = QFileInfo(beside).isExecutable()
+                       ? beside
+                       : QStandardPaths::findExecutable(QStringLiteral("zhaoxi-shim"));
+    }
+    if (shim.isEmpty()) {
+        *why = QStringLiteral("zhaoxi-shim not found beside the console or in PATH");
+        return false;
+    }
+
+    // What the store says ran when the console last stopped: its state and processes.
+    Sched::ClusterState state = sched().state();
+    Runtime::LiveRunOptions o;
+    if (Storage::Store *st = store()) {
+        QString err;
+        if (const std::unique_ptr<Storage::Reader> reader = st->reader(&err)) {
+            const auto layouts
+                    = reader->state(QString::fromLatin1(Storage::StateKey::Layouts), &err);
+            const auto queue = reader->state(QString::fromLatin1(Storage::StateKey::Queue), &err);
+            const auto saved = reader->state(QString::fromLatin1(kRuntimeKey), &err);
+            if (layouts && queue && saved) {
+                Sched::ClusterState restored = state;
+                if (Storage::restoreState(restored, *layouts, *queue, &err)) {
+                    state = restored;
+                    const QJsonObject doc = QJsonDocument::fromJson(*saved).object();
+                    o.resumeAtMs = t;
+                    o.processRecords = doc.value(QStringLiteral("processes")).toObject();
+                    const QString dir = doc.value(QStringLiteral("data_dir")).toString();
+                    if (!dir.isEmpty())
+                        dataDir = dir;
+                } else {
+                    recordDevice(t,
+                                 "runtime-not-resumed",
+                                 Storage::Severity::Warning,
+                                 {{QStringLiteral("message"), err}},
+                                 -1);
+                }
+            }
+        }
+    }
+
+    Sim::Scenario sc;
+    sc.name = QStringLiteral("hardware");
+    sc.appliance.state = state;
+    sc.startMs = t;
+    sc.durationMs = 100LL * 365 * 24 * 3600'000; // open-ended
+    sc.utcOffsetMs = qint64(QDateTime::fromMSecsSinceEpoch(t).offsetFromUtc()) * 1000;
+    sc.liveSpeed = 1;
+    sc.controlPeriodMs = std::clamp<qint64>(m_pollIntervalMs, 1000, 15'000);
+    sc.defaultPolicy = QStringLiteral("none");
+    sc.scheduler.allowCreatePartitions = readOnlyReason().isEmpty();
+    sc.scheduler.allowReconfigure = sc.scheduler.allowCreatePartitions;
+    o.dataDir = dataDir;
+    o.shimPath = shim;
+    o.mpsControlPath
+            = !m_options.mpsControlPath.isEmpty()
+                      ? m_options.mpsControlPath
+                      : QStandardPaths::findExecutable(QStringLiteral("nvidia-cuda-mps-control"));
+    o.controlPeriodMs = std::clamp(m_pollIntervalMs, kMinPollMs, 2000);
+    o.allowRoot = m_options.allowRoot;
+    o.policy = QStringLiteral("none");
+    o.clock = [this] { return now(); };
+    o.backend = m_backend.get();
+    o.backendCard = [this](Domain::CardId c) {
+        return CardId(c.isValid() && c.value() < m_nvmlIndex.size() ? m_nvmlIndex[c.value()] : -1);
+    };
+    o.ownsDevice = false;
+
+    auto run = std::make_unique<Runtime::LiveRun>(sc, o);
+    Storage::Recorder *rec = recorder();
+    if (rec) {
+        rec->setState(nullptr);
+        run->addSchedulerSink(rec);
+        rec->setState(&run->scheduler().state());
+    }
+    connect(run.get(),
+            &Runtime::LiveRun::processEvent,
+            this,
+            [this](const Runtime::ProcessEvent &e) {
+                if (Storage::Recorder *r = recorder()) {
+                    recordProcessEvent(*r, e);
+                    return;
+                }
+                Storage::Event ev;
+                ev.id = ++m_localEventId;
+                ev.atMs = e.atMs;
+                ev.severity = severityOf(e.code);
+                ev.source = Storage::Source::Device;
+                ev.code = QByteArray(Runtime::toString(e.code));
+                ev.job = e.job.value();
+                ev.params = QJsonDocument(processEventJson(e)).toJson(QJsonDocument::Compact);
+                noteEvent(ev);
+            });
+    connect(run.get(),
+            &Runtime::LiveRun::applianceEvent,
+            this,
+            [this](const Device::ApplianceEvent &e) {
+                if (Storage::Recorder *r = recorder())
+                    recordApplianceEvent(*r, e);
+            });
+    connect(run.get(), &Runtime::LiveRun::stateChanged, this, [this] { persistRuntime(); });
+    connect(run.get(), &Runtime::LiveRun::deviceOrdersQueued, this, [this] {
+        // The orders run on the next turn of the loop, not inside the scheduler's command.
+        QTimer::singleShot(0, this, [this] {
+            poll();
+            publish();
+        });
+    });
+    QString err;
+    m_run = std::move(run);
+    if (!m_run->start(&err)) {
+        *why = err;
+        m_run.reset();
+        if (rec)
+            rec->setState(&m_scheduler->state());
+        return false;
+    }
+    m_scheduler.reset(); // the runtime's scheduler is the state from now on
+    persistRuntime();
+    return true;
+}
+
+void HardwareSession::persistRuntime()
+{
+    Storage::Recorder *rec = recorder();
+    if (!m_run || !rec || !store())
+        return;
+    const qint64 t = now();
+    rec->recordState(m_run->scheduler().state(), t);
+    store()->putState(QString::fromLatin1(kRuntimeKey),
+                      QJsonDocument(m_run->resumeState()).toJson(QJsonDocument::Compact),
+                      t);
+}
+
+QStringList HardwareSession::stopAllWork(qint64 waitMs)
+{
+    if (!m_run)
+        return {};
+    const QStringList alive = m_run->stop(waitMs);
+    persistRuntime();
+    return alive;
+}
+
+bool HardwareSession::readyForWork(CommandResult *r) const
+{
+    if (m_run)
+        return true;
+    r->error = m_runError.isEmpty()
+                       ? QStringLiteral("the real appliance's runtime has not started yet")
+                       : QStringLiteral("no real work can run: %1").arg(m_runError);
+    return false;
+}
+
+void HardwareSession::previewPlacement(quint64 request, int job, int card)
+{
+    PlacementPreview p = previewPlacementOn(sched(), JobId(job), CardId(card), now());
+    p.request = request;
+    Q_EMIT placementPreviewReady(p);
+}
+
+void HardwareSession::placeJob(quint64 request, int job, int card, bool allowPreemption)
+{
+    CommandResult r;
+    r.request = request;
+    r.job = JobId(job);
+    const Sched::ClusterState &st = sched().state();
+    if (readyForWork(&r)) {
+        if (job < 0 || job >= st.jobs().size() || card < 0 || card >= st.cards().size()) {
+            r.error = QStringLiteral("no job %1 or card %2").arg(job).arg(card);
+        } else if (st.job(JobId(job)).state != Sched::JobState::Pending) {
+            r.error = QStringLiteral("job %1 is not waiting").arg(job);
+        } else {
+            const Sched::Decision d = m_run->place(JobId(job), CardId(card), allowPreemption);
+            r.ok = d.status.isSuccess();
+            r.status = d.status;
+            if (!r.ok)
+                r.error = d.status.describe();
+        }
+    }
+    Q_EMIT commandFinished(r);
+    publish();
+}
+
+void HardwareSession::requeueJob(quint64 request, int job)
+{
+    jobCommand(request, job, [&](QString *why) { return m_run->requeue(JobId(job), why); });
+}
+
+void HardwareSession::cancelJob(quint64 request, int job)
+{
+    jobCommand(request, job, [&](QString *why) { return m_run->cancel(JobId(job), why); });
+}
+
+void HardwareSession::setJobPriority(quint64 request, int job, int priority)
+{
+    jobCommand(request, job, [&](QString *why) {
+        return m_run->setPriority(JobId(job), priority, why);
+    });
+}
+
+void HardwareSession::jobCommand(quint64 request,
+                                 int job,
+                                 const std::function<bool(QString *)> &command)
+{
+    CommandResult r;
+    r.request = request;
+    r.job = JobId(job);
+    if (readyForWork(&r))
+        r.ok = command(&r.error);
+    Q_EMIT commandFinished(r);
+    publish();
+}
+
+void HardwareSession::submitWorkload(quint64 request, QJsonObject json)
+{
+    CommandResult r;
+    r.request = request;
+    const std::optional<Domain::WorkloadSpec> spec = specForSubmission(json, &r);
+    if (spec && readyForWork(&r)) {
+        r.job = m_run->submit(*spec, &r.error, &r.field);
+        r.ok = r.job.isValid();
+    }
+    Q_EMIT commandFinished(r);
+    publish();
+}
+
+void HardwareSession::requestJobLog(quint64 request, int job, qint64 maxBytes)
+{
+    JobLog log;
+    log.request = request;
+    log.job = JobId(job);
+    if (!m_run) {
+        log.error = QStringLiteral("the real appliance's runtime has not started");
+    } else {
+        const Runtime::JobLogTail t = m_run->jobLog(JobId(job), maxBytes);
+        log.ok = t.ok;
+        log.error = t.error;
+        log.path = t.path;
+        log.text = QString::fromUtf8(t.text);
+        log.truncated = t.truncated;
+    }
+    Q_EMIT jobLogReady(log);
+}
+
+void HardwareSession::setSchedule(quint64 request, QJsonObject windowsParams)
+{
+    CommandResult r;
+    r.request = request;
+    Policy::PolicyError perr;
+    if (!Policy::TimeWindows::create(windowsParams, &perr)) {
+        r.error = perr.field.isEmpty() ? perr.message
+                                       : perr.field + QStringLiteral(": ") + perr.message;
+    } else if (readyForWork(&r)) {
+        r.ok = m_run->setPolicy(QStringLiteral("windows"), windowsParams, &r.error);
+    }
+    Q_EMIT commandFinished(r);
+    publish();
+}
+
+LayoutPreview HardwareSession::plan(int card, const QList<MigPlacement> &target) const
+{
+    // NVML's MIG API does not say which instances serve processes; the driver refuses to destroy
+    // those ("in use"). Real driver timings are not known in advance: expectedMs stays 0.
+    return previewLayoutChange(sched().state(), CardId(card), target);
+}
+
+void HardwareSession::previewLayout(quint64 request, int card, QList<MigPlacement> target)
+{
+    LayoutPreview p = plan(card, target);
+    p.request = request;
+    Q_EMIT layoutPreviewReady(p);
+}
+
+bool HardwareSession::cardHasWork(int card, const QList<MigPlacement> &target) const
+{
+    if (!plan(card, target).affectedJobs.isEmpty())
+        return true;
+    // The scheduler has let go; a process may still be stopping (its stop grace).
+    for (const PendingLayout &p : m_pendingLayouts) {
+        if (p.card != card)
+            continue;
+        for (JobId j : p.jobs)
+            if (m_run && m_run->workloads().stats(j).running)
+                return true;
+    }
+    return false;
+}
+
+void HardwareSession::tryPendingLayouts(qint64 nowMs)
+{
+    for (qsizetype i = 0; i < m_pendingLayouts.size();) {
+        const PendingLayout p = m_pendingLayouts[i];
+        const bool due = nowMs >= p.deadlineMs;
+        const QList<JobId> affected = plan(p.card, p.target).affectedJobs;
+        if (due) {
+            for (JobId j : affected)
+                sched().requeue(j, nowMs, false); // at the deadline: at once
+            if (!affected.isEmpty())
+                m_run->stepNow();
+        }
+        if (cardHasWork(p.card, p.target)) {
+            ++i;
+            continue;
+        }
+        m_pendingLayouts.removeAt(i);
+        applyLayoutNow(p.request, p.card, p.target);
+        sched().setCardCordoned(CardId(p.card), false, nowMs);
+        m_run->stepNow();
+    }
+}
+
+void HardwareSession::applyLayout(quint64 request,
+                                  int card,
+                                  QList<MigPlacement> target,
+                                  ApplyMode mode,
+                                  qint64 drainDeadlineMs)
+{
+    const QString readOnly = readOnlyReason();
+    if (!readOnly.isEmpty()) {
+        Q_EMIT commandFinished(CommandResult{request, false, readOnly, {}});
+        return;
+    }
+    const LayoutPreview p = plan(card, target);
+    if (!p.ok || !m_run || p.affectedJobs.isEmpty()) {
+        applyLayoutNow(request, card, target);
+        return;
+    }
+    // Jobs run on instances the change destroys: they leave first (at once, or at their next
+    // checkpoint), the card takes no new work meanwhile, and the change follows when their
+    // processes have gone, at the latest at the deadline.
+    const qint64 t = std::max(m_lastPollMs, now());
+    sched().setCardCordoned(CardId(card), true, t);
+    for (JobId j : p.affectedJobs) {
+        if (mode == ApplyMode::Immediate)
+            sched().requeue(j, t, false);
+        else
+            m_run->requeue(j, nullptr);
+    }
+    m_run->stepNow();
+    m_pendingLayouts.append(PendingLayout{
+            request,
+            card,
+            target,
+            mode == ApplyMode::Immediate ? t : t + std::max<qint64>(0, drainDeadlineMs),
+            p.affectedJobs});
+    tryPendingLayouts(t);
+    publish();
+}
+
+void HardwareSession::applyLayoutNow(quint64 request, int card, const QList<MigPlacement> &target)
+{
+    CommandResult r;
+    r.request = request;
+    const QString readOnly = readOnlyReason();
+    if (!readOnly.isEmpty()) {
+        r.error = readOnly;
+        Q_EMIT commandFinished(r);
+        return;
+    }
+    const qint64 t = std::max(m_lastPollMs, now());
+    m_lastPollMs = t;
+    // Decide on what is on the card now, not on the last poll.
+    m_backend->refreshLayouts();
+    followDriver(t);
+    const LayoutPreview p = plan(card, target);
+    if (!p.ok) {
+        r.error = p.error;
+        Q_EMIT commandFinished(r);
+        publish();
+        return;
+    }
+    const int index = m_nvmlIndex[card];
+    const Catalogue::Catalogue &cat = m_backend->catalogue();
+    const int model = m_backend->cardReports()[index].model;
+    const QList<Device::DeviceStep> steps
+            = Device::layoutSteps(cat.models()[model],
+                                  CardId(index),
+                                  m_backend->cardReports()[index].layout.instances,
+                                  target);
+    if (steps.isEmpty()) {
+        r.ok = true;
+        Q_EMIT commandFinished(r);
+        publish();
+        return;
+    }
+    const Device::NvmlApplyOutcome outcome = Device::applyNow(*m_backend, steps, t);
+    for (const NvmlStepReport &rep : outcome.reports)
+        recordStep(rep, card, t);
+    takeFaultsAndRelayout(t);
+    noteXids(t);
+    followDriver(t); // the backend re-read the card after the steps: the state follows it
+    const QString holds = Device::formatLayout(
+            cat, model, m_backend->cardReports()[index].layout.instances, QStringLiteral(", "));
+    if (outcome.allDone) {
+        r.ok = driverLayout(card) == byStart(target);
+        if (!r.ok)
+            r.error = QStringLiteral("the %1 steps were carried out, but the card now has %2")
+                              .arg(steps.size())
+                              .arg(holds);
+    } else {
+        const auto failed = std::find_if(
+                outcome.reports.cbegin(), outcome.reports.cend(), [](const NvmlStepReport &x) {
+                    return x.state == NvmlStepState::Failed || x.state == NvmlStepState::Refused;
+                });
+        if (failed != outcome.reports.cend()) {
+            r.error = QStringLiteral("stopped after %1 of %2 steps: %3 %4: %5; the card now has %6")
+                              .arg(outcome.done)
+                              .arg(steps.size())
+                              .arg(Device::describeStep(cat, model, failed->result.step),
+                                   failed->state == NvmlStepState::Refused
+                                           ? QStringLiteral("refused")
+                                           : QStringLiteral("failed"),
+                                   failed->message.isEmpty()
+                                           ? QString::fromLatin1(Device::toString(failed->status))
+                                           : failed->message,
+                                   holds);
+        } else {
+            r.error = QStringLiteral("stopped after %1 of %2 steps; the card now has %3")
+                              .arg(outcome.done)
+                              .arg(steps.size())
+                              .arg(holds);
+        }
+    }
+    Q_EMIT commandFinished(r);
+    publish();
+}
+
+} // namespace Zhaoxi::Session
