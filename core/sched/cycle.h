@@ -7,6 +7,7 @@
 #include <QVarLengthArray>
 
 #include <array>
+#include <bit>
 #include <vector>
 
 namespace Zhaoxi::Sched {
@@ -18,6 +19,17 @@ constexpr int kMaxCardsPerHost = 64;
 inline CardMask allCards(const HostState &h)
 {
     return h.cardCount >= 64 ? ~CardMask(0) : ((CardMask(1) << h.cardCount) - 1);
+}
+
+// Whether `mask` holds fewer than `need` cards. Most jobs need one card: that is a test against
+// zero, not a population count (which is a library call on the baseline x86-64 target).
+inline bool fewerCardsThan(CardMask mask, int need)
+{
+    if (need <= 0)
+        return false;
+    if (need == 1)
+        return mask == 0;
+    return std::popcount(mask) < need;
 }
 
 // How one catalogue model can serve the job's per-card demand, worked out once per cycle.
@@ -56,6 +68,9 @@ struct CycleContext
     qint64 classBudgetLeft = -1;       // milli-cards the job's class may still take; -1 = unlimited
     QVarLengthArray<ModelFit, 16> models; // indexed like the catalogue
     quint32 allowedModels = 0;            // bit m: models[m].allowed (models m < 32)
+    // Bit i: the framework's filter i (host-scoped first, then card-scoped) applies to this job
+    // (FilterPlugin::appliesTo); the others are skipped.
+    quint64 activeFilters = ~quint64(0);
 
     const CardState &card(const HostState &h, int i) const
     {

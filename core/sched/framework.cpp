@@ -148,6 +148,11 @@ void Framework::prepare(CycleContext &ctx,
     if (ctx.demandMilli == 0)
         ctx.demandMilli = demandMilliOn(
                 CardModel{}, d.kind == ComputeDemand::Kind::MigProfile ? ComputeDemand{} : d);
+    ctx.activeFilters = 0;
+    for (size_t i = 0; i < m_ordered.size() && i < 64; ++i) {
+        if (m_ordered[i]->appliesTo(ctx))
+            ctx.activeFilters |= quint64(1) << i;
+    }
 }
 
 Status Framework::runFilters(const CycleContext &ctx,
@@ -161,9 +166,11 @@ Status Framework::runFilters(const CycleContext &ctx,
     CardMask mask = *cards;
     const int need = ctx.unitsNeeded;
     for (size_t i = begin; i < end; ++i) {
+        if (i < 64 && !(ctx.activeFilters >> i & 1))
+            continue;
         const CardMask before = mask;
         const Status st = m_ordered[i]->filter(ctx, host, mask, options);
-        const bool tooFew = need > 0 && mask != before && std::popcount(mask) < need;
+        const bool tooFew = mask != before && fewerCardsThan(mask, need);
         // A failure rejects the host when it was about the host (the mask is untouched) or when
         // too few cards are left; a card filter that cleared some of many cards just narrows.
         if ((!st.isSuccess() && (mask == before || tooFew || need == 0)) || tooFew) {
@@ -186,7 +193,7 @@ Status Framework::filterHost(const CycleContext &ctx,
         *cards = 0;
     int which = -1;
     Status st = runFilters(ctx, host, cards, options, 0, m_ordered.size(), &which);
-    if (st.isSuccess() && ctx.unitsNeeded > 0 && std::popcount(*cards) < ctx.unitsNeeded)
+    if (st.isSuccess() && fewerCardsThan(*cards, ctx.unitsNeeded))
         st = Status::unschedulable(Reason::NoFreeUnit); // a profile without the gang filter
     if (!st.isSuccess() && rejectingFilter && which >= 0)
         *rejectingFilter = QLatin1String(m_ordered[size_t(which)]->name());
@@ -345,7 +352,7 @@ Status Framework::filterStep(DecisionWorkspace &ws,
         st = runFilters(ctx, host, mask, ws.m_options, m_firstCardFilter, m_ordered.size(), which);
     }
     const int need = ctx.unitsNeeded;
-    if (st.isSuccess() && need > 0 && std::popcount(*mask) < need)
+    if (st.isSuccess() && fewerCardsThan(*mask, need))
         st = Status::unschedulable(Reason::NoFreeUnit); // a profile without the gang filter
     return st;
 }

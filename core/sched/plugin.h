@@ -46,6 +46,14 @@ public:
     // on the host's cards: the framework then reuses it while HostState::version is unchanged.
     // The framework runs host-scoped filters first, then card-scoped ones, each in profile order.
     virtual bool cardScoped() const { return false; }
+    // False when the filter can neither reject a host nor clear a card for the job in ctx (e.g.
+    // isolation for a job that accepts soft slices): the framework then skips it for the whole
+    // decision. Asked once per decision, after the context is prepared.
+    virtual bool appliesTo(const CycleContext &ctx) const
+    {
+        Q_UNUSED(ctx)
+        return true;
+    }
 };
 
 // A score plugin rates a feasible host, 0..100, higher better. The framework adds the weighted

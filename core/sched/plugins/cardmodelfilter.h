@@ -15,6 +15,12 @@ public:
                   CardMask &cards,
                   HostOptions &options) const override;
     bool cardScoped() const override { return true; }
+    // Only when some catalogue model is not allowed for the job.
+    bool appliesTo(const CycleContext &ctx) const override
+    {
+        const qsizetype n = ctx.models.size();
+        return n > 32 || ctx.allowedModels != (n == 32 ? ~0u : (1u << n) - 1u);
+    }
 };
 
 } // namespace Zhaoxi::Sched

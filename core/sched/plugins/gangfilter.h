@@ -15,6 +15,8 @@ public:
                   CardMask &cards,
                   HostOptions &options) const override;
     bool cardScoped() const override { return true; }
+    // Only a gang: one card needs no domain.
+    bool appliesTo(const CycleContext &ctx) const override { return ctx.unitsNeeded > 1; }
 };
 
 } // namespace Zhaoxi::Sched

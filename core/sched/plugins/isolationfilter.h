@@ -15,6 +15,11 @@ public:
                   CardMask &cards,
                   HostOptions &options) const override;
     bool cardScoped() const override { return true; }
+    // Only a job that asks for hard isolation can be turned away.
+    bool appliesTo(const CycleContext &ctx) const override
+    {
+        return ctx.spec->isolation == Domain::IsolationRequirement::HardOnly;
+    }
 };
 
 } // namespace Zhaoxi::Sched
