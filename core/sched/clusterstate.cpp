@@ -158,6 +158,14 @@ ClusterState::ClusterState(Catalogue::Catalogue catalogue)
     m_placeable = std::move(tables);
 }
 
+ClusterState ClusterState::emptyLike(const ClusterState &other)
+{
+    ClusterState s;
+    s.m_catalogue = other.m_catalogue;
+    s.m_placeable = other.m_placeable;
+    return s;
+}
+
 const quint8 *ClusterState::placeableTable(int model) const
 {
     if (!m_placeable || model < 0 || size_t(model) >= m_placeable->size())

@@ -184,6 +184,9 @@ class ClusterState
 public:
     ClusterState() = default;
     explicit ClusterState(Catalogue::Catalogue catalogue);
+    // An empty state over the catalogue of `other`, sharing what was worked out from it
+    // (placeableTable): for the copies a query builds, without redoing that per query.
+    static ClusterState emptyLike(const ClusterState &other);
 
     const Catalogue::Catalogue &catalogue() const { return m_catalogue; }
     const CardModel &model(const CardState &card) const { return m_catalogue.models()[card.model]; }

@@ -16,7 +16,7 @@ using Domain::WorkloadKind;
 ClusterState Scheduler::idealFor(const WorkloadSpec &spec) const
 {
     // The appliance empty, every healthy card in the mode that suits this demand best.
-    ClusterState ideal(m_state.catalogue());
+    ClusterState ideal = ClusterState::emptyLike(m_state);
     const ComputeDemand &d = spec.demand.compute;
     const bool soft = spec.isolation == Domain::IsolationRequirement::SoftAllowed;
     for (const HostState &h : m_state.hosts()) {
