@@ -154,6 +154,7 @@ private Q_SLOTS:
     void fgdWorkedExample();
     void fgdSharingPodTakesBestCard();
     void defaultCapsFitsByCpu();
+    void defaultOneCopyWhenCpuIsScarce();
     void defaultModel();
     void defaultWithoutTargetIsBestFit();
     void unknownPolicy();
@@ -315,6 +316,34 @@ void tst_PlacementScores::defaultCapsFitsByCpu()
     QCOMPARE(decide(QStringLiteral("default"), s, {8000, 0, 0}, {0, 1}, tw).host, 1);
 }
 
+void tst_PlacementScores::defaultOneCopyWhenCpuIsScarce()
+{
+    // The same hosts as above (80 cores for 8 cards: 10 CPU-milli per milli-card), but the mix also
+    // expects CPU-only jobs of 16 cores: it asks (8000 + 16000) / 2 CPU per 500 milli, 24 per
+    // milli-card, more than the cluster has. Then a shape's fitting cards count while one copy
+    // fits: both hosts still fit one 8-core card job after the CPU-only job, so they tie and the
+    // rank decides, as under FGD.
+    const auto tw
+            = target({{WorkloadShape{8000, 1000, 1, {}}, 1}, {WorkloadShape{16000, 0, 0, {}}, 1}});
+    ClusterState s = makeCluster({{40000, 7000, {0, 0, 0, 0}}, {40000, 0, {0, 0, 0, 0}}});
+    QCOMPARE(decide(QStringLiteral("default"), s, {8000, 0, 0}, {0, 1}, tw).host, 0);
+    QCOMPARE(decide(QStringLiteral("default"), s, {8000, 0, 0}, {1, 0}, tw).host, 1);
+
+    // The model itself: 9 cores free feed one copy of the 8-core shape. The copies rule leaves 3
+    // of the 4 free cards unused by it; the one-copy rule counts all 4 as usable; with under 8
+    // cores free, neither counts any.
+    const FragmentationScore::Model m(*tw, s.catalogue());
+    QCOMPARE(m.mixCpuPerMilli(), 24000.0 / 1000.0);
+    ClusterState one = makeCluster({{9000, 0, {0, 0, 0, 0}}, {7000, 0, {0, 0, 0, 0}}});
+    const HostView nine(one, one.hosts()[0]);
+    const HostView seven(one, one.hosts()[1]);
+    using Cap = FragmentationScore::Model::CpuCap;
+    QCOMPARE(m.fragmentation(nine, Cap::Copies), 3000.0);
+    QCOMPARE(m.fragmentation(nine, Cap::OneCopy), 0.0);
+    QCOMPARE(m.fragmentation(seven, Cap::Copies), 4000.0);
+    QCOMPARE(m.fragmentation(seven, Cap::OneCopy), 4000.0);
+}
+
 void tst_PlacementScores::defaultModel()
 {
     const auto tw = target({{WorkloadShape{8000, 1000, 1, {}}, 1},
@@ -339,7 +368,7 @@ void tst_PlacementScores::defaultModel()
     QVERIFY2(std::abs(m.stranded(v) - 40.0) < 1e-6, qPrintable(QString::number(m.stranded(v))));
     // Fragmentation: the 1000-shape fits 3 cards (CPU for 3 copies): 400 of 3400 left for it;
     // the 400-shape fits all 4 cards: nothing. Weights renormalised over the card shapes (1/2).
-    QCOMPARE(m.fragmentation(v), 0.5 * 400);
+    QCOMPARE(m.fragmentation(v, FragmentationScore::Model::CpuCap::Copies), 0.5 * 400);
 }
 
 void tst_PlacementScores::defaultWithoutTargetIsBestFit()

@@ -17,7 +17,10 @@ namespace Zhaoxi::Sched {
 //  1. fragmentation: for each expected card-job shape (weights renormalised over the card
 //     shapes), the free compute it could not use; a shape uses the cards it fits on, but only
 //     as many copies as the host's free CPU and memory allow (FGD counts every fitting card
-//     however little CPU is left, so it strands cards behind exhausted hosts);
+//     however little CPU is left, so it strands cards behind exhausted hosts). When the whole
+//     mix, CPU-only jobs included, asks more CPU per milli-card than the cluster has, CPU is
+//     the scarcer resource and FGD's rule is the better one: a shape counts every fitting card
+//     while one copy fits (CpuCap::OneCopy; measured in fragmentationscore.cpp);
 //  2. balance: free compute beyond what the host's free CPU and memory can feed at the expected
 //     mix's CPU and memory per milli-card (charged to card jobs only), weighted up: compute left
 //     without CPU is lost for certain, fragmentation only probably;
@@ -56,15 +59,20 @@ public:
         Model() = default;
         Model(const TargetWorkload &target, const Catalogue::Catalogue &catalogue);
         bool hasCardShapes() const { return !m_milli.empty(); }
+        // How term 1 lets free CPU and memory limit a shape: `Copies` counts only the copies
+        // they can feed; `OneCopy` counts every fitting card while one copy fits (FGD's rule).
+        enum class CpuCap { Copies, OneCopy };
         // Expected waste of a host, milli-cards. `balance`: include term 2.
-        double waste(const HostView &v, bool balance) const;
-        double fragmentation(const HostView &v) const; // term 1
-        double stranded(const HostView &v) const;      // term 2, unweighted
+        double waste(const HostView &v, bool balance, CpuCap cap) const;
+        double fragmentation(const HostView &v, CpuCap cap) const; // term 1
+        double stranded(const HostView &v) const;                  // term 2, unweighted
         double holeWaste(int freeMilli) const
         {
             return m_hole[size_t(std::clamp(freeMilli, 0, 1000))];
         }
         double cpuPerMilli() const { return m_cpuPerMilli; }
+        // CPU per milli-card of the whole mix, CPU-only shapes included.
+        double mixCpuPerMilli() const { return m_mixCpuPerMilli; }
 
     private:
         std::vector<qint64> m_cpu, m_mem;
@@ -72,7 +80,7 @@ public:
         std::vector<double> m_weight;
         std::vector<char> m_anyModel, m_accept;
         int m_models = 0;
-        double m_cpuPerMilli = 0, m_memPerMilli = 0;
+        double m_cpuPerMilli = 0, m_memPerMilli = 0, m_mixCpuPerMilli = 0;
         std::vector<double> m_hole; // 0..1000
     };
 
@@ -94,6 +102,14 @@ private:
     mutable const Catalogue::Catalogue *m_catalogue = nullptr;
     mutable int m_catalogueSize = -1;
     mutable ShapeCache<Result> m_cache;
+    // Whether the mix asks more CPU per milli-card than the cluster has (kept per cluster).
+    mutable bool m_cpuBound = false;
+    Model::CpuCap cap() const
+    {
+        return m_cpuBound ? Model::CpuCap::OneCopy : Model::CpuCap::Copies;
+    }
+    mutable const ClusterState *m_pressureState = nullptr;
+    mutable qsizetype m_pressureHosts = -1;
     // A host's waste as it is does not depend on the job: kept per host version for both kinds.
     struct Before
     {
