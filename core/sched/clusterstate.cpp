@@ -76,7 +76,15 @@ void ClusterState::touch(HostId host)
 {
     HostState &h = m_hosts[host.value()];
     h.version = nextVersion();
+    m_hostVersions[size_t(host.value())] = h.version;
     h.busyDomainCards = busyDomainCardsOf(h, m_cards);
+    h.modes = 0;
+    h.wholeFreeCards = 0;
+    for (int i = 0; i < h.cardCount; ++i) {
+        const CardState &c = m_cards[h.firstCard + i];
+        h.modes |= quint8(1u << int(c.mode));
+        h.wholeFreeCards |= quint64(c.mode == PartitionMode::Whole && c.wholeFree) << i;
+    }
 }
 
 bool operator==(const Job &a, const Job &b)
@@ -184,6 +192,7 @@ HostId ClusterState::addHost(const QString &name, qint64 cpuMilli, qint64 memory
     h.firstCard = int(m_cards.size());
     h.version = nextVersion();
     m_hosts.append(h);
+    m_hostVersions.push_back(h.version);
     return h.id;
 }
 
@@ -209,6 +218,7 @@ CardId ClusterState::addCard(HostId host, int modelIndex, PartitionMode mode, in
     ++h.cardCount;
     if (modelIndex < 32)
         h.models |= 1u << modelIndex;
+    h.soleModel = h.cardCount == 1 || h.soleModel == modelIndex ? modelIndex : -1;
     m_cards.append(c);
     touch(host);
     return c.id;
@@ -613,23 +623,32 @@ QString ClusterState::checkInvariants() const
     }
     for (const HostState &h : m_hosts) {
         const QString where = QStringLiteral("host ") + h.name;
-        quint64 failed = 0, cordoned = 0;
+        quint64 failed = 0, cordoned = 0, wholeFree = 0;
         quint32 models = 0;
+        quint8 modes = 0;
+        int sole = h.cardCount > 0 ? m_cards[h.firstCard].model : -1;
         qint64 cardMilli = 0;
         for (int i = 0; i < h.cardCount; ++i) {
             const CardState &c = m_cards[h.firstCard + i];
             failed |= quint64(c.health == CardHealth::Failed) << i;
             cordoned |= quint64(c.cordoned) << i;
             models |= c.model < 32 ? 1u << c.model : 0u;
+            modes |= quint8(1u << int(c.mode));
+            wholeFree |= quint64(c.mode == PartitionMode::Whole && c.wholeFree) << i;
+            sole = c.model == sole ? sole : -1;
             cardMilli += c.usedMilli;
         }
         if (failed != h.failedCards || cordoned != h.cordonedCards || models != h.models
+            || modes != h.modes || wholeFree != h.wholeFreeCards || sole != h.soleModel
             || cardMilli != h.usedCardMilli || busyDomainCardsOf(h, m_cards) != h.busyDomainCards)
             return where % QStringLiteral(": derived card summaries differ from its cards");
         if (hostCpu[h.id.value()] != h.usedCpuMilli || hostMem[h.id.value()] != h.usedMemoryMiB)
             return where % QStringLiteral(": used CPU/memory differ from its jobs");
         if (h.usedCpuMilli > h.cpuMilli || h.usedMemoryMiB > h.memoryMiB)
             return where % QStringLiteral(": CPU or memory over-allocated");
+        if (size_t(h.id.value()) >= m_hostVersions.size()
+            || m_hostVersions[size_t(h.id.value())] != h.version)
+            return where % QStringLiteral(": version differs from the versions array");
     }
     if (usage != m_usage)
         return QStringLiteral("class usage differs from the bound units");

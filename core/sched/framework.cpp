@@ -12,6 +12,7 @@
 #include "plugins/unitfitfilter.h"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 
 namespace Zhaoxi::Sched {
@@ -44,6 +45,13 @@ Framework::Framework(Profile profile)
         if (f->cardScoped())
             m_ordered.push_back(f);
     }
+    static std::atomic<quint64> lastId{0};
+    m_id = ++lastId;
+    m_hostLocal = m_ordered.size() < 128;
+    for (const auto &f : m_ordered)
+        m_hostLocal = m_hostLocal && f->hostLocal();
+    for (const Profile::WeightedScore &ws : m_profile.scores)
+        m_hostLocal = m_hostLocal && ws.plugin->hostLocal();
 }
 
 void Framework::prepare(CycleContext &ctx,
@@ -297,16 +305,8 @@ private:
     int m_nTop = 0;
 };
 
-std::vector<Framework::CardVerdict> *Framework::verdictsFor(DecisionWorkspace &ws,
-                                                            const ClusterState &state,
-                                                            const Job &job,
-                                                            const DecideOptions &options) const
+DecisionWorkspace::ShapeKey Framework::shapeKeyOf(const CycleContext &ctx, const Job &job)
 {
-    const CycleContext &ctx = ws.m_ctx;
-    if (ctx.unitsNeeded == 0 || options.onlyCard.isValid() || !options.reuseVerdicts)
-        return nullptr;
-    // The card-scoped filters' verdicts for this per-card demand shape, reused per host while the
-    // host is unchanged: a waiting queue re-asks the same questions every cycle.
     const Domain::Demand &dm = job.spec.demand;
     DecisionWorkspace::ShapeKey key;
     key.kind = int(dm.compute.kind);
@@ -320,6 +320,64 @@ std::vector<Framework::CardVerdict> *Framework::verdictsFor(DecisionWorkspace &w
     key.sameDomain = job.spec.affinity.sameLinkDomain;
     key.create = ctx.allowCreatePartitions;
     key.models = job.spec.affinity.cardModels;
+    return key;
+}
+
+DecisionWorkspace::HostMemo *Framework::memoFor(DecisionWorkspace &ws,
+                                                const ClusterState &state,
+                                                const Job &job,
+                                                const DecideOptions &options) const
+{
+    if (!m_hostLocal || !options.reuseVerdicts || !options.onlyHosts.isEmpty()
+        || options.onlyCard.isValid() || !job.assignments.isEmpty() || job.host.isValid())
+        return nullptr;
+    quint64 generation = 0;
+    for (const Profile::WeightedScore &s : m_profile.scores)
+        generation += s.plugin->generation();
+    const size_t hosts = size_t(state.hosts().size());
+    if (ws.m_memoOwner != m_id || ws.m_memoGeneration != generation
+        || ws.m_memoEntries + hosts > DecisionWorkspace::kMaxMemoEntries) {
+        ws.m_memos.clear(); // another framework, changed scores, or bounded memory: start over
+        ws.m_memoSeen.clear();
+        ws.m_memoEntries = 0;
+        ws.m_memoOwner = m_id;
+        ws.m_memoGeneration = generation;
+    }
+    DecisionWorkspace::DecisionKey key;
+    key.shape = shapeKeyOf(ws.m_ctx, job);
+    key.cpu = job.spec.demand.hostCpuMilli;
+    key.mem = job.spec.demand.hostMemoryMiB;
+    key.pin = job.spec.affinity.host;
+    if (job.spec.inference)
+        key.service = job.spec.inference->service;
+    auto it = ws.m_memos.find(key);
+    if (it == ws.m_memos.end()) {
+        // Kept from a key's second decision on: a one-off job would pay for a memo never read.
+        if (ws.m_memoSeen.size() > DecisionWorkspace::kMaxSeenKeys)
+            ws.m_memoSeen.clear();
+        if (++ws.m_memoSeen[key] < 2)
+            return nullptr;
+        it = ws.m_memos.insert(key, {});
+    }
+    DecisionWorkspace::HostMemo &memo = *it;
+    if (memo.version.size() < hosts) {
+        ws.m_memoEntries += hosts - memo.version.size();
+        memo.resize(hosts);
+    }
+    return &memo;
+}
+
+std::vector<Framework::CardVerdict> *Framework::verdictsFor(DecisionWorkspace &ws,
+                                                            const ClusterState &state,
+                                                            const Job &job,
+                                                            const DecideOptions &options) const
+{
+    const CycleContext &ctx = ws.m_ctx;
+    if (ctx.unitsNeeded == 0 || options.onlyCard.isValid() || !options.reuseVerdicts)
+        return nullptr;
+    // The card-scoped filters' verdicts for this per-card demand shape, reused per host while the
+    // host is unchanged: a waiting queue re-asks the same questions every cycle.
+    const DecisionWorkspace::ShapeKey key = shapeKeyOf(ctx, job);
     if (ws.m_verdicts.size() > 4096)
         ws.m_verdicts.clear(); // bounded memory: start over
     std::vector<CardVerdict> *verdicts = &ws.m_verdicts[key];
@@ -438,7 +496,30 @@ Decision Framework::decide(DecisionWorkspace &ws,
     std::vector<CardVerdict> *verdicts = verdictsFor(ws, state, job, options);
     Tally tally(*this, options.trace ? &tr : nullptr);
     const int need = ctx.unitsNeeded;
-    for (int k = 0; k < nHosts; ++k) {
+    DecisionWorkspace::HostMemo *memo = memoFor(ws, state, job, options);
+    const bool memoised = memo != nullptr;
+    if (memoised) {
+        // The same walk in the same order, with each unchanged host's verdict and score kept.
+        const quint64 *versions = state.hostVersions().data();
+        for (int h = 0; h < nHosts; ++h) {
+            const HostState &host = state.hosts()[h];
+            if (memo->version[size_t(h)] != versions[h]) {
+                CardMask mask = need > 0 ? allCards(host) : 0;
+                int which = -1;
+                const Status st = filterStep(ws, verdicts, h, &mask, &which);
+                memo->version[size_t(h)] = versions[h];
+                memo->status[size_t(h)] = st;
+                memo->filter[size_t(h)] = qint8(which);
+                memo->mask[size_t(h)] = mask;
+                memo->total[size_t(h)] = st.isSuccess() ? scoreStep(ctx, host, mask) : 0;
+            }
+            if (!memo->status[size_t(h)].isSuccess())
+                tally.reject(host, h, memo->status[size_t(h)], memo->filter[size_t(h)]);
+            else
+                tally.offer(h, memo->total[size_t(h)], memo->mask[size_t(h)]);
+        }
+    }
+    for (int k = 0; k < nHosts && !memoised; ++k) {
         const int h = only.isEmpty() ? k : only[k].value();
         const HostState &host = state.hosts()[h];
         CardMask mask = need > 0 ? allCards(host) : 0;

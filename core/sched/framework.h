@@ -58,8 +58,15 @@ struct Decision
 class DecisionWorkspace
 {
 public:
-    // Forgets the kept verdicts (they are also dropped when more than 4,096 shapes are kept).
-    void clear() { m_verdicts.clear(); }
+    // Forgets the kept verdicts (they are also dropped when more than 4,096 shapes are kept) and
+    // the kept decisions per host.
+    void clear()
+    {
+        m_verdicts.clear();
+        m_memos.clear();
+        m_memoSeen.clear();
+        m_memoEntries = 0;
+    }
 
 private:
     friend class Framework;
@@ -94,9 +101,48 @@ private:
                               k.models);
         }
     };
+    // Everything a host-local plugin may read of a job (FilterPlugin::hostLocal).
+    struct DecisionKey
+    {
+        ShapeKey shape;
+        qint64 cpu = 0, mem = 0;
+        QString pin, service;
+        friend bool operator==(const DecisionKey &, const DecisionKey &) = default;
+        friend size_t qHash(const DecisionKey &k, size_t seed = 0)
+        {
+            return qHashMulti(seed, k.shape, k.cpu, k.mem, k.pin, k.service);
+        }
+    };
+    // What the whole filter chain and the scores said of each host for one decision key, kept
+    // while the host's version is unchanged: a decision then judges only the hosts that changed
+    // since the last one with this key. Arrays by host index.
+    struct HostMemo
+    {
+        std::vector<quint64> version; // HostState::version judged at; 0 = not judged
+        std::vector<Status> status;
+        std::vector<double> total; // feasible hosts: the weighted score
+        std::vector<CardMask> mask;
+        std::vector<qint8> filter; // index of the rejecting filter, -1 = none
+        void resize(size_t n)
+        {
+            version.resize(n, 0);
+            status.resize(n);
+            total.resize(n, 0);
+            mask.resize(n, 0);
+            filter.resize(n, -1);
+        }
+    };
+    // Host entries kept over all keys: about 50 bytes each, so at most about 25 MB.
+    static constexpr size_t kMaxMemoEntries = size_t(1) << 19;
     CycleContext m_ctx;
     HostOptions m_options;
     QHash<ShapeKey, std::vector<CardVerdict>> m_verdicts;
+    QHash<DecisionKey, HostMemo> m_memos;
+    static constexpr qsizetype kMaxSeenKeys = 1 << 16;
+    QHash<DecisionKey, int> m_memoSeen; // decisions per key not memoised yet
+    size_t m_memoEntries = 0;
+    quint64 m_memoOwner = 0;      // the id of the Framework the memos are of
+    quint64 m_memoGeneration = 0; // the sum of its score plugins' generations
 };
 
 // One placement decision: queue-independent, state-independent (the state is an argument), and
@@ -160,6 +206,15 @@ private:
                       size_t begin,
                       size_t end,
                       int *which) const;
+    // What the card-scoped filters read of a job (with ctx.allowCreatePartitions).
+    static DecisionWorkspace::ShapeKey shapeKeyOf(const CycleContext &ctx, const Job &job);
+    // The decisions per host kept for this job's decision key, or null when none may be kept
+    // (a plugin that is not host-local, verdicts not reused, only some hosts or one card asked,
+    // a job that already holds units).
+    DecisionWorkspace::HostMemo *memoFor(DecisionWorkspace &ws,
+                                         const ClusterState &state,
+                                         const Job &job,
+                                         const DecideOptions &options) const;
     // The card filters' verdicts of the job's per-card demand shape in the workspace, or null
     // when none are kept for this decision.
     std::vector<CardVerdict> *verdictsFor(DecisionWorkspace &ws,
@@ -187,6 +242,8 @@ private:
     Profile m_profile;
     std::vector<std::shared_ptr<const FilterPlugin>> m_ordered; // host-scoped, then card-scoped
     size_t m_firstCardFilter = 0;
+    bool m_hostLocal = false; // every filter and score is host-local: decisions may be memoised
+    quint64 m_id = 0;         // unique per framework built in this process (keys the memos)
     std::vector<int> m_ranks;
 };
 

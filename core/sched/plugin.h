@@ -54,6 +54,11 @@ public:
         Q_UNUSED(ctx)
         return true;
     }
+    // True when the verdict depends only on the host (its state while HostState::version is
+    // unchanged) and on what DecisionWorkspace keys a decision by (the demand shape, host CPU
+    // and memory, the pinned host, the service): the framework may then reuse it across
+    // decisions. False (the default) makes every decision judge every host afresh.
+    virtual bool hostLocal() const { return false; }
 };
 
 // A score plugin rates a feasible host, 0..100, higher better. The framework adds the weighted
@@ -86,6 +91,11 @@ public:
     }
     // Called once at the start of each decision (e.g. to draw a random number).
     virtual void beginCycle(const CycleContext &ctx) const { Q_UNUSED(ctx) }
+    // As FilterPlugin::hostLocal: the score of a host depends on nothing else (a random draw per
+    // decision does). A plugin whose scores change for other reasons (a new target workload)
+    // says so by a new generation().
+    virtual bool hostLocal() const { return false; }
+    virtual quint64 generation() const { return 0; }
 };
 
 } // namespace Zhaoxi::Sched

@@ -90,7 +90,7 @@ private:
     Session::SnapshotPtr m_latest;
 };
 
-using Command = std::function<quint64(SessionClient &)>;
+using Call = std::function<quint64(SessionClient &)>;
 
 enum class Answer { Placement, Layout, Command, Log };
 
@@ -127,7 +127,7 @@ struct Answers
 
 } // namespace
 
-Q_DECLARE_METATYPE(Command)
+Q_DECLARE_METATYPE(Call)
 Q_DECLARE_METATYPE(Answer)
 
 class TestSessionClient : public QObject
@@ -145,42 +145,42 @@ private Q_SLOTS:
 
 void TestSessionClient::answerComesAfterTheCallWithItsId_data()
 {
-    QTest::addColumn<Command>("command");
+    QTest::addColumn<Call>("command");
     QTest::addColumn<Answer>("answer");
     using Domain::CardId;
     using Domain::JobId;
     QTest::newRow("previewPlacement")
-            << Command([](SessionClient &c) { return c.previewPlacement(JobId(3), CardId(1)); })
+            << Call([](SessionClient &c) { return c.previewPlacement(JobId(3), CardId(1)); })
             << Answer::Placement;
-    QTest::newRow("placeJob") << Command([](SessionClient &c) {
+    QTest::newRow("placeJob") << Call([](SessionClient &c) {
         return c.placeJob(JobId(3), CardId(1), true);
     }) << Answer::Command;
-    QTest::newRow("requeueJob") << Command([](SessionClient &c) { return c.requeueJob(JobId(3)); })
+    QTest::newRow("requeueJob") << Call([](SessionClient &c) { return c.requeueJob(JobId(3)); })
                                 << Answer::Command;
     QTest::newRow("previewLayout")
-            << Command([](SessionClient &c) { return c.previewLayout(CardId(0), {}); })
+            << Call([](SessionClient &c) { return c.previewLayout(CardId(0), {}); })
             << Answer::Layout;
-    QTest::newRow("applyLayout") << Command([](SessionClient &c) {
+    QTest::newRow("applyLayout") << Call([](SessionClient &c) {
         return c.applyLayout(CardId(0), {}, Session::ApplyMode::Drain, 60000);
     }) << Answer::Command;
-    QTest::newRow("setSchedule") << Command([](SessionClient &c) {
+    QTest::newRow("setSchedule") << Call([](SessionClient &c) {
         return c.setSchedule(QJsonObject());
     }) << Answer::Command;
     QTest::newRow("submitWorkload")
-            << Command([](SessionClient &c) { return c.submitWorkload(QJsonObject()); })
+            << Call([](SessionClient &c) { return c.submitWorkload(QJsonObject()); })
             << Answer::Command;
-    QTest::newRow("cancelJob") << Command([](SessionClient &c) { return c.cancelJob(JobId(3)); })
+    QTest::newRow("cancelJob") << Call([](SessionClient &c) { return c.cancelJob(JobId(3)); })
                                << Answer::Command;
     QTest::newRow("setJobPriority")
-            << Command([](SessionClient &c) { return c.setJobPriority(JobId(3), 40); })
+            << Call([](SessionClient &c) { return c.setJobPriority(JobId(3), 40); })
             << Answer::Command;
     QTest::newRow("requestJobLog")
-            << Command([](SessionClient &c) { return c.requestJobLog(JobId(3)); }) << Answer::Log;
+            << Call([](SessionClient &c) { return c.requestJobLog(JobId(3)); }) << Answer::Log;
 }
 
 void TestSessionClient::answerComesAfterTheCallWithItsId()
 {
-    QFETCH(Command, command);
+    QFETCH(Call, command);
     QFETCH(Answer, answer);
     AnsweringSession session;
     SessionClient client(&session);

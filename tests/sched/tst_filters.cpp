@@ -272,6 +272,96 @@ private Q_SLOTS:
         QCOMPARE(d.trace.rejectedBy[size_t(d.status.reason)], 1);
     }
 
+    // A host whose cards share one model and one mode is judged from its summaries, without
+    // reading the cards: the verdict must be the one the cards give. Host b holds the same three
+    // cards plus a cordoned card of another model (so the cards are read); both must agree.
+    void hostSummariesMatchTheCards_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<int>("mode");
+        QTest::addColumn<bool>("busy"); // every card holds work first
+        const int modes[] = {int(PartitionMode::Whole),
+                             int(PartitionMode::Mig),
+                             int(PartitionMode::TimeSlicing),
+                             int(PartitionMode::Mps)};
+        for (const QString &model :
+             {QStringLiteral("H100-SXM5-80GB"), QStringLiteral("L40S-48GB")}) {
+            for (const int mode : modes) {
+                if (!catalogue().models()[modelIndex(model)].supports(PartitionMode(mode)))
+                    continue;
+                for (const bool busy : {false, true})
+                    QTest::newRow(qPrintable(QStringLiteral("%1 %2%3").arg(
+                            model,
+                            toString(PartitionMode(mode)),
+                            busy ? QStringLiteral(" busy") : QString())))
+                            << model << mode << busy;
+            }
+        }
+    }
+
+    void hostSummariesMatchTheCards()
+    {
+        QFETCH(QString, model);
+        QFETCH(int, mode);
+        QFETCH(bool, busy);
+        ClusterState s(catalogue());
+        const HostId a = addHost(s, QStringLiteral("a"), model, 3, PartitionMode(mode));
+        const HostId b = addHost(s, QStringLiteral("b"), model, 3, PartitionMode(mode));
+        const CardId odd
+                = s.addCard(b, modelIndex(QStringLiteral("L20-48GB")), PartitionMode::Whole);
+        s.setCardCordoned(odd, true);
+        QCOMPARE(s.host(a).soleModel, modelIndex(model));
+        QCOMPARE(s.host(b).soleModel, -1);
+        Framework fw(defaultProfile());
+        if (busy) {
+            for (const CardState &c : s.cards()) {
+                if (c.id == odd)
+                    continue;
+                const JobId j = s.addJob(
+                        parseSpec(c.mode == PartitionMode::Whole ? QStringLiteral("whole")
+                                  : c.mode == PartitionMode::Mig ? QStringLiteral("profile 7g.80gb")
+                                                                 : QStringLiteral("frac 1000")),
+                        0);
+                DecideOptions o;
+                o.onlyCard = c.id;
+                const Decision d = fw.decide(s, s.job(j), 0, o);
+                QVERIFY2(d.status.isSuccess(), qPrintable(d.status.describe()));
+                Statement st(s);
+                st.place(j, *d.placement, 0);
+                st.commit();
+            }
+        }
+        ZX_CHECK_INVARIANTS(s);
+        for (const QString &demand : {QStringLiteral("whole"),
+                                      QStringLiteral("frac 300"),
+                                      QStringLiteral("frac 100 mem 60000"),
+                                      QStringLiteral("frac 300 mem 900000"),
+                                      QStringLiteral("slices 2"),
+                                      QStringLiteral("slices 8"),
+                                      QStringLiteral("slices 1 mem 79000"),
+                                      QStringLiteral("profile 3g.40gb"),
+                                      QStringLiteral("profile 3g.71gb"),
+                                      QStringLiteral("whole model T4-16GB"),
+                                      QStringLiteral("whole cards 2")}) {
+            const JobId job = s.addJob(parseSpec(demand), 0);
+            CycleContext ctx;
+            fw.prepare(ctx, s, s.job(job), 0, DecideOptions{});
+            HostOptions options;
+            CardMask ma = allCards(s.host(a)), mb = allCards(s.host(b));
+            QString fa, fb;
+            const Status sa = fw.filterHost(ctx, s.host(a), &ma, options, &fa);
+            const Status sb = fw.filterHost(ctx, s.host(b), &mb, options, &fb);
+            const QString what = demand + QStringLiteral(": ") + sa.describe()
+                                 + QStringLiteral(" vs ") + sb.describe();
+            QVERIFY2(sa.code == sb.code && sa.reason == sb.reason && sa.need == sb.need
+                             && sa.have == sb.have,
+                     qPrintable(what));
+            QVERIFY2(fa == fb,
+                     qPrintable(what + QStringLiteral(": ") + fa + QStringLiteral(" vs ") + fb));
+            QCOMPARE(ma, mb & 7);
+        }
+    }
+
     void unresolvableVsUnschedulable()
     {
         ClusterState s(catalogue());

@@ -10,6 +10,7 @@ class BinPackingScore final : public ScorePlugin
 {
 public:
     const char *name() const override { return "BinPacking"; }
+    bool hostLocal() const override { return true; }
     double score(const CycleContext &ctx, const HostState &host, CardMask feasible) const override;
 };
 

@@ -10,6 +10,7 @@ class CardHealthFilter final : public FilterPlugin
 {
 public:
     const char *name() const override { return "CardHealth"; }
+    bool hostLocal() const override { return true; }
     Status filter(const CycleContext &ctx,
                   const HostState &host,
                   CardMask &cards,

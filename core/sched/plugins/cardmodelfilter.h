@@ -10,6 +10,7 @@ class CardModelFilter final : public FilterPlugin
 {
 public:
     const char *name() const override { return "CardModel"; }
+    bool hostLocal() const override { return true; }
     Status filter(const CycleContext &ctx,
                   const HostState &host,
                   CardMask &cards,

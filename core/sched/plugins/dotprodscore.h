@@ -14,6 +14,7 @@ public:
     static constexpr double kMaxCpu = 128000;
     static constexpr double kMaxGpu = 8000;
     const char *name() const override { return "DotProd"; }
+    bool hostLocal() const override { return true; }
     double score(const CycleContext &ctx, const HostState &host, CardMask feasible) const override;
 };
 

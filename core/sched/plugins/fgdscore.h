@@ -21,6 +21,7 @@ class FgdScore final : public ScorePlugin
 public:
     explicit FgdScore(std::shared_ptr<const TargetWorkload> target);
     const char *name() const override { return "FGD"; }
+    bool hostLocal() const override { return true; }
     double score(const CycleContext &ctx, const HostState &host, CardMask feasible) const override;
     bool picksCards() const override { return true; }
     bool pickCards(const CycleContext &ctx,

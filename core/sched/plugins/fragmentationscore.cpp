@@ -175,6 +175,7 @@ void FragmentationScore::setTarget(std::shared_ptr<const TargetWorkload> target)
 {
     m_target = target ? std::move(target) : std::make_shared<const TargetWorkload>();
     m_catalogue = nullptr; // rebuild the model and drop every memoised score
+    ++m_generation;        // and the framework's, kept per decision key
     m_catalogueSize = -1;
     m_cache = ShapeCache<Result>();
 }

@@ -41,6 +41,8 @@ public:
     // the next decision. Call between decisions, from the scheduling thread.
     void setTarget(std::shared_ptr<const TargetWorkload> target);
     const char *name() const override { return "Fragmentation"; }
+    bool hostLocal() const override { return true; }
+    quint64 generation() const override { return m_generation; }
     double score(const CycleContext &ctx, const HostState &host, CardMask feasible) const override;
     bool picksCards() const override { return true; }
     bool pickCards(const CycleContext &ctx,
@@ -98,6 +100,7 @@ public:
 
 private:
     std::shared_ptr<const TargetWorkload> m_target;
+    quint64 m_generation = 0;
     mutable Model m_model;
     mutable const Catalogue::Catalogue *m_catalogue = nullptr;
     mutable int m_catalogueSize = -1;

@@ -16,6 +16,7 @@ class GpuClusteringScore final : public ScorePlugin
 {
 public:
     const char *name() const override { return "GpuClustering"; }
+    bool hostLocal() const override { return true; }
     double score(const CycleContext &ctx, const HostState &host, CardMask feasible) const override;
 
     // Label bit of a job: bit 0 for a share, bit g for a g-card whole-card job; 0 for CPU-only.

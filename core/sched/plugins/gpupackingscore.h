@@ -12,6 +12,7 @@ class GpuPackingScore final : public ScorePlugin
 {
 public:
     const char *name() const override { return "GpuPacking"; }
+    bool hostLocal() const override { return true; }
     double score(const CycleContext &ctx, const HostState &host, CardMask feasible) const override;
 };
 

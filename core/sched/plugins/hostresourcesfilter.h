@@ -10,6 +10,7 @@ class HostResourcesFilter final : public FilterPlugin
 {
 public:
     const char *name() const override { return "HostResources"; }
+    bool hostLocal() const override { return true; }
     Status filter(const CycleContext &ctx,
                   const HostState &host,
                   CardMask &cards,

@@ -10,6 +10,7 @@ class IsolationFilter final : public FilterPlugin
 {
 public:
     const char *name() const override { return "Isolation"; }
+    bool hostLocal() const override { return true; }
     Status filter(const CycleContext &ctx,
                   const HostState &host,
                   CardMask &cards,

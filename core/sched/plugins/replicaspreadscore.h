@@ -16,6 +16,7 @@ class ReplicaSpreadScore final : public ScorePlugin
 {
 public:
     const char *name() const override { return "ReplicaSpread"; }
+    bool hostLocal() const override { return true; }
     double score(const CycleContext &ctx, const HostState &host, CardMask feasible) const override;
     void beginCycle(const CycleContext &ctx) const override;
 

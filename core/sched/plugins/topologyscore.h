@@ -10,6 +10,7 @@ class TopologyScore final : public ScorePlugin
 {
 public:
     const char *name() const override { return "Topology"; }
+    bool hostLocal() const override { return true; }
     double score(const CycleContext &ctx, const HostState &host, CardMask feasible) const override;
 };
 

@@ -3,6 +3,8 @@
 
 #include "core/sched/migfit.h"
 
+#include <bit>
+
 namespace Zhaoxi::Sched {
 
 namespace {
@@ -109,6 +111,48 @@ Status fitCard(const CycleContext &ctx, const CardState &c, CardOption *opt)
     return Status::error(Reason::None);
 }
 
+// When every card of the host has one model and one mode (the usual host), some verdicts hold
+// for all its cards alike and come from the host's summaries without reading a card: the same
+// status and mask the card loop gives. Returns false when the cards must be read.
+bool fitHost(const CycleContext &ctx, const HostState &host, CardMask &cards, Status *st)
+{
+    if (host.soleModel < 0 || !std::has_single_bit(unsigned(host.modes)) || cards == 0)
+        return false;
+    const ModelFit &mf = ctx.models[host.soleModel];
+    switch (PartitionMode(std::countr_zero(unsigned(host.modes)))) {
+    case PartitionMode::Whole:
+        if (!mf.wholeOk) {
+            cards = 0;
+            *st = Status::unschedulable(Reason::NeedsRepartition);
+            return true;
+        }
+        if ((cards & host.wholeFreeCards) == 0) {
+            cards = 0;
+            *st = Status::unschedulable(Reason::NoFreeUnit);
+            return true;
+        }
+        return false;
+    case PartitionMode::Mig:
+        if (mf.profiles == 0) {
+            cards = 0;
+            *st = Status::unresolvable(Reason::CardMemoryTooSmall,
+                                       ctx.demandMemoryMiB,
+                                       ctx.state->catalogue().models()[host.soleModel].memoryMiB);
+            return true;
+        }
+        return false;
+    case PartitionMode::TimeSlicing:
+    case PartitionMode::Mps:
+        if (mf.softMilli == 0) {
+            cards = 0;
+            *st = Status::unschedulable(Reason::NeedsRepartition);
+            return true;
+        }
+        return false;
+    }
+    return false;
+}
+
 } // namespace
 
 Status UnitFitFilter::filter(const CycleContext &ctx,
@@ -117,6 +161,8 @@ Status UnitFitFilter::filter(const CycleContext &ctx,
                              HostOptions &options) const
 {
     Status st;
+    if (fitHost(ctx, host, cards, &st))
+        return st;
     for (int i = 0; i < host.cardCount; ++i) {
         if (!(cards >> i & 1))
             continue;
