@@ -226,7 +226,7 @@ public:
         , m_trace(trace)
     {}
 
-    void reject(const HostState &host, int h, const Status &st, int filter)
+    [[gnu::always_inline]] void reject(const HostState &host, int h, const Status &st, int filter)
     {
         ++m_byReason[int(st.reason)];
         if (m_failure.isSuccess()
@@ -244,7 +244,7 @@ public:
         }
     }
 
-    void offer(int h, double total, CardMask mask)
+    [[gnu::always_inline]] void offer(int h, double total, CardMask mask)
     {
         ++m_feasible;
         const int rank = m_fw.rankOf(h);
