@@ -335,14 +335,15 @@ DecisionWorkspace::HostMemo *Framework::memoFor(DecisionWorkspace &ws,
     for (const Profile::WeightedScore &s : m_profile.scores)
         generation += s.plugin->generation();
     const size_t hosts = size_t(state.hosts().size());
-    if (ws.m_memoOwner != m_id || ws.m_memoGeneration != generation
-        || ws.m_memoEntries + hosts > DecisionWorkspace::kMaxMemoEntries) {
-        ws.m_memos.clear(); // another framework, changed scores, or bounded memory: start over
+    auto startOver = [&] {
+        ws.m_memos.clear();
         ws.m_memoSeen.clear();
         ws.m_memoEntries = 0;
         ws.m_memoOwner = m_id;
         ws.m_memoGeneration = generation;
-    }
+    };
+    if (ws.m_memoOwner != m_id || ws.m_memoGeneration != generation)
+        startOver(); // another framework, or scores that changed
     DecisionWorkspace::DecisionKey key;
     key.shape = shapeKeyOf(ws.m_ctx, job);
     key.cpu = job.spec.demand.hostCpuMilli;
@@ -357,6 +358,8 @@ DecisionWorkspace::HostMemo *Framework::memoFor(DecisionWorkspace &ws,
             ws.m_memoSeen.clear();
         if (++ws.m_memoSeen[key] < 2)
             return nullptr;
+        if (ws.m_memoEntries + hosts > DecisionWorkspace::kMaxMemoEntries)
+            startOver(); // bounded memory: only a new key's memo can pass the bound
         it = ws.m_memos.insert(key, {});
     }
     DecisionWorkspace::HostMemo &memo = *it;
@@ -496,41 +499,38 @@ Decision Framework::decide(DecisionWorkspace &ws,
     std::vector<CardVerdict> *verdicts = verdictsFor(ws, state, job, options);
     Tally tally(*this, options.trace ? &tr : nullptr);
     const int need = ctx.unitsNeeded;
+    // With a memo, an unchanged host's verdict and score are read back instead of worked out;
+    // the walk and its order are the same either way.
     DecisionWorkspace::HostMemo *memo = memoFor(ws, state, job, options);
-    const bool memoised = memo != nullptr;
-    if (memoised) {
-        // The same walk in the same order, with each unchanged host's verdict and score kept.
-        const quint64 *versions = state.hostVersions().data();
-        for (int h = 0; h < nHosts; ++h) {
-            const HostState &host = state.hosts()[h];
-            if (memo->version[size_t(h)] != versions[h]) {
-                CardMask mask = need > 0 ? allCards(host) : 0;
-                int which = -1;
-                const Status st = filterStep(ws, verdicts, h, &mask, &which);
-                memo->version[size_t(h)] = versions[h];
-                memo->status[size_t(h)] = st;
-                memo->filter[size_t(h)] = qint8(which);
-                memo->mask[size_t(h)] = mask;
-                memo->total[size_t(h)] = st.isSuccess() ? scoreStep(ctx, host, mask) : 0;
-            }
-            if (!memo->status[size_t(h)].isSuccess())
-                tally.reject(host, h, memo->status[size_t(h)], memo->filter[size_t(h)]);
-            else
-                tally.offer(h, memo->total[size_t(h)], memo->mask[size_t(h)]);
-        }
-    }
-    for (int k = 0; k < nHosts && !memoised; ++k) {
+    const quint64 *versions = state.hostVersions().data();
+    for (int k = 0; k < nHosts; ++k) {
         const int h = only.isEmpty() ? k : only[k].value();
         const HostState &host = state.hosts()[h];
+        const size_t m = size_t(h);
+        if (memo && memo->version[m] == versions[h]) {
+            if (!memo->status[m].isSuccess())
+                tally.reject(host, h, memo->status[m], memo->filter[m]);
+            else
+                tally.offer(h, memo->total[m], memo->mask[m]);
+            continue;
+        }
         CardMask mask = need > 0 ? allCards(host) : 0;
         if (options.onlyCard.isValid() && need == 1)
             mask = CardMask(1) << (options.onlyCard.value() - host.firstCard);
         int which = -1;
         const Status st = filterStep(ws, verdicts, h, &mask, &which);
+        const double total = st.isSuccess() ? scoreStep(ctx, host, mask) : 0;
+        if (memo) {
+            memo->version[m] = versions[h];
+            memo->status[m] = st;
+            memo->filter[m] = qint8(which);
+            memo->mask[m] = mask;
+            memo->total[m] = total;
+        }
         if (!st.isSuccess())
             tally.reject(host, h, st, which);
         else
-            tally.offer(h, scoreStep(ctx, host, mask), mask);
+            tally.offer(h, total, mask);
     }
     tr.hostsConsidered = nHosts;
     tr.hostsFeasible = tally.feasible();

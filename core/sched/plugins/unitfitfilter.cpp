@@ -119,38 +119,31 @@ bool fitHost(const CycleContext &ctx, const HostState &host, CardMask &cards, St
     if (host.soleModel < 0 || !std::has_single_bit(unsigned(host.modes)) || cards == 0)
         return false;
     const ModelFit &mf = ctx.models[host.soleModel];
+    Status all;
     switch (PartitionMode(std::countr_zero(unsigned(host.modes)))) {
     case PartitionMode::Whole:
-        if (!mf.wholeOk) {
-            cards = 0;
-            *st = Status::unschedulable(Reason::NeedsRepartition);
-            return true;
-        }
-        if ((cards & host.wholeFreeCards) == 0) {
-            cards = 0;
-            *st = Status::unschedulable(Reason::NoFreeUnit);
-            return true;
-        }
-        return false;
+        if (!mf.wholeOk)
+            all = Status::unschedulable(Reason::NeedsRepartition);
+        else if ((cards & host.wholeFreeCards) == 0)
+            all = Status::unschedulable(Reason::NoFreeUnit);
+        break;
     case PartitionMode::Mig:
-        if (mf.profiles == 0) {
-            cards = 0;
-            *st = Status::unresolvable(Reason::CardMemoryTooSmall,
+        if (mf.profiles == 0)
+            all = Status::unresolvable(Reason::CardMemoryTooSmall,
                                        ctx.demandMemoryMiB,
                                        ctx.state->catalogue().models()[host.soleModel].memoryMiB);
-            return true;
-        }
-        return false;
+        break;
     case PartitionMode::TimeSlicing:
     case PartitionMode::Mps:
-        if (mf.softMilli == 0) {
-            cards = 0;
-            *st = Status::unschedulable(Reason::NeedsRepartition);
-            return true;
-        }
-        return false;
+        if (mf.softMilli == 0)
+            all = Status::unschedulable(Reason::NeedsRepartition);
+        break;
     }
-    return false;
+    if (all.isSuccess())
+        return false;
+    cards = 0;
+    *st = all;
+    return true;
 }
 
 } // namespace
