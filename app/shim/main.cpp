@@ -7,14 +7,15 @@
 //
 // The job's environment is the shim's own. The shim
 //  1. starts its own session (it survives the caller's terminal and process group);
-//  2. forks the job, which starts a session of its own too (pid = pgid: the runner signals the
+//  2. takes DIR/lock (flock, held for its life; it names the shim's pid and then the job's), so
+//     one shim at most runs in DIR; forks the job, which starts a session of its own too (pid = pgid: the runner signals the
 //     group), changes to W (default DIR), drops to U/G (supplementary groups of U's account,
 //     then gid, then uid), applies RLIMIT_DATA and execs ARGV (execvp: a bare name is looked up
 //     in the PATH of the environment);
 //  3. reports on FD (then closes it) one line: "ok PID START_TICKS" once the exec succeeded
 //     (START_TICKS: field 22 of /proc/PID/stat), or "fail STEP ERRNO" when it did not, STEP one
 //     of usage, open-log, pipe, fork, setsid, dup2, chdir, setgroups, setgid, setuid, rlimit,
-//     exec. The exec outcome comes through a close-on-exec pipe: end of file means it succeeded;
+//     exec, lock (DIR/lock is held: another shim runs in DIR). The exec outcome comes through a close-on-exec pipe: end of file means it succeeded;
 //  4. copies the job's stdout and stderr into DIR/log, renamed to DIR/log.1 (replacing it) each
 //     time it reaches BYTES/2, so at most BYTES are kept and the oldest go first;
 //  5. when the job exits, copies what is left in the pipe, writes DIR/exit atomically
@@ -40,6 +41,7 @@
 #include <grp.h>
 #include <poll.h>
 #include <pwd.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -72,6 +74,7 @@ enum Step : int {
     StepSetuid,
     StepRlimit,
     StepExec,
+    StepLock,
 };
 const char *const kStepNames[] = {"usage",
                                   "open-log",
@@ -84,7 +87,8 @@ const char *const kStepNames[] = {"usage",
                                   "setgid",
                                   "setuid",
                                   "rlimit",
-                                  "exec"};
+                                  "exec",
+                                  "lock"};
 
 struct ExecFailure
 {
@@ -107,6 +111,18 @@ bool writeAll(int fd, const char *data, size_t size)
 }
 
 int g_statusFd = -1;
+int g_lockFd = -1;
+
+// DIR/lock names who holds it: "SHIM_PID JOB_PID\n" (JOB_PID 0 until the job is forked), so an
+// owner that lost its records can stop what runs there.
+void writeLock(pid_t shim, pid_t job)
+{
+    char line[64];
+    const int n = std::snprintf(line, sizeof line, "%d %d\n", int(shim), int(job));
+    if (::ftruncate(g_lockFd, 0) == 0) {
+        [[maybe_unused]] const ssize_t w = ::pwrite(g_lockFd, line, size_t(n), 0);
+    }
+}
 
 void report(const char *line)
 {
@@ -360,6 +376,15 @@ int main(int argc, char **argv)
     Log log(dir, logLimit);
     if (!log.open())
         failStartup(StepOpenLog, errno, "cannot open the log");
+    // One shim per directory at a time, whoever started it: the lock is held for the shim's life
+    // (close-on-exec: the job does not keep it), so an owner restarted without its records finds
+    // what still runs here instead of starting the same rank twice.
+    g_lockFd = ::open((dir + "/lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (g_lockFd < 0)
+        failStartup(StepLock, errno, "cannot open the lock");
+    if (::flock(g_lockFd, LOCK_EX | LOCK_NB) != 0)
+        failStartup(StepLock, errno, "another process runs in this directory");
+    writeLock(::getpid(), 0);
 
     // Supplementary groups are looked up now: getgrouplist is not safe after fork.
     std::vector<gid_t> groups;
@@ -437,6 +462,7 @@ int main(int argc, char **argv)
     ::close(out[1]);
     if (devNull >= 0)
         ::close(devNull);
+    writeLock(::getpid(), pid);
     ExecFailure failure{};
     ssize_t got;
     do {

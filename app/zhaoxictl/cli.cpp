@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cli.h"
 
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QStandardPaths>
+
 namespace Zhaoxi::Cli {
 
 Args::Args(const QStringList &args)
@@ -68,6 +73,19 @@ QString knownName(const QString &given, const QStringList &known)
             return k;
     }
     return {};
+}
+
+QString findBeside(const QString &name, const QString &buildSubdir)
+{
+    const QString here = QCoreApplication::applicationDirPath();
+    for (const QString &candidate :
+         {QDir(here).filePath(name),
+          QDir(here).filePath(QStringLiteral("../") + buildSubdir + QLatin1Char('/') + name)}) {
+        const QFileInfo fi(candidate);
+        if (fi.isExecutable() && fi.isFile())
+            return fi.canonicalFilePath();
+    }
+    return QStandardPaths::findExecutable(name);
 }
 
 } // namespace Zhaoxi::Cli

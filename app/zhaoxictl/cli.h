@@ -3,8 +3,9 @@
 
 #include <QStringList>
 
-#include <optional>
 #include <QTextStream>
+
+#include <optional>
 
 namespace Zhaoxi::Cli {
 
@@ -36,5 +37,9 @@ private:
 // The name of `known` that `given` spells, letters' case aside ("FGD", "fgd", "Fgd"): that
 // entry as `known` has it; empty when none matches.
 QString knownName(const QString &given, const QStringList &known);
+
+// The shim and the shipped demo workloads sit beside the running program when installed, and in
+// their own build directories in a build tree (app/<buildSubdir>/); else PATH. Empty when none.
+QString findBeside(const QString &name, const QString &buildSubdir);
 
 } // namespace Zhaoxi::Cli

@@ -398,25 +398,13 @@ int runCheckLayout(const QStringList &argv, Io &io)
 
     QList<MigPlacement> layout;
     for (const QString &arg : placements) {
-        // Split at the last '@': profile names never contain one, but be exact about it.
-        const qsizetype at = arg.lastIndexOf(QLatin1Char('@'));
-        bool ok = false;
-        const int start = at > 0 ? arg.mid(at + 1).toInt(&ok) : -1;
-        if (at <= 0 || !ok || start < 0 || arg.mid(at + 1).trimmed() != arg.mid(at + 1)) {
-            io.err << "zhaoxictl check-layout: malformed placement '" << arg
-                   << "': expected PROFILE@START with START a slot number, e.g. "
-                   << Cat::formatPlacement(*model,
-                                           MigPlacement{0, model->migProfiles[0].starts.first()})
-                   << "\n";
+        QString why;
+        const std::optional<MigPlacement> p = Cat::parsePlacement(*model, arg, &why);
+        if (!p) {
+            io.err << "zhaoxictl check-layout: " << why << "\n";
             return 2;
         }
-        const QString name = arg.left(at);
-        const int profile = findProfile(*model, name);
-        if (profile < 0) {
-            unknownProfile("check-layout", *model, name, io);
-            return 2;
-        }
-        layout.append(MigPlacement{profile, start});
+        layout.append(*p);
     }
 
     const Cat::LayoutVerdict verdict = Cat::validateLayout(*model, layout);

@@ -79,8 +79,11 @@ int usageError(Io &io, const QString &message)
 
 int runEvents(const QStringList &argList, Io &io)
 {
+    if (!argList.isEmpty() && argList.first() == QLatin1String("tail"))
+        return runEventsTail(argList.mid(1), io);
     if (argList.isEmpty() || argList.first() != QLatin1String("export")) {
-        io.err << "zhaoxictl events: expected 'export', e.g.\n  zhaoxictl events export --db FILE "
+        io.err << "zhaoxictl events: expected 'tail' or 'export', e.g.\n  zhaoxictl events tail "
+                  "--follow\n  zhaoxictl events export --db FILE "
                   "--format csv|jsonl [--from T] [--to T] [--severity S] [--source S] [--card N] "
                   "[--job J] [--code C] [--tz ZONE] [--bom] [--out FILE] [--force]\n";
         return 2;

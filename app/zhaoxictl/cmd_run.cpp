@@ -37,7 +37,7 @@ namespace Zhaoxi::Cli {
 namespace {
 
 // The store's state document of a run in progress (LiveRun::resumeState).
-constexpr char kLiveRunKey[] = "live-run";
+constexpr const char *kLiveRunKey = Storage::StateKey::LiveRun;
 
 int g_signalPipe[2] = {-1, -1};
 
@@ -45,21 +45,6 @@ void onTerminate(int)
 {
     const char c = 1;
     [[maybe_unused]] const ssize_t n = ::write(g_signalPipe[1], &c, 1);
-}
-
-// The shim and the shipped demo workloads sit beside zhaoxictl when installed, and in their own
-// build directories in a build tree.
-QString findBeside(const QString &name, const QString &buildSubdir)
-{
-    const QString here = QCoreApplication::applicationDirPath();
-    for (const QString &candidate :
-         {QDir(here).filePath(name),
-          QDir(here).filePath(QStringLiteral("../") + buildSubdir + QLatin1Char('/') + name)}) {
-        const QFileInfo fi(candidate);
-        if (fi.isExecutable() && fi.isFile())
-            return fi.canonicalFilePath();
-    }
-    return QStandardPaths::findExecutable(name);
 }
 
 } // namespace

@@ -25,6 +25,18 @@ int runMetrics(const QStringList &args, Io &io);     // cmd_events.cpp
 int runMigParted(const QStringList &args, Io &io);   // cmd_migparted.cpp
 int runApplyPlan(const QStringList &args, Io &io);   // cmd_applyplan.cpp
 int runNvmlCheck(const QStringList &args, Io &io);   // cmd_nvmlcheck.cpp
+// The service's client (cmd_service.cpp): through zhaoxid's socket (--socket PATH, else
+// $ZHAOXI_SOCKET, else /run/zhaoxi/zhaoxid.sock).
+int runSubmit(const QStringList &args, Io &io);
+int runCancel(const QStringList &args, Io &io);
+int runRequeue(const QStringList &args, Io &io);
+int runPriority(const QStringList &args, Io &io);
+int runJobs(const QStringList &args, Io &io);
+int runCards(const QStringList &args, Io &io);
+int runEventsTail(const QStringList &args, Io &io);
+int runSchedule(const QStringList &args, Io &io);
+int runLayout(const QStringList &args, Io &io);
+int runAudit(const QStringList &args, Io &io);
 
 inline const Command kCommands[] = {
         {"catalogue",
@@ -46,7 +58,36 @@ inline const Command kCommands[] = {
          "run a scenario on the wall clock with real processes (simulated cards, or this "
          "machine's NVIDIA cards with --hardware)",
          runRun},
+        {"submit",
+         "submit SPEC.json [--socket PATH] [--json]  submit a workload to the service",
+         runSubmit},
+        {"cancel",
+         "cancel JOB [--socket PATH]  end a job (its process gets its stop signal)",
+         runCancel},
+        {"requeue",
+         "requeue JOB [--socket PATH]  back to the queue (at its checkpoint when it checkpoints)",
+         runRequeue},
+        {"priority", "priority JOB N [--socket PATH]  a job's priority from now on", runPriority},
+        {"jobs", "jobs [--socket PATH] [--json]  every job of the service", runJobs},
+        {"cards",
+         "cards [--socket PATH] [--json]  every card, its partitions and readings",
+         runCards},
+        {"schedule",
+         "schedule get [--json] | set FILE [--socket PATH]  the windows schedule in force",
+         runSchedule},
+        {"layout",
+         "layout apply --card N PROFILE@START ... [--drain DEADLINE] [--socket PATH]  repartition "
+         "a "
+         "MIG card (jobs on removed partitions leave at once, or at their checkpoint within "
+         "DEADLINE)",
+         runLayout},
+        {"audit",
+         "audit verify --db FILE [--json]  is the operator audit chain intact, or where is it "
+         "broken",
+         runAudit},
         {"events",
+         "events tail [--last N] [--follow] [--socket PATH] [--json]  the service's newest events "
+         "| "
          "events export --db FILE --format csv|jsonl [--from T] [--to T] [--severity S] [--source "
          "S] [--card N] [--job J] [--code C] [--out FILE] [--force]  export the event log (a store "
          "that "

@@ -10,7 +10,7 @@ using namespace Zhaoxi::Cli;
 
 static void printUsage(QTextStream &s)
 {
-    s << "usage: zhaoxictl COMMAND [OPTIONS]\n\ncommands:\n";
+    s << "usage: zhaoxictl [--socket PATH] COMMAND [OPTIONS]\n\ncommands:\n";
     for (const Command &c : kCommands)
         s << "  " << c.synopsis << "\n";
 }
@@ -22,6 +22,15 @@ int main(int argc, char **argv)
     QTextStream out(stdout);
     QTextStream err(stderr);
     QStringList args = app.arguments().mid(1);
+    // "zhaoxictl --socket PATH COMMAND ...": the service's socket for the command (as if given
+    // after it, or in $ZHAOXI_SOCKET).
+    if (args.size() >= 2 && args.first() == QLatin1String("--socket")) {
+        qputenv("ZHAOXI_SOCKET", args.at(1).toLocal8Bit());
+        args = args.mid(2);
+    } else if (!args.isEmpty() && args.first().startsWith(QLatin1String("--socket="))) {
+        qputenv("ZHAOXI_SOCKET", args.first().mid(9).toLocal8Bit());
+        args = args.mid(1);
+    }
     if (args.isEmpty() || args.first() == QLatin1String("--help")
         || args.first() == QLatin1String("help")) {
         printUsage(args.isEmpty() ? err : out);

@@ -26,6 +26,8 @@ namespace {
 
 constexpr qint64 noLimit = JsonReader::noLimit;
 constexpr int intNoLimit = std::numeric_limits<int>::max();
+// No GPU's SM clock comes near 10 GHz; a larger number is a unit mistake (kHz, Hz).
+constexpr int kMaxSmClockMHz = 10'000;
 
 // Reads one model object. Stops at the first problem: later checks often depend on earlier
 // fields (starts need the span, profiles need the slice counts), so one error is the honest answer.
@@ -255,6 +257,7 @@ std::optional<CardModel> ModelReader::read(const JsonScope &root)
                     "fp16Tflops",
                     "idlePowerW",
                     "maxPowerW",
+                    "maxSmClockMHz",
                     "migComputeSlices",
                     "migMemorySlices",
                     "migProfiles",
@@ -306,6 +309,9 @@ std::optional<CardModel> ModelReader::read(const JsonScope &root)
                     intNoLimit,
                     &m.maxPowerW,
                     Presence::Required)
+        // Optional so that a model file written before the field still loads (the exporter
+        // leaves the SM clock out for it); a value is a plausible clock, not a typo in kHz.
+        || !readInt(root, "maxSmClockMHz", 1, kMaxSmClockMHz, &m.maxSmClockMHz)
         || !readProfiles(root, &m) || !readSoftModes(root, &m)) {
         return std::nullopt;
     }

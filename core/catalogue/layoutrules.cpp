@@ -245,6 +245,42 @@ QString formatPlacement(const CardModel &model, MigPlacement placement)
     return name + QLatin1Char('@') + QString::number(placement.start);
 }
 
+std::optional<MigPlacement> parsePlacement(const CardModel &model, QStringView text, QString *error)
+{
+    // Split at the last '@': profile names never contain one, but be exact about it.
+    const qsizetype at = text.lastIndexOf(QLatin1Char('@'));
+    bool ok = false;
+    const QStringView startText = at > 0 ? text.mid(at + 1) : QStringView();
+    const int start = at > 0 ? startText.toInt(&ok) : -1;
+    if (at <= 0 || !ok || start < 0 || startText.trimmed() != startText) {
+        *error = QStringLiteral("malformed placement '%1': expected PROFILE@START with START a "
+                                "slot number, e.g. %2")
+                         .arg(text,
+                              model.migProfiles.isEmpty()
+                                      ? QStringLiteral("1g.10gb@0")
+                                      : formatPlacement(
+                                              model,
+                                              MigPlacement{0,
+                                                           model.migProfiles[0].starts.value(0)}));
+        return std::nullopt;
+    }
+    const QStringView name = text.left(at);
+    int profile = model.profileIndex(name.toString());
+    for (int i = 0; profile < 0 && i < model.migProfiles.size(); ++i) {
+        if (model.migProfiles[i].name.compare(name, Qt::CaseInsensitive) == 0)
+            profile = i;
+    }
+    if (profile < 0) {
+        QStringList names;
+        for (const auto &p : model.migProfiles)
+            names << p.name;
+        *error = QStringLiteral("unknown profile '%1' for %2; known profiles: %3")
+                         .arg(name, model.name, names.join(QStringLiteral(", ")));
+        return std::nullopt;
+    }
+    return MigPlacement{profile, start};
+}
+
 QString LayoutVerdict::describe(const CardModel &model, const QList<MigPlacement> &layout) const
 {
     const auto at = [&](int i) -> QString {

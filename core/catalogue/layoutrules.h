@@ -5,6 +5,9 @@
 
 #include <QList>
 #include <QString>
+#include <QStringView>
+
+#include <optional>
 
 namespace Zhaoxi::Catalogue {
 
@@ -50,6 +53,12 @@ const char *toString(LayoutProblem problem);
 
 // "3g.40gb@0"; "#7@0" when the profile index is not the model's.
 QString formatPlacement(const CardModel &model, MigPlacement placement);
+// The inverse: "3g.40gb@0" (the profile name in any case, the start a slot number). nullopt with
+// an English *error naming the text: malformed (with an example), or an unknown profile (with
+// the model's profiles). Whether the start is allowed is validateLayout's to say.
+std::optional<MigPlacement> parsePlacement(const CardModel &model,
+                                           QStringView text,
+                                           QString *error);
 
 // Checks a whole layout, placements in the given order; the first problem found is reported.
 // For each placement the checks run in this order: NotMigCapable, UnknownProfile,

@@ -64,6 +64,9 @@ struct CardModel
     double fp16Tflops = 0; // dense tensor throughput, for the simulator's speed model
     int idlePowerW = 0;
     int maxPowerW = 0;
+    // The highest SM clock the model runs at (NVML's maximum SM clock, NVIDIA's published boost
+    // clock), for the exported SM clock (core/service/exposition.h); 0: unknown.
+    int maxSmClockMHz = 0;
     int migComputeSlices = 7;
     int migMemorySlices = 8;
     QList<MigProfile> migProfiles; // empty: the model has no MIG

@@ -355,6 +355,8 @@ void LiveRun::step(qint64 t)
             break;
     }
     m_stepping = false;
+    if (m_ownBackend)
+        modelLoad(t);
     // Wake up for what comes before the next period: a deadline or a device step finishing.
     qint64 next = m_schedWakeMs;
     const qint64 dev = m_options.ownsDevice ? m_backend->nextEventMs() : -1;
@@ -718,6 +720,36 @@ JobLogTail LiveRun::jobLog(JobId job, qint64 maxBytes) const
     out.text = tail.text;
     out.truncated = tail.truncated;
     return out;
+}
+
+// The scenario's simulated cards show the load of the real processes bound to them: a unit whose
+// job's process runs is busy (its compute share of the card, and the memory its job asked for,
+// within the unit's), so the backend's utilisation, memory, temperature and power follow the
+// real work. The processes' own GPU use is not measured (there is no GPU).
+void LiveRun::modelLoad(qint64 t)
+{
+    const Sched::ClusterState &st = m_sched->state();
+    for (const Sched::CardState &c : st.cards()) {
+        if (c.id.value() >= m_ownBackend->cardCount())
+            continue;
+        double util = 0;
+        qint64 memory = 0;
+        bool anyBusy = false;
+        for (const Sched::Unit &u : c.units) {
+            const bool busy = u.job.isValid() && m_work->stats(u.job).running;
+            if (u.profile >= 0)
+                m_ownBackend->setInstanceBusy(c.id, u.profile, u.start, busy);
+            if (!busy)
+                continue;
+            anyBusy = true;
+            util += double(st.unitMilli(c, u)) / 1000.0;
+            const qint64 asked = st.job(u.job).spec.demand.memoryMiB;
+            memory += asked > 0 ? std::min(asked, u.memoryMiB) : u.memoryMiB;
+        }
+        if (c.mode != Domain::PartitionMode::Mig)
+            m_ownBackend->setCardBusy(c.id, anyBusy);
+        m_ownBackend->setLoad(c.id, std::min(1.0, util), memory, t);
+    }
 }
 
 } // namespace Zhaoxi::Runtime

@@ -116,6 +116,7 @@ public:
     // The scenario's clock now (UTC ms).
     qint64 now() const;
     ProcessWorkloads &workloads() { return *m_work; }
+    const ProcessWorkloads &workloads() const { return *m_work; }
     const Device::DeviceBackend &backend() const { return *m_backend; }
     // mutableScheduler() (ApplianceCore) is for an owner that follows the driver (the hardware
     // session): its commands on it must be followed by stepNow().
@@ -219,6 +220,7 @@ private:
     qint64 wallNow() const { return m_options.clock(); }
     void step(qint64 nowMs); // scheduler tick, device steps, processes
     void flushDevice(qint64 nowMs);
+    void modelLoad(qint64 nowMs); // the simulated backend's cards follow the real processes
     void onScraped(const QString &key, const Scrape &scrape);
     void onProbed(const QString &key, bool ok, const QString &error);
     void publishEndpoints();

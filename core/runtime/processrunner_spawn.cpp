@@ -102,6 +102,10 @@ QString startFailure(const LaunchRequest &r, const QString &step, int error)
         return what + QStringLiteral(": cannot set the memory limit: ") + errnoText(error);
     if (step == QLatin1String("exec-shim"))
         return QStringLiteral("cannot run the shim: ") + errnoText(error);
+    if (step == QLatin1String("lock"))
+        return what
+               + QStringLiteral(": another process of it still runs in \"%1\" (%2)")
+                         .arg(r.dir, errnoText(error));
     if (step == QLatin1String("open-log"))
         return what
                + QStringLiteral(": cannot open its log in \"%1\": %2").arg(r.dir, errnoText(error));

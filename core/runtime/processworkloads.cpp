@@ -362,6 +362,8 @@ void ProcessWorkloads::sync(qint64 nowMs)
                 anyRunning = anyRunning || p.running;
             if (anyRunning || !unitsReady(run.job) || unitsStillHeld(run.job))
                 continue; // the last processes are still stopping, or the units being made
+            if (!rankDirsFree(run.job, nowMs))
+                continue; // a process of it no record names still runs: being stopped
             launch(run, nowMs);
             continue;
         }

@@ -45,6 +45,8 @@ enum class ProcessEventCode : std::uint8_t {
 };
 
 const char *toString(ProcessEventCode code);
+// A spec's signal name ("SIGTERM", "SIGUSR1", ...) as its number; SIGTERM when unknown.
+int signalNumber(const QString &name);
 
 struct ProcessEvent
 {
@@ -242,6 +244,17 @@ private:
     void emitEvent(ProcessEvent e);
     bool launch(Run &run, qint64 nowMs);
     void stopProcesses(Run &run, qint64 nowMs);
+    // Processes no record names (their owner died before committing them), found by the lock
+    // each shim holds on its rank directory: stopped, and nothing launched there meanwhile.
+    struct Holder
+    {
+        qint64 shimPid = 0;
+        qint64 jobPid = 0; // 0: the shim has not forked the job yet
+    };
+    static std::optional<Holder> rankDirHolder(const QString &dir);
+    bool freeRankDir(const QString &dir, Domain::JobId job, qint64 nowMs);
+    bool rankDirsFree(Domain::JobId job, qint64 nowMs);
+    void stopUnrecorded(qint64 nowMs);
     void onExited(const QString &key, const ExitInfo &exit);
     void onProgress(const QString &key, const ProgressLine &line);
     void signalCheckpoint(Run &run);
@@ -257,8 +270,9 @@ private:
     ProcessRunner &m_runner;
     UnitIds m_ids;
     Options m_options;
-    QHash<int, Run> m_runs;       // by job id
-    QHash<int, JobStats> m_stats; // by job id
+    QHash<int, Run> m_runs;              // by job id
+    QHash<int, JobStats> m_stats;        // by job id
+    QHash<QString, qint64> m_unrecorded; // rank dir -> when its unrecorded process was signalled
     QList<Sched::SchedEvent> m_pending;
     QList<ProcessEvent> m_events;
     bool m_inSync = false;

@@ -3,9 +3,18 @@
 // (records()), and the adoption of those still running (adopt()).
 #include "processworkloads.h"
 
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
+#include <QJsonDocument>
+#include <QSet>
 
 #include <csignal>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 namespace Zhaoxi::Runtime {
 
@@ -168,6 +177,7 @@ void ProcessWorkloads::adopt(const QJsonObject &records, qint64 nowMs)
         run.launched = true; // so that the eviction stops what is left of it
         m_sched.requeue(run.job, nowMs, false);
     }
+    stopUnrecorded(nowMs);
     // Placed before the restart but never started: the next sync() launches them.
     for (const Sched::Job &j : state.jobs()) {
         if (j.isActive() && j.spec.run && !m_runs.contains(j.id.value())) {
@@ -179,4 +189,128 @@ void ProcessWorkloads::adopt(const QJsonObject &records, qint64 nowMs)
     sync(nowMs);
     Q_EMIT recordsChanged();
 }
+
+std::optional<ProcessWorkloads::Holder> ProcessWorkloads::rankDirHolder(const QString &dir)
+{
+    // zhaoxi-shim holds DIR/lock for its whole life and writes "SHIM_PID JOB_PID" into it.
+    const int fd = ::open(QFile::encodeName(dir + QStringLiteral("/lock")).constData(),
+                          O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+        return std::nullopt;
+    std::optional<Holder> held;
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+        ::flock(fd, LOCK_UN);
+    } else {
+        char buf[64] = {};
+        const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+        const QList<QByteArray> words
+                = QByteArray(buf, int(std::max<ssize_t>(0, n))).trimmed().split(' ');
+        held = Holder{words.value(0).toLongLong(), words.value(1).toLongLong()};
+    }
+    ::close(fd);
+    return held;
+}
+
+// A process its owner started but kept no record of (the owner was killed between the launch and
+// the commit of its records, possibly before it wrote the process's info file) still runs: the
+// lock its shim holds on the rank's directory says so. It is stopped (taken back through its info
+// file when that names it, else by signalling the job's process group: its stop signal, SIGKILL
+// once its grace is over), and nothing is launched in that directory until it has gone. Returns
+// whether `dir` is free.
+bool ProcessWorkloads::freeRankDir(const QString &dir, JobId job, qint64 nowMs)
+{
+    const std::optional<Holder> holder = rankDirHolder(dir);
+    if (!holder) {
+        m_unrecorded.remove(dir);
+        return true;
+    }
+    for (const ProcessInfo &i : m_runner.processes()) {
+        if (i.dir == dir)
+            return false; // ours: it is being watched (and stopped, if it should not run)
+    }
+    const Sched::ClusterState &state = m_sched.state();
+    const bool known
+            = job.isValid() && job.value() < state.jobs().size() && state.job(job).spec.run;
+    const int sig = known ? signalNumber(state.job(job).spec.run->stopSignal) : SIGTERM;
+    const qint64 graceMs = known ? state.job(job).spec.run->stopGraceMs : 10'000;
+    auto it = m_unrecorded.find(dir);
+    if (it == m_unrecorded.end()) {
+        QFile f(dir + QStringLiteral("/info"));
+        std::optional<ProcessInfo> info;
+        QString error;
+        if (f.open(QIODevice::ReadOnly))
+            info = ProcessInfo::fromJson(QJsonDocument::fromJson(f.read(1 << 20)).object(), &error);
+        ExitInfo gone;
+        ProcessEvent pe;
+        pe.atMs = nowMs;
+        pe.code = ProcessEventCode::Stopping;
+        pe.job = known ? job : JobId();
+        pe.jobName = known ? state.job(job).spec.name : QFileInfo(QFileInfo(dir).path()).fileName();
+        pe.graceMs = graceMs;
+        pe.detail = QStringLiteral(
+                            "running in %1 but in no record kept before the restart: stopped, so "
+                            "that it never runs twice")
+                            .arg(dir);
+        if (info && info->pid == holder->jobPid && m_runner.adopt(*info, &gone)) {
+            // Watched from now on: the runner escalates to SIGKILL after the grace.
+            m_runner.stop(info->key, sig, graceMs);
+            pe.key = info->key;
+            pe.pid = info->pid;
+            if (known) {
+                Run &run = m_runs[job.value()];
+                run.job = job;
+                Proc p;
+                p.key = info->key;
+                p.rank = QFileInfo(dir).fileName().mid(1).toInt();
+                p.running = true;
+                p.stopping = true;
+                run.procs.append(p);
+            }
+        } else {
+            // Its info was never written: signal the job's group (or the shim, before the fork).
+            pe.pid = holder->jobPid > 0 ? holder->jobPid : holder->shimPid;
+            if (holder->jobPid > 0)
+                ::kill(-pid_t(holder->jobPid), sig);
+            m_unrecorded.insert(dir, wallNow());
+        }
+        emitEvent(pe);
+        return false;
+    }
+    if (wallNow() - *it > graceMs && holder->jobPid > 0)
+        ::kill(-pid_t(holder->jobPid), SIGKILL);
+    else if (holder->jobPid <= 0 && wallNow() - *it > graceMs && holder->shimPid > 0)
+        ::kill(pid_t(holder->shimPid), SIGKILL); // a shim that never forked its job
+    return false;
+}
+
+// Every job directory's ranks at a restart: what runs there without a record is stopped.
+void ProcessWorkloads::stopUnrecorded(qint64 nowMs)
+{
+    const QDir jobs(QDir(m_options.dataDir).filePath(QStringLiteral("jobs")));
+    const Sched::ClusterState &state = m_sched.state();
+    for (const QString &name : jobs.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        // The directory names its job: j<id>-<name>.
+        const int id = name.startsWith(QLatin1Char('j'))
+                               ? name.mid(1, name.indexOf(QLatin1Char('-')) - 1).toInt()
+                               : -1;
+        const bool known = id >= 0 && id < state.jobs().size()
+                           && QDir(jobDir(JobId(id))) == QDir(jobs.filePath(name));
+        const QDir jobDirectory(jobs.filePath(name));
+        for (const QString &rank :
+             jobDirectory.entryList({QStringLiteral("r*")}, QDir::Dirs | QDir::NoDotAndDotDot))
+            freeRankDir(jobDirectory.filePath(rank), known ? JobId(id) : JobId(), nowMs);
+    }
+}
+
+// Whether every rank directory of the job is free to launch into (none holds a live shim).
+bool ProcessWorkloads::rankDirsFree(JobId job, qint64 nowMs)
+{
+    const QDir dir(jobDir(job));
+    bool free = true;
+    for (const QString &rank :
+         dir.entryList({QStringLiteral("r*")}, QDir::Dirs | QDir::NoDotAndDotDot))
+        free = freeRankDir(dir.filePath(rank), job, nowMs) && free;
+    return free;
+}
+
 } // namespace Zhaoxi::Runtime

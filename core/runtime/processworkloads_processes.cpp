@@ -17,8 +17,6 @@ using Domain::JobId;
 using Domain::WorkloadKind;
 using Sched::EventCode;
 
-namespace {
-
 int signalNumber(const QString &name)
 {
     static const QHash<QString, int> numbers = {
@@ -32,6 +30,8 @@ int signalNumber(const QString &name)
     };
     return numbers.value(name, SIGTERM);
 }
+
+namespace {
 
 QString runnerAccount()
 {

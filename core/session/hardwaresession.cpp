@@ -2,6 +2,7 @@
 #include "hardwaresession.h"
 
 #include "eventbridge.h"
+#include "runtimesession.h"
 
 #include "core/catalogue/layoutrules.h"
 #include "core/device/applianceevents.h"
@@ -580,65 +581,16 @@ SnapshotPtr HardwareSession::publish()
                 = r.memoryTotalMiB.value_or(m_backend->cardReports()[index].memoryTotalMiB);
         cs.temperatureC = r.temperatureC.value_or(0);
         cs.powerW = r.powerW.value_or(0);
-        cs.powerLimitW = models[c.model].maxPowerW; // the model's nominal limit
+        cs.powerLimitW = models[c.model].maxPowerW;                // the model's nominal limit
+        cs.clockFactor = std::numeric_limits<double>::quiet_NaN(); // the backend reads no clocks
         // Whose work it is: the card's share by the units its training and inference jobs
         // hold (NVML's own utilisation is the card's, not per process, under MIG).
-        double train = 0, infer = 0, held = 0;
-        for (const Sched::Unit &u : c.units) {
-            if (!u.job.isValid())
-                continue;
-            const double share = double(st.unitMilli(c, u)) / 1000.0;
-            held += share;
-            if (st.job(u.job).spec.kind == Domain::WorkloadKind::Inference)
-                infer += share;
-            else
-                train += share;
-            if (m_run && m_run->workloads().stats(u.job).running)
-                cs.busyUnits.append(u.uid);
-        }
-        if (held > 0 && !std::isnan(cs.utilisation)) {
-            cs.trainingUtilisation = cs.utilisation * train / held;
-            cs.inferenceUtilisation = cs.utilisation * infer / held;
-        }
+        splitByUnits(st, c, m_run.get(), &cs);
         splitByProcesses(r, bySession, st, &cs);
         s->cards.append(cs);
     }
-    if (m_run) {
-        s->policy = m_run->policyName();
-        for (const Policy::ServiceView &v : m_run->serviceViews()) {
-            ServiceSample ss;
-            ss.index = v.index;
-            ss.name = v.name;
-            ss.sloMs = v.sloMs;
-            ss.p99Ms = v.windowP99Ms;
-            ss.p50Ms = 0;
-            ss.ratePerS = v.observedRate;
-            ss.attainment = v.windowRequests > 0
-                                    ? 1.0 - double(v.windowOverSlo) / double(v.windowRequests)
-                                    : 1.0;
-            ss.replicas = v.serving;
-            ss.targetReplicas = v.target;
-            ss.minReplicas = v.minReplicas;
-            ss.maxReplicas = v.maxReplicas;
-            s->services.append(ss);
-        }
-        for (const Sched::Job &j : st.jobs()) {
-            if (j.spec.kind == Domain::WorkloadKind::Inference)
-                continue;
-            const Runtime::ProcessWorkloads::JobStats js = m_run->workloads().stats(j.id);
-            if (js.starts == 0 && j.state == Sched::JobState::Pending)
-                continue;
-            TrainingSample ts;
-            ts.job = j.id;
-            ts.name = j.spec.name;
-            // Real jobs report samples per second, not reference-card work: the chart's unit.
-            ts.speed = js.running ? js.samplesPerS : 0;
-            ts.loss = js.lastLoss;
-            ts.completed = j.state == Sched::JobState::Finished;
-            ts.lostHours = double(js.lostWorkMs) / 3600'000.0;
-            s->training.append(ts);
-        }
-    }
+    if (m_run)
+        addRuntimeSamples(*s, *m_run);
     return publishSnapshot(std::move(s), sched);
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "recordingsession.h"
+#include "runtimesession.h"
 
 #include "core/device/nvmlbackend.h"
 
@@ -85,7 +85,7 @@ struct HardwareOptions
 // Threads: open() on any thread; then moveToThread() and start() through a queued call, like
 // SimulationSession. The backend is used by one thread at a time: the opening thread until
 // start(), the session's thread afterwards. latest() is thread-safe.
-class HardwareSession final : public RecordingSession
+class HardwareSession final : public RuntimeSession
 {
     Q_OBJECT
 
@@ -114,7 +114,7 @@ public:
     // publishes a snapshot (tests, --screenshot).
     SnapshotPtr pollNow();
     // Publishes a snapshot of what was last read and returns it.
-    SnapshotPtr publish();
+    SnapshotPtr publish() override;
 
     // State, on the session's thread.
     int pollIntervalMs() const { return m_pollIntervalMs; }
@@ -135,27 +135,23 @@ public Q_SLOTS:
     void setAllowChanges(bool allow) override;
 
     void previewPlacement(quint64 request, int job, int card) override;
-    void placeJob(quint64 request, int job, int card, bool allowPreemption) override;
-    void requeueJob(quint64 request, int job) override;
     void previewLayout(quint64 request, int card, QList<Domain::MigPlacement> target) override;
     void applyLayout(quint64 request,
                      int card,
                      QList<Domain::MigPlacement> target,
                      Zhaoxi::Session::ApplyMode mode,
                      qint64 drainDeadlineMs) override;
-    void setSchedule(quint64 request, QJsonObject windowsParams) override;
-    void submitWorkload(quint64 request, QJsonObject spec) override;
-    void cancelJob(quint64 request, int job) override;
-    void setJobPriority(quint64 request, int job, int priority) override;
-    void requestJobLog(quint64 request, int job, qint64 maxBytes) override;
 
 public:
-    // The runtime (null before start()); tests and the composition root.
-    Runtime::LiveRun *runtime() const { return m_run.get(); }
+    // runtime() (RuntimeSession): null before start(); tests and the composition root.
     // Stops every job's processes (stopSignal, SIGKILL after grace, at most waitMs): an
     // administrator shutting the appliance's work down. The console's exit does not: its jobs
     // run on and are adopted by the next start. Returns the keys of those still alive.
     QStringList stopAllWork(qint64 waitMs);
+
+protected:
+    void persistState() override { persistRuntime(); }
+    bool readyForWork(CommandResult *r) const override;
 
 private:
     static void splitByProcesses(const Device::NvmlReading &reading,
@@ -176,9 +172,7 @@ private:
     void tryPendingLayouts(qint64 nowMs);
     bool cardHasWork(int card, const QList<Domain::MigPlacement> &target) const;
     void applyLayoutNow(quint64 request, int card, const QList<Domain::MigPlacement> &target);
-    bool readyForWork(CommandResult *r) const;
     // A command on one job through the runtime; the answer and a snapshot follow.
-    void jobCommand(quint64 request, int job, const std::function<bool(QString *)> &command);
     HardwareSession(std::unique_ptr<Device::NvmlBackend> backend,
                     Device::NvmlBackendOptions backendOptions,
                     HardwareOptions options);
@@ -210,7 +204,6 @@ private:
     std::unique_ptr<Device::NvmlBackend> m_backend;
     QList<int> m_nvmlIndex;                        // state card id -> NVML index
     std::unique_ptr<Sched::Scheduler> m_scheduler; // before start() (or without a runtime)
-    std::unique_ptr<Runtime::LiveRun> m_run;
     QString m_runError; // why the runtime could not start (commands on work are refused)
     QList<PendingLayout> m_pendingLayouts;
     QTimer *m_timer = nullptr;

@@ -5,12 +5,12 @@
 #include "hardwaresession.h"
 
 #include "eventbridge.h"
+#include "runtimesession.h"
 
 #include "core/catalogue/layoutrules.h"
 #include "core/device/applianceevents.h"
 #include "core/device/nvmlapply.h"
 #include "core/domain/workloadspec.h"
-#include "core/policy/timewindows.h"
 #include "core/runtime/liverun.h"
 #include "core/sched/scheduler.h"
 #include "core/storage/recorder.h"
@@ -321,105 +321,6 @@ void HardwareSession::previewPlacement(quint64 request, int job, int card)
     PlacementPreview p = previewPlacementOn(sched(), JobId(job), CardId(card), now());
     p.request = request;
     Q_EMIT placementPreviewReady(p);
-}
-
-void HardwareSession::placeJob(quint64 request, int job, int card, bool allowPreemption)
-{
-    CommandResult r;
-    r.request = request;
-    r.job = JobId(job);
-    const Sched::ClusterState &st = sched().state();
-    if (readyForWork(&r)) {
-        if (job < 0 || job >= st.jobs().size() || card < 0 || card >= st.cards().size()) {
-            r.error = QStringLiteral("no job %1 or card %2").arg(job).arg(card);
-        } else if (st.job(JobId(job)).state != Sched::JobState::Pending) {
-            r.error = QStringLiteral("job %1 is not waiting").arg(job);
-        } else {
-            const Sched::Decision d = m_run->place(JobId(job), CardId(card), allowPreemption);
-            r.ok = d.status.isSuccess();
-            r.status = d.status;
-            if (!r.ok)
-                r.error = d.status.describe();
-        }
-    }
-    Q_EMIT commandFinished(r);
-    publish();
-}
-
-void HardwareSession::requeueJob(quint64 request, int job)
-{
-    jobCommand(request, job, [&](QString *why) { return m_run->requeue(JobId(job), why); });
-}
-
-void HardwareSession::cancelJob(quint64 request, int job)
-{
-    jobCommand(request, job, [&](QString *why) { return m_run->cancel(JobId(job), why); });
-}
-
-void HardwareSession::setJobPriority(quint64 request, int job, int priority)
-{
-    jobCommand(request, job, [&](QString *why) {
-        return m_run->setPriority(JobId(job), priority, why);
-    });
-}
-
-void HardwareSession::jobCommand(quint64 request,
-                                 int job,
-                                 const std::function<bool(QString *)> &command)
-{
-    CommandResult r;
-    r.request = request;
-    r.job = JobId(job);
-    if (readyForWork(&r))
-        r.ok = command(&r.error);
-    Q_EMIT commandFinished(r);
-    publish();
-}
-
-void HardwareSession::submitWorkload(quint64 request, QJsonObject json)
-{
-    CommandResult r;
-    r.request = request;
-    const std::optional<Domain::WorkloadSpec> spec = specForSubmission(json, &r);
-    if (spec && readyForWork(&r)) {
-        r.job = m_run->submit(*spec, &r.error, &r.field);
-        r.ok = r.job.isValid();
-    }
-    Q_EMIT commandFinished(r);
-    publish();
-}
-
-void HardwareSession::requestJobLog(quint64 request, int job, qint64 maxBytes)
-{
-    JobLog log;
-    log.request = request;
-    log.job = JobId(job);
-    if (!m_run) {
-        log.error = QStringLiteral("the real appliance's runtime has not started");
-    } else {
-        const Runtime::JobLogTail t = m_run->jobLog(JobId(job), maxBytes);
-        log.ok = t.ok;
-        log.error = t.error;
-        log.path = t.path;
-        log.text = QString::fromUtf8(t.text);
-        log.truncated = t.truncated;
-    }
-    Q_EMIT jobLogReady(log);
-}
-
-void HardwareSession::setSchedule(quint64 request, QJsonObject windowsParams)
-{
-    CommandResult r;
-    r.request = request;
-    Policy::PolicyError perr;
-    if (!Policy::TimeWindows::create(windowsParams, &perr)) {
-        r.error = perr.field.isEmpty() ? perr.message
-                                       : perr.field + QStringLiteral(": ") + perr.message;
-    } else if (readyForWork(&r)) {
-        r.ok = m_run->setPolicy(QStringLiteral("windows"), windowsParams, &r.error);
-    }
-    Q_EMIT commandFinished(r);
-    publish();
 }
 
 LayoutPreview HardwareSession::plan(int card, const QList<MigPlacement> &target) const

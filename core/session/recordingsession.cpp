@@ -58,6 +58,20 @@ void RecordingSession::flushStore()
         m_store->flush();
 }
 
+bool RecordingSession::commitNow(QString *error)
+{
+    if (!m_store) {
+        *error = m_storeError.isEmpty() ? QStringLiteral("the session has no store") : m_storeError;
+        return false;
+    }
+    persistState();
+    if (!m_store->flush()) {
+        *error = m_store->lastError();
+        return false;
+    }
+    return true;
+}
+
 void RecordingSession::noteEvent(const Storage::Event &e)
 {
     m_newEvents.append(e);

@@ -32,6 +32,9 @@ public:
     ~RecordingSession() override;
 
     SnapshotPtr latest() const override;
+    Storage::Store *eventStore() const override { return m_store.get(); }
+    // Persists the subclass's state (persistState()) and flushes the store.
+    bool commitNow(QString *error) override;
     // The store the events go to (the event log exports from it); empty when none could be
     // opened (`storeError()` says why; the session runs without one).
     QString storePath() const { return m_storePath; }
@@ -48,6 +51,9 @@ protected:
     // must go before closeStore().
     Storage::Recorder *recorder() const { return m_recorder.get(); }
     Storage::Store *store() const { return m_store.get(); }
+    // Queues the session's state documents (commitNow() calls it before flushing); the twin
+    // keeps none.
+    virtual void persistState() {}
     // Closes the recorder and the store (the destructor does it too).
     void closeStore();
     void flushStore();

@@ -11,6 +11,10 @@
 #include <QJsonObject>
 #include <QObject>
 
+namespace Zhaoxi::Storage {
+class Store;
+}
+
 namespace Zhaoxi::Session {
 
 // How a repartition is carried out when it touches partitions that serve jobs.
@@ -95,6 +99,17 @@ public:
 
     // The latest snapshot published (thread-safe).
     virtual SnapshotPtr latest() const = 0;
+    // The store the session records into (the service audits into it and reads events from
+    // it); nullptr when there is none. On the session's thread.
+    virtual Storage::Store *eventStore() const { return nullptr; }
+    // Makes what the session has done so far durable before returning: its state documents and
+    // every event queued, including ones others appended to eventStore(). The service answers a
+    // change only after this. False with an English *error when the store did not commit.
+    virtual bool commitNow(QString *error)
+    {
+        Q_UNUSED(error);
+        return true;
+    }
 
 public Q_SLOTS:
     virtual void start() = 0;

@@ -212,6 +212,7 @@ SnapshotPtr SimulationSession::publish()
             cs.temperatureC = m.temperatureC;
             cs.powerW = m.powerW;
             cs.throttled = m.throttled;
+            cs.clockFactor = m.clockFactor;
         }
         const Domain::CardModel &model = models[c.model];
         cs.memoryTotalMiB = model.memoryMiB;

@@ -40,6 +40,9 @@ struct CardSample
     double powerW = 0;
     double powerLimitW = 0;
     bool throttled = false;
+    // The share of its full clock the card runs at (1: full; lower while throttled): the
+    // simulated backend's model, or NVML's SM clock over its maximum; NaN when unknown.
+    double clockFactor = 1;
     QList<int> busyUnits; // uids of units whose job is working now (allocated but idle: absent)
 };
 

@@ -54,7 +54,12 @@ struct EventFilter
     QList<int> cards;
     QList<int> jobs;
     QList<QByteArray> codes;
-    qint64 limit = -1; // -1: no limit; rows come in (at_ms, id) order
+    // Only events appended after this id; rows then come in id (append) order, so a client can
+    // page through what is new since it last read.
+    std::optional<qint64> afterId;
+    // The newest first (by id): with `limit`, the tail of the log.
+    bool newestFirst = false;
+    qint64 limit = -1; // -1: no limit; rows come in (at_ms, id) order unless said otherwise above
 };
 
 } // namespace Zhaoxi::Storage

@@ -4,6 +4,7 @@
 #include <QMap>
 
 #include <algorithm>
+#include <cmath>
 
 namespace Zhaoxi::Storage {
 
@@ -47,31 +48,6 @@ Family familyOf(Metric m)
         break;
     }
     return {"zhaoxi_unknown", "", 1};
-}
-
-QByteArray escapeLabel(const QString &v)
-{
-    QByteArray r;
-    for (char c : v.toUtf8()) {
-        if (c == '\\')
-            r += "\\\\";
-        else if (c == '"')
-            r += "\\\"";
-        else if (c == '\n')
-            r += "\\n";
-        else
-            r += c;
-    }
-    return r;
-}
-
-QByteArray number(double v)
-{
-    if (std::isnan(v))
-        return "NaN";
-    if (std::isinf(v))
-        return v > 0 ? "+Inf" : "-Inf";
-    return QByteArray::number(v, 'g', 15);
 }
 
 const char *const kDcgmLabelOrder[]
@@ -126,7 +102,9 @@ QByteArray labelsFor(const LatestMetric &m)
     for (qsizetype i = 0; i < labels.size(); ++i) {
         if (i)
             r += ',';
-        r += labels[i].first + "=\"" + escapeLabel(labels[i].second) + '"';
+        r += labels[i].first + "=\"";
+        appendLabelValue(r, labels[i].second);
+        r += '"';
     }
     r += '}';
     return r;
@@ -152,9 +130,38 @@ QByteArray prometheusText(const QList<LatestMetric> &metrics)
             out += "# HELP " + current + ' ' + f.help + '\n';
             out += "# TYPE " + current + " gauge\n";
         }
-        out += current + labelsFor(m) + ' ' + number(m.point.value * f.scale) + '\n';
+        out += current + labelsFor(m) + ' ';
+        appendSampleValue(out, m.point.value * f.scale);
+        out += '\n';
     }
     return out;
+}
+
+void appendLabelValue(QByteArray &out, QStringView value)
+{
+    const QByteArray utf8 = value.toUtf8();
+    qsizetype from = 0;
+    for (qsizetype i = 0; i < utf8.size(); ++i) {
+        const char c = utf8[i];
+        if (c != '\\' && c != '"' && c != '\n')
+            continue;
+        out.append(utf8.constData() + from, i - from);
+        out += c == '\n'  ? QByteArrayView("\\n")
+               : c == '"' ? QByteArrayView("\\\"")
+                          : QByteArrayView("\\\\");
+        from = i + 1;
+    }
+    out.append(utf8.constData() + from, utf8.size() - from);
+}
+
+void appendSampleValue(QByteArray &out, double value)
+{
+    if (std::isnan(value))
+        out += "NaN";
+    else if (std::isinf(value))
+        out += value > 0 ? "+Inf" : "-Inf";
+    else
+        out += QByteArray::number(value, 'g', 15);
 }
 
 } // namespace Zhaoxi::Storage

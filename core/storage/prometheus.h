@@ -4,6 +4,7 @@
 #include "metrics.h"
 
 #include <QByteArray>
+#include <QStringView>
 
 namespace Zhaoxi::Storage {
 
@@ -22,5 +23,13 @@ namespace Zhaoxi::Storage {
 //   {service}, zhaoxi_training_throughput_samples_per_second{job}, zhaoxi_training_loss{job}.
 // Pure function; any thread.
 QByteArray prometheusText(const QList<LatestMetric> &metrics);
+
+// The spelling of the text format's parts, shared by every writer of it (prometheusText and the
+// service's /metrics, core/service/exposition.h) so that both write a value alike.
+// Appends `value` as it goes between a label value's quotes: \\, \" and \n escaped, UTF-8.
+void appendLabelValue(QByteArray &out, QStringView value);
+// Appends a sample value: NaN, +Inf, -Inf, else at most 15 significant digits ("41", "0.5",
+// "1e+21"): a value rounded where a double's noise begins, which Prometheus reads as a float64.
+void appendSampleValue(QByteArray &out, double value);
 
 } // namespace Zhaoxi::Storage

@@ -110,6 +110,16 @@ CREATE INDEX metric_samples_tier ON metric_samples(tier, at_ms);
 CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 )sql";
 
+// v3 -> v4: operator events (source 3, the audit trail) are append-only: SQLite itself refuses to
+// change or delete one, whoever writes to the file through SQL.
+const char kV3ToV4[] = R"sql(
+CREATE TRIGGER operator_events_no_update BEFORE UPDATE ON events WHEN old.source = 3
+BEGIN SELECT RAISE(ABORT, 'operator events are append-only'); END;
+CREATE TRIGGER operator_events_no_delete BEFORE DELETE ON events WHEN old.source = 3
+BEGIN SELECT RAISE(ABORT, 'operator events are append-only'); END;
+UPDATE schema_version SET version = 4;
+)sql";
+
 bool inTransaction(Sql::Connection &db, const std::function<bool(QString *)> &body, QString *error)
 {
     if (!db.exec("BEGIN IMMEDIATE", error))
@@ -256,7 +266,7 @@ int version(Sql::Connection &db, QString *error)
 bool create(Sql::Connection &db, QString *error)
 {
     return inTransaction(
-            db, [&](QString *e) { return db.exec(kCreateV3, e); }, error);
+            db, [&](QString *e) { return db.exec(kCreateV3, e) && db.exec(kV3ToV4, e); }, error);
 }
 
 bool migrate(Sql::Connection &db, QString *error)
@@ -277,7 +287,10 @@ bool migrate(Sql::Connection &db, QString *error)
     }
     while (v < kCurrentVersion) {
         bool ok = false;
-        if (v == 1) {
+        if (v == 3) {
+            ok = inTransaction(
+                    db, [&](QString *e) { return db.exec(kV3ToV4, e); }, &err);
+        } else if (v == 1) {
             ok = inTransaction(
                     db, [&](QString *e) { return db.exec(kV1ToV2, e); }, &err);
         } else if (v == 2) {

@@ -22,9 +22,11 @@ class Connection;
 //       time index, which halved ingest when it had its own); metrics split into metric_series (with exporter
 //       labels) and metric_samples with downsampling tiers (mean/min/max/count); a meta table
 //       for the roll-up watermarks.
+//   v4  operator events (the audit trail) are append-only: triggers refuse UPDATE and DELETE of
+//       events with source 3.
 namespace Schema {
 
-constexpr int kCurrentVersion = 3;
+constexpr int kCurrentVersion = 4;
 
 // The file's version: 0 for an empty database, -1 when it has tables but no version (not a
 // Zhaoxi store), or the recorded version.

@@ -417,9 +417,11 @@ std::unique_ptr<Store> Store::open(const QString &path,
             *error = QStringLiteral("cannot open the store %1: %2").arg(describeFile(path), err);
         return nullptr;
     }
-    // Fewer, larger checkpoints: index pages touched by many batches are copied back once.
+    // Fewer, larger checkpoints: index pages touched by many batches are copied back once. The
+    // WAL file is cut back to 64 MiB after each checkpoint, so a long-running service's WAL stays
+    // bounded (at most one checkpoint interval plus the batch in flight).
     p.db.exec("PRAGMA synchronous=NORMAL; PRAGMA temp_store=MEMORY; PRAGMA cache_size=-65536; "
-              "PRAGMA wal_autocheckpoint=16384;");
+              "PRAGMA wal_autocheckpoint=16384; PRAGMA journal_size_limit=67108864;");
     p.sync = 1;
     if (!p.prepare(&err)) {
         if (error)

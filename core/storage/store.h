@@ -21,6 +21,8 @@ inline constexpr char Queue[] = "queue";             // every job with progress 
 inline constexpr char Windows[] = "window-schedule"; // the policy's time-window schedule
 inline constexpr char Policy[] = "policy-settings";
 inline constexpr char Appliance[] = "appliance"; // the appliance file the state grew from
+// A run with real processes (zhaoxictl run, the service's --scenario): LiveRun::resumeState().
+inline constexpr char LiveRun[] = "live-run";
 } // namespace StateKey
 
 struct StoreOptions

@@ -174,6 +174,8 @@ QByteArray whereClause(const EventFilter &f)
     }
     if (!f.codes.isEmpty())
         list("code", f.codes.size());
+    if (f.afterId)
+        sql += " AND id > ?";
     return sql;
 }
 
@@ -194,6 +196,8 @@ void bindFilter(Sql::Statement &st, const EventFilter &f)
         st.bind(i++, qint64(j));
     for (const QByteArray &c : f.codes)
         st.bindText(i++, c);
+    if (f.afterId)
+        st.bind(i++, *f.afterId);
 }
 
 void assignIfDifferent(QByteArray &target, const char *p, int n)
@@ -214,7 +218,9 @@ bool Reader::forEachEvent(const EventFilter &filter,
             = "SELECT id, at_ms, severity, source, code, card, partition_uid, job, actor, params "
               "FROM events";
     sql += whereClause(filter);
-    sql += " ORDER BY at_ms, id";
+    sql += filter.newestFirst ? " ORDER BY id DESC"
+           : filter.afterId   ? " ORDER BY id"
+                              : " ORDER BY at_ms, id";
     if (filter.limit >= 0)
         sql += " LIMIT " + QByteArray::number(filter.limit);
     Sql::Statement st(d->db, sql.constData());

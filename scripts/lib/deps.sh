@@ -8,6 +8,7 @@ ZX_PACKAGES=(
     libqcustomplot-dev libsqlite3-dev
     fonts-wqy-microhei
     clang-format
+    qt6-httpserver-dev qt6-websockets-dev prometheus
 )
 
 zx_install_deps() {

@@ -41,6 +41,7 @@ inline QJsonObject baseModel()
             {"fp16Tflops", 10.5},
             {"idlePowerW", 5},
             {"maxPowerW", 100},
+            {"maxSmClockMHz", 1500},
             {"migComputeSlices", 7},
             {"migMemorySlices", 8},
             {"migProfiles",

@@ -108,17 +108,22 @@ void TestCatalogue::modelFacts_data()
     QTest::addColumn<qint64>("memoryMiB");
     QTest::addColumn<int>("profiles");
     QTest::addColumn<QStringList>("modes");
+    QTest::addColumn<int>("maxSmClockMHz");
 
     const QStringList all = {"whole", "mig", "time-slicing", "mps"};
     const QStringList soft = {"whole", "time-slicing", "mps"};
-    QTest::newRow("A100 40GB") << "A100-SXM4-40GB" << quint16(0x20B0) << qint64(40960) << 7 << all;
-    QTest::newRow("A100 80GB") << "A100-SXM4-80GB" << quint16(0x20B2) << qint64(81920) << 7 << all;
-    QTest::newRow("H100") << "H100-SXM5-80GB" << quint16(0x2330) << qint64(81559) << 7 << all;
-    QTest::newRow("H200") << "H200-141GB" << quint16(0x2335) << qint64(143771) << 7 << all;
-    QTest::newRow("H200 NVL") << "H200-NVL-141GB" << quint16(0x233B) << qint64(143771) << 7 << all;
-    QTest::newRow("L40S") << "L40S-48GB" << quint16(0x26B9) << qint64(46068) << 0 << soft;
-    QTest::newRow("L20") << "L20-48GB" << quint16(0x26BA) << qint64(46068) << 0 << soft;
-    QTest::newRow("T4") << "T4-16GB" << quint16(0x1EB8) << qint64(15360) << 0 << soft;
+    QTest::newRow("A100 40GB") << "A100-SXM4-40GB" << quint16(0x20B0) << qint64(40960) << 7 << all
+                               << 1410;
+    QTest::newRow("A100 80GB") << "A100-SXM4-80GB" << quint16(0x20B2) << qint64(81920) << 7 << all
+                               << 1410;
+    QTest::newRow("H100") << "H100-SXM5-80GB" << quint16(0x2330) << qint64(81559) << 7 << all
+                          << 1980;
+    QTest::newRow("H200") << "H200-141GB" << quint16(0x2335) << qint64(143771) << 7 << all << 1980;
+    QTest::newRow("H200 NVL") << "H200-NVL-141GB" << quint16(0x233B) << qint64(143771) << 7 << all
+                              << 1785;
+    QTest::newRow("L40S") << "L40S-48GB" << quint16(0x26B9) << qint64(46068) << 0 << soft << 2520;
+    QTest::newRow("L20") << "L20-48GB" << quint16(0x26BA) << qint64(46068) << 0 << soft << 2520;
+    QTest::newRow("T4") << "T4-16GB" << quint16(0x1EB8) << qint64(15360) << 0 << soft << 1590;
 }
 
 void TestCatalogue::modelFacts()
@@ -128,6 +133,7 @@ void TestCatalogue::modelFacts()
     QFETCH(qint64, memoryMiB);
     QFETCH(int, profiles);
     QFETCH(QStringList, modes);
+    QFETCH(int, maxSmClockMHz);
 
     const Catalogue c = Catalogue::builtIn();
     const CardModel *m = c.find(model);
@@ -140,6 +146,7 @@ void TestCatalogue::modelFacts()
     QCOMPARE(m->migProfiles.size(), profiles);
     QVERIFY(m->fp16Tflops > 0);
     QVERIFY(m->maxPowerW > m->idlePowerW);
+    QCOMPARE(m->maxSmClockMHz, maxSmClockMHz);
     QStringList supported;
     for (PartitionMode mode : {PartitionMode::Whole,
                                PartitionMode::Mig,

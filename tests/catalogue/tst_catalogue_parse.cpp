@@ -34,6 +34,7 @@ void TestCatalogueParse::baseModelParses()
     QCOMPARE(m->aliases, QStringList{"TG"});
     QCOMPARE(m->pciDeviceIds, QList<quint16>{0x1234});
     QCOMPARE(m->fp16Tflops, 10.5);
+    QCOMPARE(m->maxSmClockMHz, 1500);
     QCOMPARE(m->migProfiles.size(), 3);
     QCOMPARE(m->migProfiles[1].starts, (QList<int>{0, 4}));
     QCOMPARE(m->softModes.size(), 2);
@@ -49,6 +50,7 @@ void TestCatalogueParse::optionalFieldsDefault()
     o.remove("migComputeSlices");
     o.remove("migMemorySlices");
     o.remove("softModes");
+    o.remove("maxSmClockMHz");
     o.insert("vendor", "Other");
     o.insert("pciVendorId", "0x1af4");
     LoadError e;
@@ -59,6 +61,7 @@ void TestCatalogueParse::optionalFieldsDefault()
     QVERIFY(m->supports(PartitionMode::Whole));
     QCOMPARE(m->vendor, QStringLiteral("Other"));
     QCOMPARE(m->pciVendorId, quint16(0x1AF4));
+    QCOMPARE(m->maxSmClockMHz, 0); // unknown: the exporter leaves the SM clock out
 
     // span defaults to memorySlices, mediaExtensions to false.
     o = baseModel();
@@ -195,6 +198,14 @@ void TestCatalogueParse::badModel_data()
                                          << "at least 0" << 0;
     QTest::newRow("max power below idle") << top("maxPowerW", 4) << "maxPowerW"
                                           << "at least 5" << 0;
+    QTest::newRow("zero SM clock") << top("maxSmClockMHz", 0) << "maxSmClockMHz"
+                                   << "1..10000" << 0;
+    QTest::newRow("SM clock in kHz") << top("maxSmClockMHz", 1980000) << "maxSmClockMHz"
+                                     << "1..10000" << 0;
+    QTest::newRow("fractional SM clock") << top("maxSmClockMHz", 1410.5) << "maxSmClockMHz"
+                                         << "integer" << 0;
+    QTest::newRow("SM clock a string") << top("maxSmClockMHz", "1980 MHz") << "maxSmClockMHz"
+                                       << "expected an integer, got a string" << 0;
     QTest::newRow("profiles without compute slices")
             << top("migComputeSlices", none) << "migComputeSlices"
             << "required" << 0;

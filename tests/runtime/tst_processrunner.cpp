@@ -58,6 +58,36 @@ private Q_SLOTS:
         QCOMPARE(*stored, *info);
     }
 
+    // One shim per directory, whoever asks: a second launch into a directory where a process
+    // still runs (an owner restarted without its records would try) is refused by the shim's
+    // lock, which names the first one; once it has gone, the directory takes a launch again.
+    void oneProcessPerDirectoryWhoeverStartsIt()
+    {
+        QSignalSpy exited(m_runner.get(), &ProcessRunner::exited);
+        const LaunchRequest first = shell(QStringLiteral("j7-r0"), QStringLiteral("sleep 30"));
+        const auto info = launch(*m_runner, first);
+        QVERIFY(info);
+        QFile lock(first.dir + QStringLiteral("/lock"));
+        QVERIFY(lock.open(QIODevice::ReadOnly));
+        QCOMPARE(lock.readAll().trimmed(),
+                 QByteArray::number(info->shimPid) + ' ' + QByteArray::number(info->pid));
+
+        // Another runner (another owner) launching the same rank into the same directory.
+        ProcessRunner other(options());
+        LaunchRequest second = shell(QStringLiteral("j7-r0"), QStringLiteral("echo twice"));
+        second.dir = first.dir;
+        QString error;
+        QVERIFY(!other.launch(second, &error));
+        QVERIFY2(error.contains(QStringLiteral("another process of it still runs")),
+                 qPrintable(error));
+
+        m_runner->stop(first.key, SIGKILL, 0);
+        QTRY_COMPARE_WITH_TIMEOUT(exited.count(), 1, kWaitMs);
+        const auto again = other.launch(second, &error);
+        QVERIFY2(again, qPrintable(error));
+        m_started << *again;
+    }
+
     void demoTrainRunsWithItsBinding()
     {
         QSignalSpy exited(m_runner.get(), &ProcessRunner::exited);

@@ -117,6 +117,9 @@ void TestCmdEvents::initTestCase()
     store->appendMetric(
             MetricSample{{Metric::LatencyP99Ms, -1, -1, QStringLiteral("chat"), -1}, kT0, 85, {}});
     store->appendMetric(MetricSample{{Metric::TrainingThroughput, -1, -1, {}, 4}, kT0, 1200, {}});
+    // A label value the text format must escape (\\ and \").
+    store->appendMetric(MetricSample{
+            {Metric::RequestRate, -1, -1, QStringLiteral("a \"b\" \\c"), -1}, kT0, 2.5, {}});
     QVERIFY(store->flush());
 }
 
@@ -493,6 +496,9 @@ void TestCmdEvents::metricsInPrometheusFormat()
                      R"(zhaoxi_inference_latency_seconds{service="chat",quantile="0.99"} 0.085)"),
              text.constData());
     QVERIFY2(text.contains(R"(zhaoxi_training_throughput_samples_per_second{job_id="4"} 1200)"),
+             text.constData());
+    QVERIFY2(text.contains(
+                     "zhaoxi_inference_requests_per_second{service=\"a \\\"b\\\" \\\\c\"} 2.5"),
              text.constData());
     // Every sample line is "name{labels} value" and every family has HELP and TYPE.
     for (const QByteArray &line : text.split('\n')) {

@@ -106,6 +106,8 @@ private Q_SLOTS:
     void unreadableFilesAreMovedAside_data();
     void unreadableFilesAreMovedAside();
     void readersNeverMoveAFile();
+    void operatorEventsAreAppendOnly_data();
+    void operatorEventsAreAppendOnly();
 
 private:
     std::unique_ptr<QTemporaryDir> m_dir;
@@ -138,7 +140,7 @@ void TestMigrations::everyEarlierVersionMigrates()
     QVERIFY(report.movedAsideTo.isEmpty());
     auto reader = store->reader(&err);
     QVERIFY2(reader, qPrintable(err));
-    QCOMPARE(reader->schemaVersion(), 3);
+    QCOMPARE(reader->schemaVersion(), 4);
     QCOMPARE(reader->integrityCheck(), QStringLiteral("ok"));
 
     // Events: severities and sources as enums, the actor out of the params (v1), ids kept.
@@ -208,7 +210,7 @@ void TestMigrations::readersMigrateOnlyWhenAsked()
     QVERIFY2(err.contains(QStringLiteral("schema version 1")), qPrintable(err));
     auto reader = Reader::open(path, Reader::OpenMode::MigrateIfOlder, &err);
     QVERIFY2(reader, qPrintable(err));
-    QCOMPARE(reader->schemaVersion(), 3);
+    QCOMPARE(reader->schemaVersion(), 4);
     QCOMPARE(reader->countEvents({}), 5);
 }
 
@@ -331,6 +333,51 @@ void TestMigrations::readersNeverMoveAFile()
                           &err));
     QVERIFY(err.contains(QStringLiteral("no such file")));
     QVERIFY(!QFile::exists(m_dir->filePath(QStringLiteral("absent.sqlite"))));
+}
+
+void TestMigrations::operatorEventsAreAppendOnly_data()
+{
+    QTest::addColumn<bool>("migrated");
+    QTest::newRow("a new store") << false;
+    QTest::newRow("migrated from v2") << true;
+}
+
+// The audit trail (operator events) cannot be changed or deleted through SQL, on a new store and
+// on one migrated from an earlier schema; other events can (nothing else relies on that, but the
+// triggers must name only the operator's).
+void TestMigrations::operatorEventsAreAppendOnly()
+{
+    QFETCH(bool, migrated);
+    const QString path = m_dir->filePath(QStringLiteral("audit.sqlite"));
+    if (migrated)
+        QVERIFY(writeFixture(path, kSchemaV2));
+    QString err;
+    {
+        auto store = Store::open(path, &err);
+        QVERIFY2(store, qPrintable(err));
+        Event op;
+        op.atMs = 1000;
+        op.source = Source::Operator;
+        op.code = "operator-priority";
+        op.actor = QStringLiteral("alice");
+        store->append(op);
+        Event sched;
+        sched.atMs = 1001;
+        sched.code = "job-placed";
+        store->append(sched);
+        QVERIFY(store->flush());
+    }
+    QVERIFY(!writeFixture(path, "UPDATE events SET actor = 'mallory' WHERE source = 3;"));
+    QVERIFY(!writeFixture(path, "DELETE FROM events WHERE source = 3;"));
+    QVERIFY(writeFixture(path, "UPDATE events SET code = 'job-started' WHERE source = 0;"));
+    auto reader = Reader::open(path, Reader::OpenMode::RequireCurrent, &err);
+    QVERIFY2(reader, qPrintable(err));
+    EventFilter f;
+    f.sources = {Source::Operator};
+    const QList<Event> ops = reader->events(f);
+    QCOMPARE(ops.size(), migrated ? 2 : 1); // the fixture's own operator event, and alice's
+    QCOMPARE(ops.first().actor, QStringLiteral("alice")); // by time: hers is the earlier
+    QCOMPARE(reader->countEvents({}), migrated ? 7 : 2);
 }
 
 QTEST_GUILESS_MAIN(TestMigrations)

@@ -110,7 +110,7 @@ void TestStore::createsAWalStoreAtTheGivenPath()
     QVERIFY(QFile::exists(path(QStringLiteral("sub/dir/a.sqlite-wal"))));
     auto reader = store->reader(&err);
     QVERIFY2(reader, qPrintable(err));
-    QCOMPARE(reader->schemaVersion(), 3);
+    QCOMPARE(reader->schemaVersion(), 4);
 }
 
 // Issue 14: a store is created 0600 (its -wal too) and never through a symbolic link at its

@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "protocol.h"
+
+#include "core/catalogue/layoutrules.h"
+#include "core/storage/statecodec.h"
+
+#include <QJsonDocument>
+
+#include <cmath>
+
+namespace Zhaoxi::Service {
+
+using Session::Snapshot;
+
+const QList<CommandInfo> &commands()
+{
+    static const QList<CommandInfo> list = {
+            {"hello", false, "{\"client\": NAME}: the service, the protocol, who you are"},
+            {"help", false, "the commands"},
+            {"snapshot", false, "{\"state\": BOOL}: the appliance now"},
+            {"cards", false, "every card, its units and readings"},
+            {"jobs", false, "every job"},
+            {"events", false, "{\"after_id\": N, \"limit\": N}: stored events, oldest first"},
+            {"subscribe",
+             false,
+             "{\"snapshots\": BOOL, \"events\": BOOL, \"interval_ms\": N, "
+             "\"state\": BOOL}: pushes from now on"},
+            {"unsubscribe", false, "no more pushes"},
+            {"schedule-get", false, "the windows schedule in force"},
+            {"job-log", false, "{\"job\": N, \"max_bytes\": N}: the last bytes of a job's log"},
+            {"preview-placement",
+             false,
+             "{\"job\": N, \"card\": N}: could it go there, at what cost"},
+            {"preview-layout", false, "{\"card\": N, \"layout\": [\"3g.40gb@0\", ...]}"},
+            {"audit-verify", false, "is the operator audit chain intact"},
+            {"submit", true, "{\"spec\": {...}}: a workload (docs/workload-spec.md)"},
+            {"cancel", true, "{\"job\": N}"},
+            {"requeue", true, "{\"job\": N}"},
+            {"priority", true, "{\"job\": N, \"priority\": N}"},
+            {"place", true, "{\"job\": N, \"card\": N, \"preempt\": BOOL}"},
+            {"layout-apply",
+             true,
+             "{\"card\": N, \"layout\": [...], \"drain_deadline_ms\": N}: "
+             "immediate without a deadline, drained with one"},
+            {"schedule-set", true, "{\"schedule\": {...}}: the windows policy's parameters"},
+    };
+    return list;
+}
+
+const CommandInfo *findCommand(QStringView name)
+{
+    for (const CommandInfo &c : commands()) {
+        if (name == QLatin1String(c.name))
+            return &c;
+    }
+    return nullptr;
+}
+
+QJsonObject okAnswer(const QJsonValue &id, const QJsonObject &result)
+{
+    return {{QStringLiteral("id"), id},
+            {QStringLiteral("ok"), true},
+            {QStringLiteral("result"), result}};
+}
+
+QJsonObject errorAnswer(const QJsonValue &id,
+                        const char *code,
+                        const QString &message,
+                        const QString &field)
+{
+    QJsonObject e{{QStringLiteral("code"), QLatin1String(code)},
+                  {QStringLiteral("message"), message}};
+    if (!field.isEmpty())
+        e.insert(QStringLiteral("field"), field);
+    return {{QStringLiteral("id"), id},
+            {QStringLiteral("ok"), false},
+            {QStringLiteral("error"), e}};
+}
+
+QByteArray encodeLine(const QJsonObject &message)
+{
+    QByteArray line = QJsonDocument(message).toJson(QJsonDocument::Compact);
+    line += '\n';
+    return line;
+}
+
+namespace {
+
+// NaN and infinities are not JSON: "not available" is null.
+QJsonValue number(double v)
+{
+    return std::isfinite(v) ? QJsonValue(v) : QJsonValue();
+}
+
+QJsonValue jobValue(Domain::JobId job)
+{
+    return job.isValid() ? QJsonValue(job.value()) : QJsonValue();
+}
+
+} // namespace
+
+QJsonArray cardsJson(const Snapshot &s)
+{
+    QJsonArray out;
+    const Sched::ClusterState &st = s.state;
+    const auto &models = st.catalogue().models();
+    for (const Sched::CardState &c : st.cards()) {
+        const Domain::CardModel &model = models[c.model];
+        QJsonArray units;
+        for (const Sched::Unit &u : c.units) {
+            QJsonObject uo{{QStringLiteral("uid"), u.uid},
+                           {QStringLiteral("milli"), u.milli},
+                           {QStringLiteral("memory_mib"), u.memoryMiB},
+                           {QStringLiteral("job"), jobValue(u.job)},
+                           {QStringLiteral("ready"), u.state == Sched::UnitState::Ready}};
+            if (u.profile >= 0) {
+                uo.insert(QStringLiteral("profile"), model.migProfiles[u.profile].name);
+                uo.insert(QStringLiteral("start"), u.start);
+            }
+            units.append(uo);
+        }
+        QJsonObject co{{QStringLiteral("card"), c.id.value()},
+                       {QStringLiteral("host"), st.hosts()[c.host.value()].name},
+                       {QStringLiteral("index_on_host"), c.indexOnHost},
+                       {QStringLiteral("model"), model.name},
+                       {QStringLiteral("mode"), Domain::toString(c.mode)},
+                       {QStringLiteral("health"), QLatin1String(Sched::toString(c.health))},
+                       {QStringLiteral("cordoned"), c.cordoned},
+                       {QStringLiteral("units"), units}};
+        if (c.id.value() < s.cards.size()) {
+            const Session::CardSample &m = s.cards[c.id.value()];
+            co.insert(QStringLiteral("lost"), m.lost);
+            co.insert(QStringLiteral("utilisation"), number(m.utilisation));
+            co.insert(QStringLiteral("training_utilisation"), number(m.trainingUtilisation));
+            co.insert(QStringLiteral("inference_utilisation"), number(m.inferenceUtilisation));
+            co.insert(QStringLiteral("memory_used_mib"), m.memoryUsedMiB);
+            co.insert(QStringLiteral("memory_total_mib"), m.memoryTotalMiB);
+            co.insert(QStringLiteral("temperature_c"), number(m.temperatureC));
+            co.insert(QStringLiteral("power_w"), number(m.powerW));
+            co.insert(QStringLiteral("power_limit_w"), number(m.powerLimitW));
+            co.insert(QStringLiteral("clock_factor"), number(m.clockFactor));
+            co.insert(QStringLiteral("throttled"), m.throttled);
+            QJsonArray busy;
+            for (int uid : m.busyUnits)
+                busy.append(uid);
+            co.insert(QStringLiteral("busy_units"), busy);
+        }
+        out.append(co);
+    }
+    return out;
+}
+
+QJsonArray jobsJson(const Snapshot &s)
+{
+    QJsonArray out;
+    for (const Sched::Job &j : s.state.jobs()) {
+        QJsonArray units;
+        for (const Sched::Assignment &a : j.assignments)
+            units.append(QJsonObject{{QStringLiteral("card"), a.card.value()},
+                                     {QStringLiteral("uid"), a.unitUid}});
+        QJsonObject jo{{QStringLiteral("job"), j.id.value()},
+                       {QStringLiteral("name"), j.spec.name},
+                       {QStringLiteral("kind"), Domain::toString(j.spec.kind)},
+                       {QStringLiteral("state"), QLatin1String(Sched::toString(j.state))},
+                       {QStringLiteral("priority"), j.spec.priority},
+                       {QStringLiteral("submitted_ms"), j.submittedMs},
+                       {QStringLiteral("started_ms"), j.startedMs},
+                       {QStringLiteral("ended_ms"), j.endedMs},
+                       {QStringLiteral("work_done_ms"), j.workDoneMs},
+                       {QStringLiteral("lost_work_ms"), j.lostWorkMs},
+                       {QStringLiteral("preemptions"), j.preemptions},
+                       {QStringLiteral("units"), units}};
+        if (j.spec.inference)
+            jo.insert(QStringLiteral("service"), j.spec.inference->service);
+        out.append(jo);
+    }
+    return out;
+}
+
+QJsonObject snapshotJson(const Snapshot &s, bool withState)
+{
+    QJsonArray queue;
+    for (Domain::JobId j : s.queue)
+        queue.append(j.value());
+    QJsonArray services;
+    for (const Session::ServiceSample &v : s.services)
+        services.append(QJsonObject{{QStringLiteral("service"), v.name},
+                                    {QStringLiteral("slo_ms"), number(v.sloMs)},
+                                    {QStringLiteral("p50_ms"), number(v.p50Ms)},
+                                    {QStringLiteral("p99_ms"), number(v.p99Ms)},
+                                    {QStringLiteral("rate_per_s"), number(v.ratePerS)},
+                                    {QStringLiteral("attainment"), number(v.attainment)},
+                                    {QStringLiteral("replicas"), v.replicas},
+                                    {QStringLiteral("target_replicas"), v.targetReplicas},
+                                    {QStringLiteral("min_replicas"), v.minReplicas},
+                                    {QStringLiteral("max_replicas"), v.maxReplicas}});
+    QJsonArray training;
+    for (const Session::TrainingSample &t : s.training)
+        training.append(QJsonObject{{QStringLiteral("job"), jobValue(t.job)},
+                                    {QStringLiteral("name"), t.name},
+                                    {QStringLiteral("speed"), number(t.speed)},
+                                    {QStringLiteral("loss"), number(t.loss)},
+                                    {QStringLiteral("progress"), number(t.progress)},
+                                    {QStringLiteral("lost_hours"), number(t.lostHours)},
+                                    {QStringLiteral("completed"), t.completed}});
+    QJsonObject o{{QStringLiteral("serial"), qint64(s.serial)},
+                  {QStringLiteral("now_ms"), s.nowMs},
+                  {QStringLiteral("start_ms"), s.startMs},
+                  {QStringLiteral("end_ms"), s.endMs},
+                  {QStringLiteral("utc_offset_s"), s.utcOffsetSeconds},
+                  {QStringLiteral("appliance"), s.applianceName},
+                  {QStringLiteral("simulated"), s.simulated},
+                  {QStringLiteral("read_only"), s.readOnly},
+                  {QStringLiteral("read_only_reason"), s.readOnlyReason},
+                  {QStringLiteral("policy"), s.policy},
+                  {QStringLiteral("window"), s.window},
+                  {QStringLiteral("cards"), cardsJson(s)},
+                  {QStringLiteral("jobs"), jobsJson(s)},
+                  {QStringLiteral("queue"), queue},
+                  {QStringLiteral("services"), services},
+                  {QStringLiteral("training"), training},
+                  {QStringLiteral("budget"),
+                   QJsonObject{{QStringLiteral("training_milli"), s.budget.trainingMilli},
+                               {QStringLiteral("inference_milli"), s.budget.inferenceMilli},
+                               {QStringLiteral("batch_milli"), s.budget.batchMilli}}}};
+    if (withState)
+        o.insert(QStringLiteral("state"),
+                 QJsonObject{{QStringLiteral("layouts"),
+                              QJsonDocument::fromJson(Storage::layoutsToJson(s.state)).object()},
+                             {QStringLiteral("queue"),
+                              QJsonDocument::fromJson(Storage::queueToJson(s.state)).object()}});
+    return o;
+}
+
+QJsonObject eventJson(const Storage::Event &e)
+{
+    QJsonObject o{
+            {QStringLiteral("id"), e.id},
+            {QStringLiteral("at_ms"), e.atMs},
+            {QStringLiteral("severity"), QLatin1String(Storage::toString(e.severity))},
+            {QStringLiteral("source"), QLatin1String(Storage::toString(e.source))},
+            {QStringLiteral("code"), QString::fromLatin1(e.code)},
+            {QStringLiteral("card"), e.card >= 0 ? QJsonValue(e.card) : QJsonValue()},
+            {QStringLiteral("partition"),
+             e.partition >= 0 ? QJsonValue(e.partition) : QJsonValue()},
+            {QStringLiteral("job"), e.job >= 0 ? QJsonValue(e.job) : QJsonValue()},
+            {QStringLiteral("params"),
+             e.params.isEmpty() ? QJsonObject() : QJsonDocument::fromJson(e.params).object()}};
+    if (!e.actor.isEmpty())
+        o.insert(QStringLiteral("actor"), e.actor);
+    return o;
+}
+
+QJsonObject commandResultJson(const Session::CommandResult &r)
+{
+    QJsonObject o{{QStringLiteral("ok"), r.ok}};
+    if (!r.error.isEmpty())
+        o.insert(QStringLiteral("error"), r.error);
+    if (!r.field.isEmpty())
+        o.insert(QStringLiteral("field"), r.field);
+    if (r.job.isValid())
+        o.insert(QStringLiteral("job"), r.job.value());
+    if (!r.status.isSuccess())
+        o.insert(QStringLiteral("reason"), QLatin1String(Sched::reasonCode(r.status.reason)));
+    return o;
+}
+
+QJsonObject placementPreviewJson(const Session::PlacementPreview &p)
+{
+    const char *outcome = p.outcome == Session::PlacementPreview::Outcome::Direct ? "direct"
+                          : p.outcome == Session::PlacementPreview::Outcome::NeedsPreemption
+                                  ? "needs-preemption"
+                                  : "refused";
+    QJsonArray victims;
+    for (qsizetype i = 0; i < p.victims.size(); ++i)
+        victims.append(QJsonObject{{QStringLiteral("job"), p.victims[i].job.value()},
+                                   {QStringLiteral("name"), p.victimNames.value(i)}});
+    QJsonObject o{{QStringLiteral("job"), jobValue(p.job)},
+                  {QStringLiteral("card"), p.card.value()},
+                  {QStringLiteral("outcome"), QLatin1String(outcome)},
+                  {QStringLiteral("victims"), victims}};
+    if (p.outcome == Session::PlacementPreview::Outcome::Refused) {
+        o.insert(QStringLiteral("reason"), QLatin1String(Sched::reasonCode(p.status.reason)));
+        o.insert(QStringLiteral("message"), p.status.describe());
+    }
+    return o;
+}
+
+QJsonObject layoutPreviewJson(const Session::LayoutPreview &p, const Domain::CardModel *model)
+{
+    QJsonArray target, affected;
+    for (const Domain::MigPlacement &m : p.target)
+        target.append(model ? Catalogue::formatPlacement(*model, m)
+                            : QStringLiteral("#%1@%2").arg(m.profile).arg(m.start));
+    for (Domain::JobId j : p.affectedJobs)
+        affected.append(j.value());
+    QJsonObject o{{QStringLiteral("card"), p.card.value()},
+                  {QStringLiteral("ok"), p.ok},
+                  {QStringLiteral("layout"), target},
+                  {QStringLiteral("destroys"), p.destroys},
+                  {QStringLiteral("creates"), p.creates},
+                  {QStringLiteral("affected_jobs"), affected},
+                  {QStringLiteral("expected_ms"), p.expectedMs}};
+    if (!p.error.isEmpty())
+        o.insert(QStringLiteral("error"), p.error);
+    return o;
+}
+
+QJsonObject jobLogJson(const Session::JobLog &l)
+{
+    QJsonObject o{{QStringLiteral("job"), jobValue(l.job)},
+                  {QStringLiteral("ok"), l.ok},
+                  {QStringLiteral("path"), l.path},
+                  {QStringLiteral("text"), l.text},
+                  {QStringLiteral("truncated"), l.truncated}};
+    if (!l.error.isEmpty())
+        o.insert(QStringLiteral("error"), l.error);
+    return o;
+}
+
+std::optional<qint64> intArgument(const QJsonObject &request,
+                                  const QString &name,
+                                  QString *error,
+                                  std::optional<qint64> fallback)
+{
+    const QJsonValue v = request.value(name);
+    if (v.isUndefined() && fallback)
+        return fallback;
+    if (v.isUndefined()) {
+        *error = QStringLiteral("\"%1\" is required").arg(name);
+        return std::nullopt;
+    }
+    const double d = v.toDouble(std::nan(""));
+    if (!v.isDouble() || !std::isfinite(d) || d != std::floor(d) || std::fabs(d) > 9.0e15) {
+        *error = QStringLiteral("\"%1\" must be an integer").arg(name);
+        return std::nullopt;
+    }
+    return qint64(d);
+}
+
+std::optional<QList<Domain::MigPlacement>> layoutArgument(const QJsonObject &request,
+                                                          const Domain::CardModel &model,
+                                                          QString *error)
+{
+    const QJsonValue v = request.value(QStringLiteral("layout"));
+    if (!v.isArray()) {
+        *error = QStringLiteral("\"layout\" must be an array of PROFILE@START strings");
+        return std::nullopt;
+    }
+    QList<Domain::MigPlacement> layout;
+    for (const QJsonValue &p : v.toArray()) {
+        if (!p.isString()) {
+            *error = QStringLiteral("\"layout\" must be an array of PROFILE@START strings");
+            return std::nullopt;
+        }
+        QString why;
+        const auto placement = Catalogue::parsePlacement(model, p.toString(), &why);
+        if (!placement) {
+            *error = why;
+            return std::nullopt;
+        }
+        layout.append(*placement);
+    }
+    return layout;
+}
+
+bool cardLayoutArguments(const QJsonObject &request,
+                         const Session::Snapshot *snapshot,
+                         int *card,
+                         QList<Domain::MigPlacement> *layout,
+                         QString *error,
+                         QString *field)
+{
+    *field = QStringLiteral("card");
+    const auto c = intArgument(request, QStringLiteral("card"), error);
+    if (!c)
+        return false;
+    if (!snapshot || *c < 0 || *c >= snapshot->state.cards().size()) {
+        *error = QStringLiteral("no card %1").arg(*c);
+        return false;
+    }
+    *card = int(*c);
+    const auto &model = snapshot->state.catalogue()
+                                .models()[snapshot->state.card(Domain::CardId(*card)).model];
+    *field = QStringLiteral("layout");
+    const auto l = layoutArgument(request, model, error);
+    if (!l)
+        return false;
+    *layout = *l;
+    return true;
+}
+
+} // namespace Zhaoxi::Service

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The server's changes: checked, refused (and audited) when the peer may only read or the
+// arguments are wrong, handed to the session, audited with before and after, and answered only
+// once the audit event and the session's state are committed. server.cpp has the transport and
+// the reads.
+#include "server.h"
+#include "server_p.h"
+
+#include "audit.h"
+#include "protocol.h"
+
+#include "core/catalogue/layoutrules.h"
+#include "core/storage/store.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QLocalSocket>
+
+#include <algorithm>
+#include <climits>
+
+namespace Zhaoxi::Service {
+
+using Session::CommandResult;
+using Session::SnapshotPtr;
+
+namespace {
+
+QJsonObject jobBrief(const Session::Snapshot &s, int job)
+{
+    if (job < 0 || job >= s.state.jobs().size())
+        return {};
+    const Sched::Job &j = s.state.job(Domain::JobId(job));
+    QJsonArray units;
+    for (const Sched::Assignment &a : j.assignments)
+        units.append(QJsonObject{{QStringLiteral("card"), a.card.value()},
+                                 {QStringLiteral("uid"), a.unitUid}});
+    return {{QStringLiteral("job"), job},
+            {QStringLiteral("name"), j.spec.name},
+            {QStringLiteral("state"), QLatin1String(Sched::toString(j.state))},
+            {QStringLiteral("priority"), j.spec.priority},
+            {QStringLiteral("units"), units}};
+}
+
+QJsonArray layoutOf(const Session::Snapshot &s, int card)
+{
+    QJsonArray out;
+    if (card < 0 || card >= s.state.cards().size())
+        return out;
+    const Sched::CardState &c = s.state.card(Domain::CardId(card));
+    const Domain::CardModel &model = s.state.catalogue().models()[c.model];
+    for (const Sched::Unit &u : c.units) {
+        if (u.profile >= 0)
+            out.append(Catalogue::formatPlacement(model, Domain::MigPlacement{u.profile, u.start}));
+    }
+    return out;
+}
+
+} // namespace
+
+QJsonObject Server::subjectState(const QString &command, int card, int job) const
+{
+    const SnapshotPtr s = m_session.latest();
+    if (!s)
+        return {};
+    if (command == QLatin1String("layout-apply"))
+        return {{QStringLiteral("card"), card}, {QStringLiteral("layout"), layoutOf(*s, card)}};
+    if (command == QLatin1String("schedule-set"))
+        return scheduleInForce();
+    return jobBrief(*s, job);
+}
+
+void Server::audit(const Peer &peer,
+                   const QString &command,
+                   Storage::Severity severity,
+                   int card,
+                   int job,
+                   QJsonObject params)
+{
+    if (!m_audit)
+        return;
+    // On the appliance's clock, like every other event in its store (a scenario's clock may run
+    // ahead of the wall's); the wall time is kept beside it.
+    const SnapshotPtr s = m_session.latest();
+    Storage::Event e;
+    e.atMs = s ? s->nowMs : m_options.clock();
+    e.severity = severity;
+    e.code = "operator-" + command.toLatin1();
+    e.card = card;
+    e.job = job;
+    e.actor = peer.login;
+    params.insert(QStringLiteral("uid"), peer.uid);
+    params.insert(QStringLiteral("pid"), peer.pid);
+    params.insert(QStringLiteral("wall_ms"), m_options.clock());
+    e.id = m_audit->record(e, params);
+    // Event subscribers see the audit trail as it grows, like every other event.
+    e.source = Storage::Source::Operator;
+    const QByteArray line = encodeLine({{QStringLiteral("push"), QStringLiteral("event")},
+                                        {QStringLiteral("event"), eventJson(e)}});
+    for (const auto &c : std::as_const(m_clients)) {
+        if (c->events)
+            send(*c, line, true);
+    }
+}
+
+void Server::refuse(Client &client,
+                    const QJsonValue &id,
+                    const QString &command,
+                    const QJsonObject &request,
+                    const char *code,
+                    const QString &why)
+{
+    QJsonObject asked = request;
+    asked.remove(QStringLiteral("id"));
+    const int card = request.value(QStringLiteral("card")).toInt(-1);
+    const int job = request.value(QStringLiteral("job")).toInt(-1);
+    audit(client.peer,
+          command,
+          Storage::Severity::Warning,
+          card,
+          job,
+          {{QStringLiteral("asked"), asked},
+           {QStringLiteral("ok"), false},
+           {QStringLiteral("refused"), why},
+           {QStringLiteral("role"), QLatin1String(toString(client.role))}});
+    QString err;
+    if (m_audit && !m_session.commitNow(&err))
+        qWarning("zhaoxid: a refusal's audit event was not committed: %s", qPrintable(err));
+    reply(client.socket, errorAnswer(id, code, why));
+}
+
+void Server::change(Client &client,
+                    const QJsonValue &id,
+                    const QString &command,
+                    const QJsonObject &request)
+{
+    if (client.role != Role::Operator) {
+        refuse(client,
+               id,
+               command,
+               request,
+               Code::Forbidden,
+               QStringLiteral(
+                       "%1 may only read: changes need root or membership of the group \"%2\"")
+                       .arg(client.peer.login, m_options.operatorGroup));
+        return;
+    }
+    if (!m_takingChanges) {
+        refuse(client,
+               id,
+               command,
+               request,
+               Code::Unavailable,
+               QStringLiteral("the service is shutting down"));
+        return;
+    }
+    if (!m_audit) {
+        reply(client.socket,
+              errorAnswer(id,
+                          Code::Unavailable,
+                          QStringLiteral("changes are not taken: %1").arg(m_auditError)));
+        return;
+    }
+    QString why;
+    const SnapshotPtr s = m_session.latest();
+    Pending p;
+    p.socket = client.socket;
+    p.id = id;
+    p.command = command;
+    p.peer = client.peer;
+    p.asked = request;
+    p.asked.remove(QStringLiteral("id"));
+    auto bad = [&](const QString &field) {
+        refuse(client, id, command, request, Code::BadArgument, field + QStringLiteral(": ") + why);
+    };
+    const quint64 req = nextRequest();
+    if (command == QLatin1String("submit")) {
+        const QJsonValue spec = request.value(QStringLiteral("spec"));
+        if (!spec.isObject()) {
+            why = QStringLiteral("must be a workload spec (a JSON object)");
+            return bad(QStringLiteral("spec"));
+        }
+        m_pending.insert(req, p);
+        m_session.submitWorkload(req, spec.toObject());
+        return;
+    }
+    if (command == QLatin1String("schedule-set")) {
+        const QJsonValue schedule = request.value(QStringLiteral("schedule"));
+        if (!schedule.isObject()) {
+            why = QStringLiteral("must be the windows policy's parameters (a JSON object)");
+            return bad(QStringLiteral("schedule"));
+        }
+        p.before = subjectState(command, -1, -1);
+        m_pending.insert(req, p);
+        m_session.setSchedule(req, schedule.toObject());
+        return;
+    }
+    if (command == QLatin1String("layout-apply")) {
+        int card = -1;
+        QList<Domain::MigPlacement> layout;
+        QString field;
+        if (!cardLayoutArguments(request, s.get(), &card, &layout, &why, &field))
+            return bad(field);
+        const auto deadline = intArgument(request, QStringLiteral("drain_deadline_ms"), &why, -1);
+        if (!deadline)
+            return bad(QStringLiteral("drain_deadline_ms"));
+        p.card = card;
+        p.before = subjectState(command, p.card, -1);
+        m_pending.insert(req, p);
+        m_session.applyLayout(req,
+                              p.card,
+                              layout,
+                              *deadline >= 0 ? Session::ApplyMode::Drain
+                                             : Session::ApplyMode::Immediate,
+                              std::max<qint64>(0, *deadline));
+        return;
+    }
+    // The job commands.
+    const auto job = intArgument(request, QStringLiteral("job"), &why);
+    if (!job)
+        return bad(QStringLiteral("job"));
+    p.job = int(std::clamp<qint64>(*job, -1, INT_MAX));
+    if (command == QLatin1String("priority")) {
+        const auto priority = intArgument(request, QStringLiteral("priority"), &why);
+        if (!priority || *priority < INT_MIN || *priority > INT_MAX) {
+            why = why.isEmpty() ? QStringLiteral("out of range") : why;
+            return bad(QStringLiteral("priority"));
+        }
+        p.before = subjectState(command, -1, p.job);
+        m_pending.insert(req, p);
+        m_session.setJobPriority(req, p.job, int(*priority));
+        return;
+    }
+    if (command == QLatin1String("place")) {
+        const auto card = intArgument(request, QStringLiteral("card"), &why);
+        if (!card)
+            return bad(QStringLiteral("card"));
+        p.card = int(std::clamp<qint64>(*card, -1, INT_MAX));
+        p.before = subjectState(command, -1, p.job);
+        m_pending.insert(req, p);
+        m_session.placeJob(
+                req, p.job, p.card, request.value(QStringLiteral("preempt")).toBool(false));
+        return;
+    }
+    p.before = subjectState(command, -1, p.job);
+    m_pending.insert(req, p);
+    if (command == QLatin1String("cancel"))
+        m_session.cancelJob(req, p.job);
+    else
+        m_session.requeueJob(req, p.job);
+}
+
+void Server::finish(quint64 request, const CommandResult &r)
+{
+    const auto it = m_pending.find(request);
+    if (it == m_pending.end())
+        return;
+    const Pending p = *it;
+    m_pending.erase(it);
+    const int job = r.job.isValid() ? r.job.value() : p.job;
+    if (r.ok && p.command == QLatin1String("schedule-set")) {
+        m_schedule = p.asked.value(QStringLiteral("schedule")).toObject();
+        if (Storage::Store *store = m_session.eventStore())
+            store->putState(QString::fromLatin1(Storage::StateKey::Windows),
+                            QJsonDocument(m_schedule).toJson(QJsonDocument::Compact),
+                            m_options.clock());
+    }
+    QJsonObject params{{QStringLiteral("asked"), p.asked},
+                       {QStringLiteral("ok"), r.ok},
+                       {QStringLiteral("before"), p.before},
+                       {QStringLiteral("after"), subjectState(p.command, p.card, job)}};
+    if (!r.ok) {
+        params.insert(QStringLiteral("refused"), r.error);
+        if (!r.field.isEmpty())
+            params.insert(QStringLiteral("field"), r.field);
+    }
+    audit(p.peer,
+          p.command,
+          r.ok ? Storage::Severity::Info : Storage::Severity::Warning,
+          p.card,
+          job,
+          params);
+    QString err;
+    if (!m_session.commitNow(&err)) {
+        // Done, but not durable: the operator must know the store failed.
+        reply(p.socket,
+              errorAnswer(p.id,
+                          "internal",
+                          QStringLiteral("%1 %2, but the store did not commit it: %3")
+                                  .arg(p.command,
+                                       r.ok ? QStringLiteral("was done")
+                                            : QStringLiteral("was refused"),
+                                       err)));
+        return;
+    }
+    if (r.ok)
+        reply(p.socket, okAnswer(p.id, commandResultJson(r)));
+    else
+        reply(p.socket, errorAnswer(p.id, Code::Refused, r.error, r.field));
+}
+
+} // namespace Zhaoxi::Service

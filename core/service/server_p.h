@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The server's per-connection state, shared by server.cpp (transport, reads) and
+// server_changes.cpp (changes). Not part of the API.
+#pragma once
+
+#include "server.h"
+
+#include <QByteArray>
+
+namespace Zhaoxi::Service {
+
+struct Server::Client
+{
+    QLocalSocket *socket = nullptr;
+    Peer peer;
+    Role role = Role::Reader;
+    QString name;            // what it said in "hello"
+    QByteArray buffer;       // the unfinished line
+    bool discarding = false; // inside a line over the limit: dropped up to its end
+    bool snapshots = false;
+    bool events = false;
+    bool withState = false;
+    int intervalMs = 100;
+    qint64 lastPushMs = 0;
+};
+
+} // namespace Zhaoxi::Service

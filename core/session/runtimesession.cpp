@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "runtimesession.h"
+
+#include "core/policy/timewindows.h"
+#include "core/runtime/liverun.h"
+
+#include <cmath>
+
+namespace Zhaoxi::Session {
+
+void addRuntimeSamples(Snapshot &s, Runtime::LiveRun &run)
+{
+    s.policy = run.policyName();
+    for (const Policy::ServiceView &v : run.serviceViews()) {
+        ServiceSample ss;
+        ss.index = v.index;
+        ss.name = v.name;
+        ss.sloMs = v.sloMs;
+        ss.p99Ms = v.windowP99Ms;
+        ss.ratePerS = v.observedRate;
+        ss.attainment = v.windowRequests > 0
+                                ? 1.0 - double(v.windowOverSlo) / double(v.windowRequests)
+                                : 1.0;
+        ss.replicas = v.serving;
+        ss.targetReplicas = v.target;
+        ss.minReplicas = v.minReplicas;
+        ss.maxReplicas = v.maxReplicas;
+        s.services.append(ss);
+    }
+    for (const Sched::Job &j : s.state.jobs()) {
+        if (j.spec.kind == Domain::WorkloadKind::Inference)
+            continue;
+        const Runtime::ProcessWorkloads::JobStats js = run.workloads().stats(j.id);
+        if (js.starts == 0 && j.state == Sched::JobState::Pending)
+            continue;
+        TrainingSample ts;
+        ts.job = j.id;
+        ts.name = j.spec.name;
+        // Real jobs report samples per second, not reference-card work: the chart's unit.
+        ts.speed = js.running ? js.samplesPerS : 0;
+        ts.loss = js.lastLoss;
+        ts.completed = j.state == Sched::JobState::Finished;
+        ts.lostHours = double(js.lostWorkMs) / 3600'000.0;
+        s.training.append(ts);
+    }
+}
+
+void splitByUnits(const Sched::ClusterState &st,
+                  const Sched::CardState &c,
+                  const Runtime::LiveRun *run,
+                  CardSample *cs)
+{
+    double train = 0, infer = 0, held = 0;
+    for (const Sched::Unit &u : c.units) {
+        if (!u.job.isValid())
+            continue;
+        const double share = double(st.unitMilli(c, u)) / 1000.0;
+        held += share;
+        if (st.job(u.job).spec.kind == Domain::WorkloadKind::Inference)
+            infer += share;
+        else
+            train += share;
+        if (run && run->workloads().stats(u.job).running)
+            cs->busyUnits.append(u.uid);
+    }
+    if (held > 0 && !std::isnan(cs->utilisation)) {
+        cs->trainingUtilisation = cs->utilisation * train / held;
+        cs->inferenceUtilisation = cs->utilisation * infer / held;
+    }
+}
+
+RuntimeSession::RuntimeSession(QObject *parent)
+    : RecordingSession(parent)
+{}
+
+RuntimeSession::~RuntimeSession() = default;
+
+void RuntimeSession::placeJob(quint64 request, int job, int card, bool allowPreemption)
+{
+    CommandResult r;
+    r.request = request;
+    r.job = Domain::JobId(job);
+    if (readyForWork(&r)) {
+        const Sched::ClusterState &st = m_run->scheduler().state();
+        if (job < 0 || job >= st.jobs().size() || card < 0 || card >= st.cards().size()) {
+            r.error = QStringLiteral("no job %1 or card %2").arg(job).arg(card);
+        } else if (st.job(Domain::JobId(job)).state != Sched::JobState::Pending) {
+            r.error = QStringLiteral("job %1 is not waiting").arg(job);
+        } else {
+            const Sched::Decision d
+                    = m_run->place(Domain::JobId(job), Domain::CardId(card), allowPreemption);
+            r.ok = d.status.isSuccess();
+            r.status = d.status;
+            if (!r.ok)
+                r.error = d.status.describe();
+        }
+    }
+    Q_EMIT commandFinished(r);
+    publish();
+}
+
+void RuntimeSession::jobCommand(quint64 request,
+                                int job,
+                                const std::function<bool(QString *)> &command)
+{
+    CommandResult r;
+    r.request = request;
+    r.job = Domain::JobId(job);
+    if (readyForWork(&r))
+        r.ok = command(&r.error);
+    Q_EMIT commandFinished(r);
+    publish();
+}
+
+void RuntimeSession::requeueJob(quint64 request, int job)
+{
+    jobCommand(request, job, [&](QString *why) { return m_run->requeue(Domain::JobId(job), why); });
+}
+
+void RuntimeSession::cancelJob(quint64 request, int job)
+{
+    jobCommand(request, job, [&](QString *why) { return m_run->cancel(Domain::JobId(job), why); });
+}
+
+void RuntimeSession::setJobPriority(quint64 request, int job, int priority)
+{
+    jobCommand(request, job, [&](QString *why) {
+        return m_run->setPriority(Domain::JobId(job), priority, why);
+    });
+}
+
+void RuntimeSession::submitWorkload(quint64 request, QJsonObject json)
+{
+    CommandResult r;
+    r.request = request;
+    const std::optional<Domain::WorkloadSpec> spec = specForSubmission(json, &r);
+    if (spec && readyForWork(&r)) {
+        r.job = m_run->submit(*spec, &r.error, &r.field);
+        r.ok = r.job.isValid();
+    }
+    Q_EMIT commandFinished(r);
+    publish();
+}
+
+void RuntimeSession::requestJobLog(quint64 request, int job, qint64 maxBytes)
+{
+    JobLog log;
+    log.request = request;
+    log.job = Domain::JobId(job);
+    CommandResult r;
+    if (readyForWork(&r)) {
+        const Runtime::JobLogTail t = m_run->jobLog(Domain::JobId(job), maxBytes);
+        log.ok = t.ok;
+        log.error = t.error;
+        log.path = t.path;
+        log.text = QString::fromUtf8(t.text);
+        log.truncated = t.truncated;
+    } else {
+        log.error = r.error;
+    }
+    Q_EMIT jobLogReady(log);
+}
+
+void RuntimeSession::setSchedule(quint64 request, QJsonObject windowsParams)
+{
+    CommandResult r;
+    r.request = request;
+    Policy::PolicyError perr;
+    if (!Policy::TimeWindows::create(windowsParams, &perr)) {
+        r.field = perr.field;
+        r.error = perr.field.isEmpty() ? perr.message
+                                       : perr.field + QStringLiteral(": ") + perr.message;
+    } else if (readyForWork(&r)) {
+        r.ok = m_run->setPolicy(QStringLiteral("windows"), windowsParams, &r.error);
+    }
+    Q_EMIT commandFinished(r);
+    publish();
+}
+
+} // namespace Zhaoxi::Session

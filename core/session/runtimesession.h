@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "recordingsession.h"
+
+#include <functional>
+#include <memory>
+
+namespace Zhaoxi::Runtime {
+class LiveRun;
+}
+
+namespace Zhaoxi::Session {
+
+// What the two sessions that drive a Runtime::LiveRun share (LiveSession: a scenario's simulated
+// cards; HardwareSession: NVML): the operator's commands on work, which the runtime answers alone,
+// and their snapshots' runtime parts. Each subclass owns when the runtime exists (m_run) and says
+// when work may be commanded (readyForWork).
+//
+// Threads: like its subclasses.
+class RuntimeSession : public RecordingSession
+{
+    Q_OBJECT
+
+public:
+    ~RuntimeSession() override;
+    // The runtime (null before it started, or when it could not).
+    Runtime::LiveRun *runtime() const { return m_run.get(); }
+    // Publishes a snapshot now and returns it.
+    virtual SnapshotPtr publish() = 0;
+
+public Q_SLOTS:
+    // Placing, preempting only when allowed (a waiting job, a valid card).
+    void placeJob(quint64 request, int job, int card, bool allowPreemption) override;
+    // Back to the queue: at the job's checkpoint when it checkpoints, else at once.
+    void requeueJob(quint64 request, int job) override;
+    void cancelJob(quint64 request, int job) override;
+    void setJobPriority(quint64 request, int job, int priority) override;
+    // A spec with `run`; an error names its field.
+    void submitWorkload(quint64 request, QJsonObject spec) override;
+    void requestJobLog(quint64 request, int job, qint64 maxBytes) override;
+    // The windows policy in force from now.
+    void setSchedule(quint64 request, QJsonObject windowsParams) override;
+
+protected:
+    explicit RuntimeSession(QObject *parent = nullptr);
+    // Whether commands on work may run now (m_run is then set); false with r->error saying why.
+    virtual bool readyForWork(CommandResult *r) const = 0;
+
+    std::unique_ptr<Runtime::LiveRun> m_run;
+
+private:
+    // A command on one job through the runtime; the answer and a snapshot follow.
+    void jobCommand(quint64 request, int job, const std::function<bool(QString *)> &command);
+};
+
+// The policy in force, every service's window figures and every training or batch job that has
+// started (samples per second: what real jobs report).
+void addRuntimeSamples(Snapshot &snapshot, Runtime::LiveRun &run);
+
+// One card's utilisation split by the class of the jobs whose units it holds (each unit's share
+// of the card), and the units whose job's process runs. `run` may be null (no runtime yet).
+void splitByUnits(const Sched::ClusterState &state,
+                  const Sched::CardState &card,
+                  const Runtime::LiveRun *run,
+                  CardSample *sample);
+
+} // namespace Zhaoxi::Session
