@@ -200,6 +200,7 @@ QJsonObject modelJson(const CardModel &m)
             {QStringLiteral("fp16Tflops"), m.fp16Tflops},
             {QStringLiteral("idlePowerW"), m.idlePowerW},
             {QStringLiteral("maxPowerW"), m.maxPowerW},
+            {QStringLiteral("maxSmClockMHz"), m.maxSmClockMHz},
             {QStringLiteral("modes"), QJsonArray::fromStringList(modesOf(m))},
             {QStringLiteral("migProfiles"), profiles},
             {QStringLiteral("softModes"), soft},

@@ -47,6 +47,7 @@ struct LoadError
 //   fp16Tflops         number > 0, required: dense FP16 tensor throughput
 //   idlePowerW         int >= 0, required
 //   maxPowerW          int >= max(1, idlePowerW), required
+//   maxSmClockMHz      int 1..10000, optional: the SM boost clock (0 when absent: unknown)
 //   migComputeSlices   int 1..32, required when migProfiles is non-empty (default 7)
 //   migMemorySlices    int 1..32, required when migProfiles is non-empty (default 8)
 //   migProfiles        [object], optional; empty or absent: the model has no MIG

@@ -10,6 +10,7 @@
 #include <QJsonDocument>
 #include <QSet>
 
+#include <cerrno>
 #include <csignal>
 
 #include <fcntl.h>
@@ -228,6 +229,10 @@ bool ProcessWorkloads::freeRankDir(const QString &dir, JobId job, qint64 nowMs)
         if (i.dir == dir)
             return false; // ours: it is being watched (and stopped, if it should not run)
     }
+    // Its job has ended and the shim is writing the exit and leaving (an adopted process's end is
+    // seen by its job's pid, a moment before its shim lets go): not an orphan, busy a moment.
+    if (holder->jobPid > 0 && ::kill(pid_t(holder->jobPid), 0) != 0 && errno == ESRCH)
+        return false;
     const Sched::ClusterState &state = m_sched.state();
     const bool known
             = job.isValid() && job.value() < state.jobs().size() && state.job(job).spec.run;

@@ -129,6 +129,15 @@ private:
     std::unique_ptr<Storage::Reader> m_reader;
     QString m_auditError;   // why changes cannot be audited (then they are refused)
     QJsonObject m_schedule; // the windows schedule set through the API (and kept in the store)
+    static constexpr int kRefusalBurst = 20; // refusals recorded per user and minute
+    struct RefusalBudget
+    {
+        double tokens = kRefusalBurst;
+        qint64 atMs = 0;
+        qint64 suppressed = 0; // refusals not recorded since the last one that was
+        bool announced = false;
+    };
+    QHash<qint64, RefusalBudget> m_refusals; // by uid
     quint64 m_request = 0;
     qint64 m_answered = 0;
     bool m_takingChanges = true;

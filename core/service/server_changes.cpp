@@ -110,19 +110,45 @@ void Server::refuse(Client &client,
                     const char *code,
                     const QString &why)
 {
+    // Each user's refusals are recorded up to a budget (kRefusalBurst, refilled over a minute):
+    // a local user who may only read must not grow the store (nor cost an fsync) per message.
+    // The first refusal past it says so once; the next one recorded counts those left out.
+    RefusalBudget &b = m_refusals[client.peer.uid];
+    const qint64 now = m_options.clock();
+    b.tokens = std::min(double(kRefusalBurst),
+                        b.tokens + double(now - b.atMs) * kRefusalBurst / 60'000.0);
+    b.atMs = now;
     QJsonObject asked = request;
     asked.remove(QStringLiteral("id"));
     const int card = request.value(QStringLiteral("card")).toInt(-1);
     const int job = request.value(QStringLiteral("job")).toInt(-1);
-    audit(client.peer,
-          command,
-          Storage::Severity::Warning,
-          card,
-          job,
-          {{QStringLiteral("asked"), asked},
-           {QStringLiteral("ok"), false},
-           {QStringLiteral("refused"), why},
-           {QStringLiteral("role"), QLatin1String(toString(client.role))}});
+    if (b.tokens < 1) {
+        ++b.suppressed;
+        if (b.announced) {
+            reply(client.socket, errorAnswer(id, code, why));
+            return;
+        }
+        b.announced = true;
+        audit(client.peer,
+              QStringLiteral("refusals-throttled"),
+              Storage::Severity::Warning,
+              -1,
+              -1,
+              {{QStringLiteral("limit_per_minute"), kRefusalBurst},
+               {QStringLiteral("last_refused"), command},
+               {QStringLiteral("role"), QLatin1String(toString(client.role))}});
+    } else {
+        b.tokens -= 1;
+        QJsonObject params{{QStringLiteral("asked"), asked},
+                           {QStringLiteral("ok"), false},
+                           {QStringLiteral("refused"), why},
+                           {QStringLiteral("role"), QLatin1String(toString(client.role))}};
+        if (b.suppressed > 0)
+            params.insert(QStringLiteral("not_recorded_before"), b.suppressed);
+        b.suppressed = 0;
+        b.announced = false;
+        audit(client.peer, command, Storage::Severity::Warning, card, job, params);
+    }
     QString err;
     if (m_audit && !m_session.commitNow(&err))
         qWarning("zhaoxid: a refusal's audit event was not committed: %s", qPrintable(err));

@@ -9,6 +9,7 @@
 #include "core/storage/store.h"
 
 #include <QDirIterator>
+#include <QElapsedTimer>
 #include <QProcess>
 #include <QRandomGenerator>
 #include <QTcpServer>
@@ -370,6 +371,9 @@ void TestZhaoxid::servesItsClientsAndLeavesTheWorkRunningAtSigterm()
                      == 0,
              qPrintable(err));
     QVERIFY2(out.startsWith(QStringLiteral("intact: 3 operator events")), qPrintable(out));
+    // A clean stop and start leaves nothing without a record: no process was taken for an orphan.
+    for (const Storage::Event &e : events(withCodes({"process-stopping"})))
+        QVERIFY2(!e.params.contains("in no record"), e.params.constData());
 }
 
 void TestZhaoxid::aUserOutsideTheGroupReadsButCannotChange()
@@ -390,6 +394,9 @@ void TestZhaoxid::aUserOutsideTheGroupReadsButCannotChange()
     QString out, err;
     QCOMPARE(ctl({QStringLiteral("cards")}, &out, &err, true), 0);
     QVERIFY2(out.contains(QStringLiteral("H200-141GB")), qPrintable(err));
+    // The refusal budget refills from the first refusal on: timed from here.
+    QElapsedTimer took;
+    took.start();
     QCOMPARE(ctl({QStringLiteral("submit"), spec}, &out, &err, true), 1);
     QVERIFY2(err.contains(QStringLiteral("nobody may only read")) && err.contains(group),
              qPrintable(err));
@@ -421,7 +428,21 @@ void TestZhaoxid::aUserOutsideTheGroupReadsButCannotChange()
     }
     QCOMPARE(ops[0].code, QByteArray("operator-submit"));
     QCOMPARE(events(withCodes({"job-submitted"})).size(), 0);
-    // Root may.
+    // A flood of refusals is recorded up to a budget (20 a minute per user, 3 spent above), then
+    // said once; each is still answered.
+    for (int i = 0; i < 25; ++i)
+        QCOMPARE(ctl({QStringLiteral("cancel"), QStringLiteral("0")}, &out, &err, true), 1);
+    // The budget refills at 20 a minute: what the time since the first refusal gave back may be
+    // recorded too.
+    const int refilled = int(took.elapsed() * 20 / 60'000) + 1;
+    int recorded = 0, throttled = 0;
+    for (const Storage::Event &e : events(operatorOnly())) {
+        QCOMPARE(e.actor, QStringLiteral("nobody"));
+        (e.code == "operator-refusals-throttled" ? throttled : recorded) += 1;
+    }
+    QCOMPARE(throttled, 1);
+    QVERIFY2(recorded >= 20 && recorded <= 20 + refilled, qPrintable(QString::number(recorded)));
+    // Root may (its budget is its own).
     QCOMPARE(ctl({QStringLiteral("submit"), spec}, &out, &err), 0);
 
     // With mode 0660 the appliance is hidden from users outside the group.
