@@ -285,13 +285,15 @@ void LiveSession::tryPendingLayouts()
         const QList<JobId> affected
                 = previewLayoutChange(m_run->scheduler().state(), CardId(p.card), p.target)
                           .affectedJobs;
-        if (!affected.isEmpty() && t >= p.deadlineMs) {
+        const bool due = !affected.isEmpty() && t >= p.deadlineMs;
+        if (due) {
             for (JobId j : affected)
                 m_run->mutableScheduler().requeue(j, t, false); // the deadline: at once
             m_run->stepNow();
         }
-        bool busy = !previewLayoutChange(m_run->scheduler().state(), CardId(p.card), p.target)
-                             .affectedJobs.isEmpty();
+        // Busy while a job still holds a destroyed partition (none after the deadline's
+        // requeue) or its process is still stopping.
+        bool busy = !affected.isEmpty() && !due;
         for (JobId j : affected)
             busy = busy || m_run->workloads().stats(j).running;
         if (busy) {
