@@ -2184,6 +2184,10 @@
             <translation>真实硬件</translation>
         </message>
         <message>
+            <source>service %1</source>
+            <translation>服务 %1</translation>
+        </message>
+        <message>
             <source>Pause</source>
             <translation>暂停</translation>
         </message>
@@ -2736,6 +2740,18 @@
         <message>
             <source>Read-only: MIG is not enabled on any card.</source>
             <translation>只读：没有任何卡启用 MIG。</translation>
+        </message>
+        <message>
+            <source>Read-only: the service at %1 is not reachable; the picture is the last one read. Reconnecting…</source>
+            <translation>只读：无法连接位于 %1 的服务；显示的是最后读到的画面。正在重新连接…</translation>
+        </message>
+        <message>
+            <source>Read-only: %1 may only read; changes need membership of the %2 group.</source>
+            <translation>只读：%1 只能查看；更改需要是 %2 组的成员。</translation>
+        </message>
+        <message>
+            <source>Read-only: the service is shutting down and takes no changes.</source>
+            <translation>只读：服务正在关闭，不再接受更改。</translation>
         </message>
         <message>
             <source>Read-only: %1</source>

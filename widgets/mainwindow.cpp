@@ -326,6 +326,13 @@ void MainWindow::setSession(Models::SessionClient *client, const QString &storeP
     retranslateUi();
 }
 
+void MainWindow::setStorePath(const QString &storePath)
+{
+    m_storePath = storePath;
+    if (m_eventLog)
+        m_eventLog->setStorePath(storePath);
+}
+
 // The console proper: the card map over the tabs (charts, events, schedule, card table), the
 // jobs on the left, details / why / repartition on the right. Every view talks to the session
 // client only; selection is wired here.
@@ -533,6 +540,8 @@ QString MainWindow::clockText() const
         text += QStringLiteral(" \u00b7 ") + tr("paused");
     if (!s.simulated)
         text += QStringLiteral(" \u00b7 ") + tr("real hardware");
+    if (!s.servicePath.isEmpty())
+        text += QStringLiteral(" \u00b7 ") + tr("service %1").arg(s.servicePath);
     return text;
 }
 
@@ -544,8 +553,10 @@ QString MainWindow::bannerText() const
 void MainWindow::updateRunBar()
 {
     const bool have = m_snapshot != nullptr;
-    const bool simulated = have && m_snapshot->simulated;
-    m_playAction->setEnabled(have && !m_snapshot->finished);
+    // Attached to a service, the clock is the service's: nothing here runs or pauses it.
+    const bool attached = have && !m_snapshot->servicePath.isEmpty();
+    const bool simulated = have && m_snapshot->simulated && !attached;
+    m_playAction->setEnabled(have && !m_snapshot->finished && !attached);
     m_playAction->setChecked(have && !m_snapshot->paused && !m_snapshot->finished);
     m_playAction->setText(m_playAction->isChecked() ? tr("Pause") : tr("Run"));
     m_playAction->setToolTip(m_playAction->isChecked() ? tr("Pause the appliance's clock (Space)")

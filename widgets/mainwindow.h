@@ -69,6 +69,8 @@ public:
     // commands go to it. `storePath`: the session's event store (the event log exports from it).
     // Not owned; must outlive the window.
     void setSession(Models::SessionClient *client, const QString &storePath);
+    // The event store exports read (an attached console learns it from the service).
+    void setStorePath(const QString &storePath);
     Models::SessionClient *session() const { return m_client; }
     // The schedule the session runs (the windows policy's parameters) and the expected load per
     // hour of the week (168 values), for the schedule editor.

@@ -7,6 +7,8 @@
 #include "core/models/sessionclient.h"
 #include "core/policy/policy.h"
 #include "core/sched/appliancefile.h"
+#include "core/service/protocol.h"
+#include "core/service/remotesession.h"
 #include "core/session/hardwaresession.h"
 #include "core/session/simulationsession.h"
 #include "core/sim/scenario.h"
@@ -49,6 +51,7 @@ struct Options
     double speed = -2;           // simulated seconds per second; -2: the saved setting; <= 0 max
     qint64 atMs = -1;            // start the day at this local time (ms after midnight)
     bool hardware = false;       // the real cards through NVML
+    QString connect;             // set: attach to the service listening on this socket
     QString language;            // empty: follow the system locale
     QString screenshot;          // empty: run interactively
     bool platformChosen = false; // QT_QPA_PLATFORM or -platform
@@ -59,6 +62,7 @@ void printUsage(QTextStream &s)
 {
     s << "usage: zhaoxi [--scenario FILE | --appliance FILE] [--policy NAME] [--speed X]\n"
          "              [--at HH:MM] [--lang en|zh_CN] [--screenshot FILE.png]\n"
+         "       zhaoxi --connect [SOCKET] [--lang en|zh_CN] [--screenshot FILE.png]\n"
          "\n"
          "The Zhaoxi console: runs a GPU appliance's day (by default the embedded simulated\n"
          "appliance's demo day, faster than real time) and shows its cards, partitions, jobs,\n"
@@ -77,6 +81,9 @@ void printUsage(QTextStream &s)
          "  --hardware           this machine's NVIDIA cards through NVML (read-only unless\n"
          "                       applying changes is enabled in Settings); without a driver\n"
          "                       the console offers the simulated appliance instead\n"
+         "  --connect [SOCKET]   attach to the appliance's service (zhaoxid) instead of\n"
+         "                       embedding one: every change goes through its API; default\n"
+         "                       socket: $ZHAOXI_SOCKET, else /run/zhaoxi/zhaoxid.sock\n"
          "  --lang LANG          the display language: en or zh_CN;\n"
          "                       default: zh_CN on a Chinese system locale, else en\n"
          "  --screenshot FILE    render the main window to a PNG file and exit; uses the\n"
@@ -114,6 +121,7 @@ std::optional<Options> parseArguments(
     const QCommandLineOption at(
             QStringLiteral("at"), QStringLiteral("at"), QStringLiteral("HH:MM"));
     const QCommandLineOption hardware(QStringLiteral("hardware"), QStringLiteral("hardware"));
+    const QCommandLineOption connectTo(QStringLiteral("connect"), QStringLiteral("connect"));
     const QCommandLineOption screenshot(
             QStringLiteral("screenshot"), QStringLiteral("screenshot"), QStringLiteral("FILE"));
     // QGuiApplication's own options that take a value; QApplication consumes them later.
@@ -134,7 +142,8 @@ std::optional<Options> parseArguments(
     }
     for (const char *name : {"reverse", "widgetcount", "nograb", "dograb", "sync"})
         qtOptions.append(QCommandLineOption(QString::fromLatin1(name), QString()));
-    parser.addOptions({help, appliance, lang, screenshot, scenario, policy, speed, at, hardware});
+    parser.addOptions(
+            {help, appliance, lang, screenshot, scenario, policy, speed, at, hardware, connectTo});
     parser.addOptions(qtOptions);
 
     if (!parser.parse(args)) {
@@ -148,9 +157,16 @@ std::optional<Options> parseArguments(
         *exitCode = Ok;
         return std::nullopt;
     }
-    if (!parser.positionalArguments().isEmpty()) {
-        err << "zhaoxi: unexpected argument '" << parser.positionalArguments().constFirst()
-            << "'\n";
+    // --connect takes an optional socket: the positional argument right after it, if any.
+    QStringList positional = parser.positionalArguments();
+    QString socket;
+    if (parser.isSet(connectTo) && !positional.isEmpty()) {
+        const qsizetype at = args.indexOf(QStringLiteral("--connect"));
+        if (at >= 0 && at + 1 < args.size() && args[at + 1] == positional.constFirst())
+            socket = positional.takeFirst();
+    }
+    if (!positional.isEmpty()) {
+        err << "zhaoxi: unexpected argument '" << positional.constFirst() << "'\n";
         printUsage(err);
         *exitCode = UsageError;
         return std::nullopt;
@@ -168,6 +184,17 @@ std::optional<Options> parseArguments(
     if (o.hardware && (parser.isSet(appliance) || parser.isSet(scenario) || parser.isSet(at)))
         return fail(QStringLiteral("--hardware shows the real cards; leave out --appliance, "
                                    "--scenario and --at"));
+    if (parser.isSet(connectTo)) {
+        if (o.hardware || parser.isSet(appliance) || parser.isSet(scenario) || parser.isSet(at)
+            || parser.isSet(policy) || parser.isSet(speed))
+            return fail(QStringLiteral("--connect shows the service's appliance; leave out "
+                                       "--hardware, --appliance, --scenario, --policy, --speed "
+                                       "and --at"));
+        o.connect = !socket.isEmpty() ? socket
+                    : !qEnvironmentVariableIsEmpty("ZHAOXI_SOCKET")
+                            ? qEnvironmentVariable("ZHAOXI_SOCKET")
+                            : QString::fromLatin1(Service::kDefaultSocket);
+    }
     if (parser.isSet(appliance))
         o.appliance = parser.value(appliance);
     if (parser.isSet(scenario))
@@ -360,7 +387,12 @@ int main(int argc, char **argv)
     std::unique_ptr<Session::ApplianceSession> owned;
     Session::SimulationSession *simulation = nullptr;
     QString storePath;
-    if (options->hardware) {
+    Service::RemoteSession *remote = nullptr;
+    if (!options->connect.isEmpty()) {
+        auto r = std::make_unique<Service::RemoteSession>(options->connect, catalogue);
+        remote = r.get();
+        owned = std::move(r);
+    } else if (options->hardware) {
         Session::HardwareOptions ho;
         ho.allowChanges = settings.allowHardwareChanges;
         ho.pollIntervalMs = settings.pollIntervalMs;
@@ -401,6 +433,18 @@ int main(int argc, char **argv)
 
     Widgets::MainWindow window(&languages);
     window.setSession(&client, storePath);
+    if (remote) {
+        // Exports read the service's store, where this user may read it.
+        QObject::connect(
+                remote,
+                &Service::RemoteSession::connectionChanged,
+                &window,
+                [&window, remote](bool up) {
+                    if (up)
+                        window.setStorePath(remote->storePath());
+                },
+                Qt::QueuedConnection);
+    }
     if (simulation)
         window.setSchedule(scenario->policyParams.value(QStringLiteral("windows")).toObject(),
                            expectedLoad(*scenario));
@@ -416,6 +460,14 @@ int main(int argc, char **argv)
     }
 
     if (!options->screenshot.isEmpty()) {
+        if (remote) {
+            // The service's picture first (or its absence, said by the banner).
+            remote->start();
+            QElapsedTimer wait;
+            wait.start();
+            while (wait.elapsed() < 5000 && !(remote->latest() && remote->latest()->connected))
+                QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+        }
         window.show();
         // Let the window lay itself out, handle the posted language change and let the views'
         // coalesced repaints (charts replot on a short timer) happen before rendering.

@@ -6,6 +6,7 @@
 
 #include "core/catalogue/catalogue.h"
 #include "core/device/nvmlbackend.h"
+#include "core/domain/workloadspec.h"
 #include "core/policy/policy.h"
 #include "core/service/protocol.h"
 #include "core/service/server.h"
@@ -36,7 +37,7 @@ constexpr char kUsage[]
         = "usage: zhaoxid (--scenario FILE | --hardware) --db FILE [--socket PATH]\n"
           "               [--metrics-listen ADDR:PORT] [--socket-mode MODE] [--group NAME]\n"
           "               [--policy NAME|none] [--data-dir DIR] [--nvml-library PATH]\n"
-          "               [--allow-changes] [--allow-root]\n"
+          "               [--allow-changes] [--allow-root] [--retention SPEC]\n"
           "\n"
           "The appliance's service: the scheduler and the runtime with real processes, an API on\n"
           "a Unix socket, the operator audit trail in the store, /metrics for Prometheus.\n"
@@ -48,8 +49,57 @@ constexpr char kUsage[]
           "                         0660 hides the appliance from users outside the group)\n"
           "  --group NAME           members and root may change things (default zhaoxi)\n"
           "  --metrics-listen A:P   serve /metrics over HTTP there (off unless given)\n"
+          "  --retention SPEC       how long the store keeps card metrics and decision traces:\n"
+          "                         raw=DUR,minute=DUR,quarter-hour=DUR,traces=N, any of them\n"
+          "                         (default raw=6h,minute=8d,quarter-hour=400d,traces=20000;\n"
+          "                         events and the audit trail are kept whole)\n"
           "SIGTERM stops taking changes, leaves running workloads running (the next start adopts\n"
           "them), commits the store and exits 0.\n";
+
+// --retention raw=6h,minute=8d,quarter-hour=400d,traces=20000 (any subset, any order).
+std::optional<Storage::Retention> parseRetention(const QString &spec, QString *error)
+{
+    Storage::Retention r;
+    for (const QString &term : spec.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        const qsizetype eq = term.indexOf(QLatin1Char('='));
+        const QString key = term.left(eq).trimmed();
+        const QString value = eq < 0 ? QString() : term.mid(eq + 1).trimmed();
+        if (key == QLatin1String("traces")) {
+            bool ok = false;
+            r.traces = value.toLongLong(&ok);
+            if (!ok || r.traces < 1) {
+                *error = QStringLiteral("traces: expected a count of at least 1, got \"%1\"")
+                                 .arg(value);
+                return std::nullopt;
+            }
+            continue;
+        }
+        qint64 *field = key == QLatin1String("raw")            ? &r.rawMs
+                        : key == QLatin1String("minute")       ? &r.minuteMs
+                        : key == QLatin1String("quarter-hour") ? &r.quarterHourMs
+                                                               : nullptr;
+        if (!field) {
+            *error = QStringLiteral("unknown term \"%1\" (known: raw, minute, quarter-hour, "
+                                    "traces)")
+                             .arg(key);
+            return std::nullopt;
+        }
+        const auto ms = Domain::durationMsFromString(value);
+        if (!ms || *ms < 60'000) {
+            *error = QStringLiteral("%1: expected a duration of at least 1m such as 6h or 8d, "
+                                    "got \"%2\"")
+                             .arg(key, value);
+            return std::nullopt;
+        }
+        *field = *ms;
+    }
+    // A finer tier kept longer than a coarser one would be rolled into nothing.
+    if (r.rawMs > r.minuteMs || r.minuteMs > r.quarterHourMs) {
+        *error = QStringLiteral("raw <= minute <= quarter-hour is required");
+        return std::nullopt;
+    }
+    return r;
+}
 
 int g_signalPipe[2] = {-1, -1};
 
@@ -88,6 +138,7 @@ int main(int argc, char **argv)
     const auto nvmlLibrary = args.value(QStringLiteral("nvml-library"));
     const bool allowChanges = args.flag(QStringLiteral("allow-changes"));
     const bool allowRoot = args.flag(QStringLiteral("allow-root"));
+    const auto retentionText = args.value(QStringLiteral("retention"));
     auto usage = [&](const QString &why) {
         err << "zhaoxid: " << why << "\n" << kUsage;
         return 2;
@@ -103,6 +154,14 @@ int main(int argc, char **argv)
         return usage(QStringLiteral("--db FILE is required (the store is kept across restarts)"));
     if (!hardware && (nvmlLibrary || allowChanges))
         return usage(QStringLiteral("--nvml-library and --allow-changes go with --hardware"));
+    Storage::Retention retention;
+    if (retentionText) {
+        QString why;
+        const auto r = parseRetention(*retentionText, &why);
+        if (!r)
+            return usage(QStringLiteral("--retention: %1").arg(why));
+        retention = *r;
+    }
     Service::ServerOptions so;
     so.socketPath = socket;
     if (group)
@@ -172,6 +231,7 @@ int main(int argc, char **argv)
                                               .join(QStringLiteral(", "))));
         o.allowRoot = allowRoot;
         o.snapshotIntervalMs = 100;
+        o.retention = retention;
         auto s = Session::LiveSession::create(*scenario, o, &why);
         if (!s) {
             err << "zhaoxid: " << *scenarioPath << ": " << why << "\n";
@@ -189,6 +249,7 @@ int main(int argc, char **argv)
         h.dataDir = dataDir.value_or(QFileInfo(*db).absoluteDir().filePath(QStringLiteral("work")));
         h.shimPath = shim;
         h.allowRoot = allowRoot;
+        h.retention = retention;
         auto s = Session::HardwareSession::open(o, h, &why);
         if (!s) {
             err << "zhaoxid: --hardware: " << why << "\n";

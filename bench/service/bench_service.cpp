@@ -3,7 +3,8 @@
 //   1. API round trip: "hello", "jobs" (a read of the whole state) and "priority" (a change:
 //      audited and committed before the answer), median and p99 over N calls each;
 //   2. snapshots streamed to 4 attached clients at 10 Hz: zhaoxid's CPU as a share of one core,
-//      idle (no client) and streaming, and the difference.
+//      idle (no client) and streaming, and the difference; then the same with the consoles'
+//      whole picture ("console": true, what zhaoxi --connect reads).
 // Prints figures; asserts nothing.
 //
 //   bench_service [--calls N] [--seconds S] [--clients N]
@@ -109,13 +110,15 @@ Spread spread(QList<double> v)
     return {v[v.size() / 2], v[std::min<qsizetype>(v.size() - 1, qsizetype(v.size() * 0.99))]};
 }
 
-// A client that takes snapshots at 10 Hz on its own thread and counts them.
+// A client that takes snapshots at 10 Hz on its own thread and counts them: the API's snapshot,
+// or with `console` the whole picture an attached console reads (zhaoxi --connect).
 class Subscriber : public QThread
 {
 public:
-    Subscriber(QString path, int seconds)
+    Subscriber(QString path, int seconds, bool console)
         : m_path(std::move(path))
         , m_seconds(seconds)
+        , m_console(console)
     {}
     int snapshots = 0;
     qint64 bytes = 0;
@@ -127,19 +130,22 @@ protected:
         if (!l.open(m_path))
             return;
         l.send({{QStringLiteral("cmd"), QStringLiteral("subscribe")},
-                {QStringLiteral("interval_ms"), 100}});
+                {QStringLiteral("interval_ms"), 100},
+                {QStringLiteral("console"), m_console}});
         QElapsedTimer t;
         t.start();
         while (t.elapsed() < m_seconds * 1000) {
             const QByteArray line = l.next(1000);
             bytes += line.size();
-            snapshots += line.startsWith("{\"push\":\"snapshot\"");
+            snapshots += line.startsWith("{\"push\":\"snapshot\"")
+                         || line.startsWith("{\"console\":");
         }
     }
 
 private:
     QString m_path;
     int m_seconds;
+    bool m_console;
 };
 
 } // namespace
@@ -218,33 +224,36 @@ int main(int argc, char **argv)
     const double idle0 = cpuSeconds(pid);
     QThread::sleep(unsigned(seconds));
     const double idle = (cpuSeconds(pid) - idle0) / seconds;
-    std::vector<std::unique_ptr<Subscriber>> subs;
-    for (int i = 0; i < clients; ++i)
-        subs.push_back(std::make_unique<Subscriber>(socket, seconds));
-    const double busy0 = cpuSeconds(pid);
-    for (auto &s : subs)
-        s->start();
-    for (auto &s : subs)
-        s->wait();
-    const double busy = (cpuSeconds(pid) - busy0) / seconds;
-    int snapshots = 0;
-    qint64 bytes = 0;
-    for (auto &s : subs) {
-        snapshots += s->snapshots;
-        bytes += s->bytes;
+    for (const bool console : {false, true}) {
+        std::vector<std::unique_ptr<Subscriber>> subs;
+        for (int i = 0; i < clients; ++i)
+            subs.push_back(std::make_unique<Subscriber>(socket, seconds, console));
+        const double busy0 = cpuSeconds(pid);
+        for (auto &s : subs)
+            s->start();
+        for (auto &s : subs)
+            s->wait();
+        const double busy = (cpuSeconds(pid) - busy0) / seconds;
+        int snapshots = 0;
+        qint64 bytes = 0;
+        for (auto &s : subs) {
+            snapshots += s->snapshots;
+            bytes += s->bytes;
+        }
+        std::printf("%s to %d clients at 10 Hz for %d s: %d pushes (%.1f per client per s, "
+                    "%.1f kB each)\n",
+                    console ? "the console's whole picture" : "snapshots",
+                    clients,
+                    seconds,
+                    snapshots,
+                    double(snapshots) / clients / seconds,
+                    snapshots ? double(bytes) / snapshots / 1024 : 0.0);
+        std::printf("  zhaoxid CPU, share of one core: idle %.2f %%, streaming %.2f %%, "
+                    "streaming's cost %.2f %%\n",
+                    100 * idle,
+                    100 * busy,
+                    100 * (busy - idle));
     }
-    std::printf("snapshots to %d clients at 10 Hz for %d s: %d snapshots (%.1f per client per s, "
-                "%.1f kB each)\n",
-                clients,
-                seconds,
-                snapshots,
-                double(snapshots) / clients / seconds,
-                snapshots ? double(bytes) / snapshots / 1024 : 0.0);
-    std::printf("  zhaoxid CPU, share of one core: idle %.2f %%, streaming %.2f %%, streaming's "
-                "cost %.2f %%\n",
-                100 * idle,
-                100 * busy,
-                100 * (busy - idle));
 
     // Leave nothing behind: the jobs' processes end with the service's work.
     const QJsonObject jobs = l.call({{QStringLiteral("cmd"), QStringLiteral("jobs")}});

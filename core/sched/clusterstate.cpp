@@ -269,7 +269,7 @@ int ClusterState::unitMilli(const CardState &card, const Unit &unit) const
     return unit.milli;
 }
 
-int ClusterState::bind(JobId jobId, const UnitChoice &choice)
+int ClusterState::bind(JobId jobId, const UnitChoice &choice, int shareUid)
 {
     CardState &c = m_cards[choice.card.value()];
     Job &j = m_jobs[jobId.value()];
@@ -279,7 +279,9 @@ int ClusterState::bind(JobId jobId, const UnitChoice &choice)
         break;
     case UnitChoice::Kind::NewShare: {
         Unit u;
-        u.uid = c.nextUid++;
+        Q_ASSERT(shareUid < 0 || !c.unit(shareUid));
+        u.uid = shareUid >= 0 ? shareUid : c.nextUid++;
+        c.nextUid = std::max(c.nextUid, u.uid + 1);
         u.milli = choice.milli;
         u.memoryMiB = choice.memoryMiB;
         c.units.append(u);
@@ -362,6 +364,7 @@ int ClusterState::createPartition(
     const Domain::MigProfile &p = m.migProfiles[profile];
     Unit u;
     u.uid = forcedUid >= 0 ? forcedUid : c.nextUid++;
+    c.nextUid = std::max(c.nextUid, u.uid + 1); // a forced uid is never handed out again
     u.profile = profile;
     u.start = start;
     u.milli = p.computeSlices * 1000 / m.migComputeSlices;
@@ -399,6 +402,15 @@ void ClusterState::setUnitState(CardId cardId, int uid, UnitState state)
         u->state = state;
     refreshMig(c);
     touch(c.host);
+}
+
+void ClusterState::setNextUid(CardId cardId, int nextUid)
+{
+    CardState &c = m_cards[cardId.value()];
+    int least = 0;
+    for (const Unit &u : std::as_const(c.units))
+        least = std::max(least, u.uid + 1);
+    c.nextUid = std::max(nextUid, least);
 }
 
 void ClusterState::setMode(CardId cardId, PartitionMode mode)

@@ -225,8 +225,9 @@ public:
     void attachHost(JobId job, HostId host);
     void detachHost(JobId job); // the job must hold no unit
     // Binds `job` to a unit per the choice; returns the unit's uid. The choice must be valid and
-    // on the job's attached host.
-    int bind(JobId job, const UnitChoice &choice);
+    // on the job's attached host. A new soft share takes `shareUid` when given (>= 0, free on
+    // the card: a state rebuilt from its description keeps its uids), else the card's next uid.
+    int bind(JobId job, const UnitChoice &choice, int shareUid = -1);
     // Frees one unit of a job (soft shares disappear; whole cards and MIG instances stay).
     void unbind(JobId job, CardId card, int uid);
     int createPartition(CardId card,
@@ -237,6 +238,9 @@ public:
     void destroyPartition(CardId card, int uid);
     void setUnitState(CardId card, int uid, UnitState state);
     void setMode(CardId card, PartitionMode mode); // only on a card with no bound units
+    // The uid the card's next new unit takes (a rebuilt state continues where its original
+    // was); never below one past the uids in use.
+    void setNextUid(CardId card, int nextUid);
     void setCardHealth(CardId card, CardHealth health);
     void setCardCordoned(CardId card, bool cordoned);
     void setHostUp(HostId host, bool up);

@@ -24,7 +24,7 @@ const QList<CommandInfo> &commands()
             {"subscribe",
              false,
              "{\"snapshots\": BOOL, \"events\": BOOL, \"interval_ms\": N, "
-             "\"state\": BOOL}: pushes from now on"},
+             "\"state\": BOOL, \"console\": BOOL, \"history\": N}: pushes from now on"},
             {"unsubscribe", false, "no more pushes"},
             {"schedule-get", false, "the windows schedule in force"},
             {"job-log", false, "{\"job\": N, \"max_bytes\": N}: the last bytes of a job's log"},
@@ -262,6 +262,7 @@ QJsonObject commandResultJson(const Session::CommandResult &r)
         o.insert(QStringLiteral("job"), r.job.value());
     if (!r.status.isSuccess())
         o.insert(QStringLiteral("reason"), QLatin1String(Sched::reasonCode(r.status.reason)));
+    o.insert(QStringLiteral("status"), Storage::statusToJson(r.status));
     return o;
 }
 
@@ -274,10 +275,14 @@ QJsonObject placementPreviewJson(const Session::PlacementPreview &p)
     QJsonArray victims;
     for (qsizetype i = 0; i < p.victims.size(); ++i)
         victims.append(QJsonObject{{QStringLiteral("job"), p.victims[i].job.value()},
-                                   {QStringLiteral("name"), p.victimNames.value(i)}});
+                                   {QStringLiteral("name"), p.victimNames.value(i)},
+                                   {QStringLiteral("priority"), p.victims[i].priority},
+                                   {QStringLiteral("lost_work_ms"), p.victims[i].lostWorkMs},
+                                   {QStringLiteral("evict_at_ms"), p.victims[i].evictAtMs}});
     QJsonObject o{{QStringLiteral("job"), jobValue(p.job)},
                   {QStringLiteral("card"), p.card.value()},
                   {QStringLiteral("outcome"), QLatin1String(outcome)},
+                  {QStringLiteral("status"), Storage::statusToJson(p.status)},
                   {QStringLiteral("victims"), victims}};
     if (p.outcome == Session::PlacementPreview::Outcome::Refused) {
         o.insert(QStringLiteral("reason"), QLatin1String(Sched::reasonCode(p.status.reason)));

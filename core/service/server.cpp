@@ -3,6 +3,7 @@
 #include "server_p.h"
 
 #include "audit.h"
+#include "consolecodec.h"
 #include "protocol.h"
 
 #include "core/catalogue/layoutrules.h"
@@ -311,20 +312,21 @@ void Server::reply(QLocalSocket *socket, const QJsonObject &answer)
     send(**it, encodeLine(answer), false);
 }
 
-void Server::send(Client &client, const QByteArray &bytes, bool droppable)
+bool Server::send(Client &client, const QByteArray &bytes, bool droppable)
 {
     const qint64 queued = client.socket->bytesToWrite();
     if (droppable && queued > m_options.maxQueuedBytes)
-        return; // it reads slower than pushes come: it gets the next one it can take
+        return false; // it reads slower than pushes come: it gets the next one it can take
     if (queued > 4 * m_options.maxQueuedBytes) {
         // It stopped reading: its buffer would grow without bound. Others never wait for it.
         qWarning("zhaoxid: disconnecting %s (pid %lld): it stopped reading its answers",
                  qPrintable(client.peer.login),
                  client.peer.pid);
         client.socket->abort();
-        return;
+        return false;
     }
     client.socket->write(bytes);
+    return true;
 }
 
 QJsonObject Server::scheduleInForce() const
@@ -368,6 +370,9 @@ void Server::dispatch(Client &client,
                        {QStringLiteral("role"), QLatin1String(toString(client.role))},
                        {QStringLiteral("operator_group"), m_options.operatorGroup},
                        {QStringLiteral("appliance"), s ? s->applianceName : QString()},
+                       // The event store, for clients on this machine that may read it (exports).
+                       {QStringLiteral("store"),
+                        m_session.eventStore() ? m_session.eventStore()->path() : QString()},
                        {QStringLiteral("taking_changes"), m_takingChanges && m_audit != nullptr}}));
     } else if (command == QLatin1String("help")) {
         QJsonArray list;
@@ -448,10 +453,38 @@ void Server::dispatch(Client &client,
         client.snapshots = request.value(QStringLiteral("snapshots")).toBool(true);
         client.events = request.value(QStringLiteral("events")).toBool(false);
         client.withState = request.value(QStringLiteral("state")).toBool(false);
+        client.console = request.value(QStringLiteral("console")).toBool(false);
         client.intervalMs = int(std::clamp<qint64>(*interval, 50, 60'000));
         client.lastPushMs = 0;
         reply(client.socket, okAnswer(id, {{QStringLiteral("interval_ms"), client.intervalMs}}));
-        if (client.snapshots && s) {
+        if (client.console) {
+            // The first picture carries the recent past: the last stored events and every job's
+            // latest decision, so the console's log and "why" are not empty on attaching.
+            client.snapshots = true;
+            client.consoleEvents.clear();
+            client.consoleTraces.clear();
+            const auto history = intArgument(request, QStringLiteral("history"), &why, 2000);
+            if (!history || *history < 0) {
+                why = why.isEmpty() ? QStringLiteral("\"history\" must not be negative") : why;
+                return bad(QStringLiteral("history"));
+            }
+            Storage::EventFilter f;
+            f.newestFirst = true;
+            f.limit = std::min<qint64>(*history, kMaxEvents);
+            if (Storage::Reader *r = f.limit > 0 ? reader(&why) : nullptr) {
+                r->forEachEvent(
+                        f,
+                        [&](const Storage::Event &e) {
+                            client.consoleEvents.prepend(e);
+                            return true;
+                        },
+                        &why);
+            }
+            for (const Sched::DecisionTrace &t : m_session.latestTraces())
+                client.consoleTraces.insert(t.job.value(), t);
+            if (s)
+                pushConsole(client, *s);
+        } else if (client.snapshots && s) {
             client.lastPushMs = m_options.clock();
             send(client,
                  encodeLine({{QStringLiteral("push"), QStringLiteral("snapshot")},
@@ -531,6 +564,19 @@ void Server::onSnapshot(const SnapshotPtr &s)
     QByteArray lines[2];
     QByteArray events;
     for (const auto &c : std::as_const(m_clients)) {
+        if (c->console) {
+            c->consoleEvents += s->events;
+            for (const Sched::DecisionTrace &t : s->traces)
+                c->consoleTraces.insert(t.job.value(), t);
+            // A console that stops reading keeps a bounded backlog: the oldest events go.
+            if (c->consoleEvents.size() > kMaxConsoleBacklog)
+                c->consoleEvents.remove(0, c->consoleEvents.size() - kMaxConsoleBacklog);
+            if (now - c->lastPushMs >= c->intervalMs - c->intervalMs / 10) {
+                c->lastPushMs = now;
+                pushConsole(*c, *s);
+            }
+            continue;
+        }
         if (c->events && !s->events.isEmpty()) {
             if (events.isEmpty()) {
                 for (const Storage::Event &e : s->events)
@@ -550,6 +596,23 @@ void Server::onSnapshot(const SnapshotPtr &s)
                                {QStringLiteral("snapshot"), snapshotJson(*s, c->withState)}});
         c->lastPushMs = now;
         send(*c, line, true);
+    }
+}
+
+void Server::pushConsole(Client &client, const Session::Snapshot &s)
+{
+    QList<Sched::DecisionTrace> traces = client.consoleTraces.values();
+    std::sort(traces.begin(), traces.end(), [](const auto &a, const auto &b) {
+        return a.job.value() < b.job.value();
+    });
+    const QByteArray line = encodeLine(
+            {{QStringLiteral("push"), QStringLiteral("console")},
+             {QStringLiteral("console"), consoleJson(s, client.consoleEvents, traces)}});
+    // Sent whole or not at all (a droppable push over a full queue waits for the next one, the
+    // backlog kept); what went out is not sent again.
+    if (send(client, line, true)) {
+        client.consoleEvents.clear();
+        client.consoleTraces.clear();
     }
 }
 

@@ -93,8 +93,11 @@ private:
                   const QString &command,
                   const QJsonObject &request);
     void reply(QLocalSocket *socket, const QJsonObject &answer);
-    void send(Client &client, const QByteArray &bytes, bool droppable);
+    // False when it was not queued (a droppable push to a client that is behind).
+    bool send(Client &client, const QByteArray &bytes, bool droppable);
     void onSnapshot(const Session::SnapshotPtr &snapshot);
+    void pushConsole(Client &client, const Session::Snapshot &snapshot);
+    static constexpr qsizetype kMaxConsoleBacklog = 20'000; // events kept for a console
 
     // Changes: checked, audited when refused, then handed to the session.
     void change(Client &client,

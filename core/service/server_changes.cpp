@@ -10,6 +10,7 @@
 #include "protocol.h"
 
 #include "core/catalogue/layoutrules.h"
+#include "core/storage/statecodec.h"
 #include "core/storage/store.h"
 
 #include <QJsonArray>
@@ -98,6 +99,8 @@ void Server::audit(const Peer &peer,
     const QByteArray line = encodeLine({{QStringLiteral("push"), QStringLiteral("event")},
                                         {QStringLiteral("event"), eventJson(e)}});
     for (const auto &c : std::as_const(m_clients)) {
+        if (c->console) // in its next picture, with the appliance's own events
+            c->consoleEvents.append(e);
         if (c->events)
             send(*c, line, true);
     }
@@ -321,8 +324,14 @@ void Server::finish(quint64 request, const CommandResult &r)
     }
     if (r.ok)
         reply(p.socket, okAnswer(p.id, commandResultJson(r)));
-    else
-        reply(p.socket, errorAnswer(p.id, Code::Refused, r.error, r.field));
+    else {
+        // The scheduler's status too, so that a console says why in its own language.
+        QJsonObject answer = errorAnswer(p.id, Code::Refused, r.error, r.field);
+        QJsonObject error = answer.value(QStringLiteral("error")).toObject();
+        error.insert(QStringLiteral("status"), Storage::statusToJson(r.status));
+        answer.insert(QStringLiteral("error"), error);
+        reply(p.socket, answer);
+    }
 }
 
 } // namespace Zhaoxi::Service

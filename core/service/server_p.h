@@ -6,6 +6,8 @@
 #include "server.h"
 
 #include <QByteArray>
+#include <QHash>
+#include <QList>
 
 namespace Zhaoxi::Service {
 
@@ -20,6 +22,11 @@ struct Server::Client
     bool snapshots = false;
     bool events = false;
     bool withState = false;
+    // "console": pushes the whole picture (consoleJson) instead, with what happened between
+    // pushes gathered here (events in order; each job's latest trace).
+    bool console = false;
+    QList<Storage::Event> consoleEvents;
+    QHash<int, Sched::DecisionTrace> consoleTraces;
     int intervalMs = 100;
     qint64 lastPushMs = 0;
 };

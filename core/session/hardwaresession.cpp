@@ -116,7 +116,7 @@ HardwareSession::HardwareSession(std::unique_ptr<Device::NvmlBackend> backend,
     m_lastPollMs = m_startMs;
     m_nextMetricMs = m_startMs;
 
-    openStore(m_options.storePath, QStringLiteral("hardware.sqlite"));
+    openStore(m_options.storePath, QStringLiteral("hardware.sqlite"), m_options.retention);
 
     const QList<NvmlCardReport> &reports = m_backend->cardReports();
     for (const NvmlCardReport &rep : reports) {

@@ -24,11 +24,12 @@ struct HardwareOptions
     // The console's setting "apply changes to the hardware" (off by default). Without it every
     // change is refused and the NVML backend itself is opened read-only.
     bool allowChanges = false;
-    int pollIntervalMs = 2000;   // clamped to [kMinPollMs, kMaxPollMs]
-    int layoutRefreshPolls = 5;  // MIG layouts are re-read from the driver every this many polls
-    int metricPeriodMs = 60'000; // card metrics go to the store at most this often
-    QString storePath;           // the event store; empty: a file in a temporary directory
-    QString applianceName;       // empty: this machine's host name
+    int pollIntervalMs = 2000;    // clamped to [kMinPollMs, kMaxPollMs]
+    int layoutRefreshPolls = 5;   // MIG layouts are re-read from the driver every this many polls
+    int metricPeriodMs = 60'000;  // card metrics go to the store at most this often
+    QString storePath;            // the event store; empty: a file in a temporary directory
+    Storage::Retention retention; // how long the store keeps metrics and traces
+    QString applianceName;        // empty: this machine's host name
     // The wall clock, UTC epoch ms (the composition root's real time). Empty:
     // QDateTime::currentMSecsSinceEpoch. Tests may pass a manual clock.
     std::function<qint64()> clock;

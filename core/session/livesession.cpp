@@ -61,7 +61,7 @@ LiveSession::~LiveSession()
 
 bool LiveSession::prepare(QString *why)
 {
-    openStore(m_options.storePath, QStringLiteral("live.zhaoxi.sqlite"));
+    openStore(m_options.storePath, QStringLiteral("live.zhaoxi.sqlite"), m_options.retention);
     if (!store()) {
         *why = QStringLiteral("cannot open the store: %1").arg(storeError());
         return false;

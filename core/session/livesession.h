@@ -29,6 +29,7 @@ struct LiveOptions
     QString policy;         // empty: the scenario's default; "none": no policy
     bool allowRoot = false;
     int snapshotIntervalMs = 500; // wall time between published snapshots
+    Storage::Retention retention; // how long the store keeps metrics and traces
     qint64 controlPeriodMs = 1000;
     // The wall clock, UTC epoch ms. Empty: the system's.
     std::function<qint64()> clock;

@@ -26,7 +26,9 @@ SnapshotPtr RecordingSession::latest() const
     return m_latest;
 }
 
-void RecordingSession::openStore(const QString &storePath, const QString &tempFileName)
+void RecordingSession::openStore(const QString &storePath,
+                                 const QString &tempFileName,
+                                 const Storage::Retention &retention)
 {
     m_storePath = storePath;
     if (m_storePath.isEmpty()) {
@@ -34,8 +36,11 @@ void RecordingSession::openStore(const QString &storePath, const QString &tempFi
         if (m_tempDir->isValid())
             m_storePath = m_tempDir->filePath(tempFileName);
     }
-    if (!m_storePath.isEmpty())
-        m_store = Storage::Store::open(m_storePath, &m_storeError);
+    if (!m_storePath.isEmpty()) {
+        Storage::StoreOptions options;
+        options.retention = retention;
+        m_store = Storage::Store::open(m_storePath, options, nullptr, &m_storeError);
+    }
     if (m_store) {
         m_recorder = std::make_unique<Storage::Recorder>(*m_store);
         m_recorder->setEventObserver([this](const Storage::Event &e) { noteEvent(e); });
@@ -72,6 +77,15 @@ bool RecordingSession::commitNow(QString *error)
     return true;
 }
 
+QList<Sched::DecisionTrace> RecordingSession::latestTraces() const
+{
+    QList<Sched::DecisionTrace> out = m_latestTraces.values();
+    std::sort(out.begin(), out.end(), [](const auto &a, const auto &b) {
+        return a.job.value() < b.job.value();
+    });
+    return out;
+}
+
 void RecordingSession::noteEvent(const Storage::Event &e)
 {
     m_newEvents.append(e);
@@ -93,6 +107,8 @@ SnapshotPtr RecordingSession::publishSnapshot(std::shared_ptr<Snapshot> s,
             s->traces.append(*t);
     }
     m_tracedJobs.clear();
+    for (const Sched::DecisionTrace &t : std::as_const(s->traces))
+        m_latestTraces.insert(t.job.value(), t);
 
     SnapshotPtr out = std::move(s);
     {

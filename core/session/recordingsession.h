@@ -3,6 +3,9 @@
 
 #include "session.h"
 
+#include "core/storage/metrics.h"
+
+#include <QHash>
 #include <QMutex>
 #include <QSet>
 #include <QTemporaryDir>
@@ -35,6 +38,7 @@ public:
     Storage::Store *eventStore() const override { return m_store.get(); }
     // Persists the subclass's state (persistState()) and flushes the store.
     bool commitNow(QString *error) override;
+    QList<Sched::DecisionTrace> latestTraces() const override;
     // The store the events go to (the event log exports from it); empty when none could be
     // opened (`storeError()` says why; the session runs without one).
     QString storePath() const { return m_storePath; }
@@ -46,7 +50,9 @@ protected:
     // Opens the event store at `storePath`, or (empty) at `tempFileName` in a temporary directory,
     // and a recorder on it whose events go to the next snapshot. Without a store, `storeError()`
     // says why and recorder() is nullptr.
-    void openStore(const QString &storePath, const QString &tempFileName);
+    void openStore(const QString &storePath,
+                   const QString &tempFileName,
+                   const Storage::Retention &retention = {});
     // The recorder on the store; nullptr when there is none. A scheduler that adds it as a sink
     // must go before closeStore().
     Storage::Recorder *recorder() const { return m_recorder.get(); }
@@ -72,6 +78,7 @@ private:
     QList<Storage::Event> m_newEvents;
     QSet<int> m_tracedJobs; // jobs decided since the last snapshot
     quint64 m_serial = 0;
+    QHash<int, Sched::DecisionTrace> m_latestTraces; // by job: every trace published, the latest
     mutable QMutex m_latestLock;
     SnapshotPtr m_latest;
 };

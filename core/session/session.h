@@ -111,6 +111,10 @@ public:
         return true;
     }
 
+    // The latest decision trace of every job decided so far (what a console that attaches later
+    // shows under "why"; snapshots carry only the new ones). On the session's thread.
+    virtual QList<Sched::DecisionTrace> latestTraces() const { return {}; }
+
 public Q_SLOTS:
     virtual void start() = 0;
     virtual void stop() = 0;

@@ -94,6 +94,11 @@ struct Snapshot
     // `readOnlyReason` (English, a stable phrase the console translates).
     bool readOnly = false;
     QString readOnlyReason;
+    // Attached to a service (zhaoxi --connect): its socket; empty when the console embeds the
+    // appliance (its clock, speed and pause are then the service's, not the console's).
+    // `connected` is false while the service is unreachable: the picture is the last one read.
+    QString servicePath;
+    bool connected = true;
     QString applianceName;
     QString policy; // the colocation policy in force
     QString window; // the time window in force (windows policy), empty otherwise

@@ -372,6 +372,9 @@ std::optional<Scenario> readScenario(const QByteArray &json,
                                     sc.scheduler.preemption.maxCheckpointWaitMs,
                                     0,
                                     24 * kHourMs);
+        // Off: the scheduler never evicts by itself; an operator's placement still may.
+        sc.scheduler.preemptionEnabled
+                = f.reader.boolean(QStringLiteral("automaticPreemption"), true);
         if (!f.reader.finish() | !f.flush(rd))
             return fail();
     }

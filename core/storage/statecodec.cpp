@@ -9,6 +9,14 @@ namespace Zhaoxi::Storage {
 
 using namespace Sched;
 
+QJsonObject statusToJson(const Status &s)
+{
+    return QJsonObject{{QStringLiteral("code"), QLatin1String(statusCodeName(s.code))},
+                       {QStringLiteral("reason"), QLatin1String(reasonCode(s.reason))},
+                       {QStringLiteral("need"), s.need},
+                       {QStringLiteral("have"), s.have}};
+}
+
 namespace {
 
 const char *unitStateName(UnitState s)
@@ -50,21 +58,13 @@ QJsonValue optionalMs(qint64 v)
     return v < 0 ? QJsonValue(qint64(-1)) : QJsonValue(v);
 }
 
-QJsonObject statusJson(const Status &s)
-{
-    return QJsonObject{{QStringLiteral("code"), QLatin1String(statusCodeName(s.code))},
-                       {QStringLiteral("reason"), QLatin1String(reasonCode(s.reason))},
-                       {QStringLiteral("need"), s.need},
-                       {QStringLiteral("have"), s.have}};
-}
-
 QJsonObject candidateJson(const CandidateTrace &c)
 {
     QJsonArray scores;
     for (double s : c.scores)
         scores.append(s);
     QJsonObject o{{QStringLiteral("host"), c.host.value()},
-                  {QStringLiteral("verdict"), statusJson(c.verdict)},
+                  {QStringLiteral("verdict"), statusToJson(c.verdict)},
                   {QStringLiteral("total"), c.total},
                   {QStringLiteral("rank"), c.rank},
                   {QStringLiteral("feasibleCards"), c.feasibleCards},
@@ -98,6 +98,7 @@ QByteArray layoutsToJson(const ClusterState &state)
                                  {QStringLiteral("model"), m.name},
                                  {QStringLiteral("mode"), Domain::toString(c.mode)},
                                  {QStringLiteral("health"), QLatin1String(toString(c.health))},
+                                 {QStringLiteral("nextUid"), c.nextUid},
                                  {QStringLiteral("units"), units}});
     }
     QJsonArray hosts;
@@ -192,6 +193,17 @@ bool restoreState(ClusterState &state,
         }
         if (cs.mode != mode)
             state.setMode(card, mode);
+        // A whole card's one unit keeps its uid too (a card switched back to whole has a later
+        // one): made again with the recorded number.
+        const QJsonArray recorded = co.value(QStringLiteral("units")).toArray();
+        if (mode == PartitionMode::Whole && recorded.size() == 1) {
+            const int uid = recorded[0][QStringLiteral("uid")].toInt(-1);
+            if (uid >= 0 && state.card(card).units.value(0).uid != uid) {
+                state.setMode(card, PartitionMode::TimeSlicing); // no units for a moment
+                state.setNextUid(card, uid);
+                state.setMode(card, PartitionMode::Whole);
+            }
+        }
         for (const QJsonValue &uv : co.value(QStringLiteral("units")).toArray()) {
             const QJsonObject uo = uv.toObject();
             const int uid = uo.value(QStringLiteral("uid")).toInt(-1);
@@ -215,6 +227,8 @@ bool restoreState(ClusterState &state,
         }
         if (state.card(card).health != health)
             state.setCardHealth(card, health);
+        // Units made later continue the card's numbering (older documents: one past the last).
+        state.setNextUid(card, co.value(QStringLiteral("nextUid")).toInt(0));
     }
     for (const QJsonValue &hv : ld.object().value(QStringLiteral("hosts")).toArray()) {
         const QJsonObject ho = hv.toObject();
@@ -294,8 +308,13 @@ bool restoreState(ClusterState &state,
                     choice.kind = UnitChoice::Kind::NewShare;
                     choice.milli = share.first;
                     choice.memoryMiB = share.second;
+                    if (cs.unit(uid))
+                        return fail(QStringLiteral("queue: job %1: card %2 share %3 is held twice")
+                                            .arg(id)
+                                            .arg(ci)
+                                            .arg(uid));
                 }
-                state.bind(job, choice);
+                state.bind(job, choice, choice.kind == UnitChoice::Kind::NewShare ? uid : -1);
             }
         }
         state.setJobState(job, js);
@@ -322,7 +341,7 @@ QByteArray decisionTraceToJson(const DecisionTrace &t)
     QJsonObject o{{QStringLiteral("job"), t.job.value()},
                   {QStringLiteral("atMs"), t.atMs},
                   {QStringLiteral("kind"), QLatin1String(kinds[int(t.kind)])},
-                  {QStringLiteral("result"), statusJson(t.result)},
+                  {QStringLiteral("result"), statusToJson(t.result)},
                   {QStringLiteral("hostsConsidered"), t.hostsConsidered},
                   {QStringLiteral("hostsFeasible"), t.hostsFeasible},
                   {QStringLiteral("filterPlugins"), QJsonArray::fromStringList(t.filterPlugins)},
@@ -365,6 +384,143 @@ QByteArray decisionTraceToJson(const DecisionTrace &t)
     if (!t.note.isEmpty())
         o.insert(QStringLiteral("note"), t.note);
     return QJsonDocument(o).toJson(QJsonDocument::Compact);
+}
+
+std::optional<Status> statusFromJson(const QJsonObject &json, QString *error)
+{
+    static const Status::Code codes[] = {Status::Code::Success,
+                                         Status::Code::Unschedulable,
+                                         Status::Code::Unresolvable,
+                                         Status::Code::Error};
+    Status s;
+    const QString code = json.value(QStringLiteral("code")).toString(QStringLiteral("success"));
+    if (!fromName(code, codes, statusCodeName, &s.code)) {
+        *error = QStringLiteral("unknown status code \"%1\"").arg(code);
+        return std::nullopt;
+    }
+    const QString reason = json.value(QStringLiteral("reason")).toString(QStringLiteral("none"));
+    int r = 0;
+    while (r < kReasonCount && reason != QLatin1String(reasonCode(Reason(r))))
+        ++r;
+    if (r == kReasonCount) {
+        *error = QStringLiteral("unknown reason \"%1\"").arg(reason);
+        return std::nullopt;
+    }
+    s.reason = Reason(r);
+    s.need = qint64(json.value(QStringLiteral("need")).toDouble());
+    s.have = qint64(json.value(QStringLiteral("have")).toDouble());
+    return s;
+}
+
+namespace {
+
+std::optional<CandidateTrace> candidateFromJson(const QJsonObject &o, QString *error)
+{
+    CandidateTrace c;
+    c.host = HostId(o.value(QStringLiteral("host")).toInt(-1));
+    const auto verdict = statusFromJson(o.value(QStringLiteral("verdict")).toObject(), error);
+    if (!verdict)
+        return std::nullopt;
+    c.verdict = *verdict;
+    c.filter = o.value(QStringLiteral("filter")).toString();
+    for (const QJsonValue &v : o.value(QStringLiteral("scores")).toArray())
+        c.scores.append(v.toDouble());
+    c.total = o.value(QStringLiteral("total")).toDouble();
+    c.rank = o.value(QStringLiteral("rank")).toInt();
+    c.feasibleCards = o.value(QStringLiteral("feasibleCards")).toInt();
+    return c;
+}
+
+QStringList stringList(const QJsonValue &v)
+{
+    QStringList out;
+    for (const QJsonValue &s : v.toArray())
+        out.append(s.toString());
+    return out;
+}
+
+} // namespace
+
+std::optional<DecisionTrace> decisionTraceFromJson(const QJsonObject &o, QString *error)
+{
+    static const DecisionKind kinds[] = {DecisionKind::Placement,
+                                         DecisionKind::Preemption,
+                                         DecisionKind::Repartition,
+                                         DecisionKind::Refusal};
+    static const char *const names[] = {"placement", "preemption", "repartition", "refusal"};
+    DecisionTrace t;
+    t.job = JobId(o.value(QStringLiteral("job")).toInt(-1));
+    t.atMs = qint64(o.value(QStringLiteral("atMs")).toDouble());
+    const QString kind = o.value(QStringLiteral("kind")).toString();
+    int k = 0;
+    while (k < 4 && kind != QLatin1String(names[k]))
+        ++k;
+    if (k == 4) {
+        *error = QStringLiteral("trace of job %1: unknown kind \"%2\"")
+                         .arg(t.job.value())
+                         .arg(kind);
+        return std::nullopt;
+    }
+    t.kind = kinds[k];
+    QString why;
+    const auto result = statusFromJson(o.value(QStringLiteral("result")).toObject(), &why);
+    if (!result) {
+        *error = QStringLiteral("trace of job %1: result: %2").arg(t.job.value()).arg(why);
+        return std::nullopt;
+    }
+    t.result = *result;
+    t.hostsConsidered = o.value(QStringLiteral("hostsConsidered")).toInt();
+    t.hostsFeasible = o.value(QStringLiteral("hostsFeasible")).toInt();
+    t.filterPlugins = stringList(o.value(QStringLiteral("filterPlugins")));
+    t.scorePlugins = stringList(o.value(QStringLiteral("scorePlugins")));
+    const QJsonObject rejectedBy = o.value(QStringLiteral("rejectedBy")).toObject();
+    for (int r = 0; r < kReasonCount; ++r)
+        t.rejectedBy[size_t(r)] = rejectedBy.value(QLatin1String(reasonCode(Reason(r)))).toInt();
+    if (o.contains(QStringLiteral("placement"))) {
+        const QJsonObject po = o.value(QStringLiteral("placement")).toObject();
+        Placement p;
+        p.host = HostId(po.value(QStringLiteral("host")).toInt(-1));
+        for (const QJsonValue &uv : po.value(QStringLiteral("units")).toArray()) {
+            const QJsonObject u = uv.toObject();
+            const int kindValue = u.value(QStringLiteral("kind")).toInt(-1);
+            if (kindValue < 0 || kindValue > int(UnitChoice::Kind::NewPartition)) {
+                *error = QStringLiteral("trace of job %1: placement: unknown unit kind %2")
+                                 .arg(t.job.value())
+                                 .arg(kindValue);
+                return std::nullopt;
+            }
+            UnitChoice c;
+            c.card = CardId(u.value(QStringLiteral("card")).toInt(-1));
+            c.kind = UnitChoice::Kind(kindValue);
+            c.uid = u.value(QStringLiteral("uid")).toInt(-1);
+            c.profile = u.value(QStringLiteral("profile")).toInt(-1);
+            c.start = u.value(QStringLiteral("start")).toInt(-1);
+            c.milli = u.value(QStringLiteral("milli")).toInt();
+            c.memoryMiB = qint64(u.value(QStringLiteral("memoryMiB")).toDouble());
+            p.units.append(c);
+        }
+        t.placement = p;
+    }
+    for (const auto &[key, list] : {std::pair{QStringLiteral("best"), &t.best},
+                                    std::pair{QStringLiteral("rejected"), &t.rejected}}) {
+        for (const QJsonValue &cv : o.value(key).toArray()) {
+            const auto c = candidateFromJson(cv.toObject(), &why);
+            if (!c) {
+                *error = QStringLiteral("trace of job %1: %2: %3").arg(t.job.value()).arg(key, why);
+                return std::nullopt;
+            }
+            list->append(*c);
+        }
+    }
+    for (const QJsonValue &vv : o.value(QStringLiteral("victims")).toArray()) {
+        const QJsonObject v = vv.toObject();
+        t.victims.append({JobId(v.value(QStringLiteral("job")).toInt(-1)),
+                          v.value(QStringLiteral("priority")).toInt(),
+                          qint64(v.value(QStringLiteral("lostWorkMs")).toDouble()),
+                          qint64(v.value(QStringLiteral("evictAtMs")).toDouble())});
+    }
+    t.note = o.value(QStringLiteral("note")).toString();
+    return t;
 }
 
 } // namespace Zhaoxi::Storage

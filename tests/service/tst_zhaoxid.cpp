@@ -10,6 +10,7 @@
 
 #include <QDirIterator>
 #include <QElapsedTimer>
+#include <QHash>
 #include <QProcess>
 #include <QRandomGenerator>
 #include <QTcpServer>
@@ -17,6 +18,7 @@
 #include <QTemporaryDir>
 
 #include <csignal>
+#include <tuple>
 
 #include <grp.h>
 #include <sys/stat.h>
@@ -74,15 +76,22 @@ private:
     int m_id = 0;
 };
 
-// The live zhaoxi-shim processes whose --dir lies under `root`, by that directory.
+// The live zhaoxi-shim processes whose --dir lies under `root`, by that directory. A shim's child
+// between fork and exec still reads as the shim (same command line, parent that shim, its
+// directory): it is the job being started, not a second shim, and is not counted.
 QMap<QString, int> shimsUnder(const QString &root)
 {
-    QMap<QString, int> out;
+    struct Shim
+    {
+        QString dir;
+        int parent = 0;
+    };
+    QHash<int, Shim> shims;
     QDirIterator it(QStringLiteral("/proc"), QDir::Dirs | QDir::NoDotAndDotDot);
     while (it.hasNext()) {
         it.next();
         bool ok = false;
-        it.fileName().toInt(&ok);
+        const int pid = it.fileName().toInt(&ok);
         if (!ok)
             continue;
         QFile f(it.filePath() + QStringLiteral("/cmdline"));
@@ -92,8 +101,21 @@ QMap<QString, int> shimsUnder(const QString &root)
         if (argv.isEmpty() || !argv[0].endsWith("zhaoxi-shim"))
             continue;
         const qsizetype d = argv.indexOf("--dir");
-        if (d >= 0 && d + 1 < argv.size() && argv[d + 1].startsWith(root.toUtf8()))
-            ++out[QString::fromUtf8(argv[d + 1])];
+        if (d < 0 || d + 1 >= argv.size() || !argv[d + 1].startsWith(root.toUtf8()))
+            continue;
+        // /proc/PID/stat: "pid (comm) state ppid ...", comm may hold spaces: read after the last ')'.
+        QFile st(it.filePath() + QStringLiteral("/stat"));
+        if (!st.open(QIODevice::ReadOnly))
+            continue;
+        const QByteArray stat = st.readAll();
+        const QList<QByteArray> fields = stat.mid(stat.lastIndexOf(')') + 2).split(' ');
+        shims.insert(pid, {QString::fromUtf8(argv[d + 1]), fields.value(1).toInt()});
+    }
+    QMap<QString, int> out;
+    for (auto s = shims.cbegin(); s != shims.cend(); ++s) {
+        const auto parent = shims.constFind(s->parent);
+        if (parent == shims.cend() || parent->dir != s->dir)
+            ++out[s->dir];
     }
     return out;
 }
@@ -382,7 +404,11 @@ void TestZhaoxid::aUserOutsideTheGroupReadsButCannotChange()
         QSKIP("needs root to drop to nobody");
     // A group nobody is in (none by that name): only root may change things.
     const QString group = QStringLiteral("zx-test-%1").arg(::getpid());
-    QVERIFY(start({QStringLiteral("--group"), group}));
+    // (A retention of its own: taken as given.)
+    QVERIFY(start({QStringLiteral("--group"),
+                   group,
+                   QStringLiteral("--retention"),
+                   QStringLiteral("raw=2h,minute=2d,quarter-hour=90d,traces=5000")}));
     const QString spec = m_dir->filePath(QStringLiteral("spec.json"));
     {
         QFile f(spec);
@@ -631,6 +657,19 @@ void TestZhaoxid::badCommandLinesAreRefusedWithTheReason_data()
                                                       QStringLiteral("--policy"),
                                                       QStringLiteral("fifo")}
                                        << "unknown policy";
+    for (const auto &[row, spec, words] :
+         {std::tuple{"a retention term unknown", "raw=6h,hours=3d", "unknown term \"hours\""},
+          std::tuple{"a retention too short", "raw=10s", "raw: expected a duration of at least 1m"},
+          std::tuple{"a retention finer than coarser", "raw=9d", "raw <= minute <= quarter-hour"},
+          std::tuple{"no traces", "traces=0", "traces: expected a count"}}) {
+        QTest::newRow(row) << QStringList{QStringLiteral("--scenario"),
+                                          dataPath("service.json"),
+                                          QStringLiteral("--db"),
+                                          QStringLiteral("x"),
+                                          QStringLiteral("--retention"),
+                                          QLatin1String(spec)}
+                           << QStringLiteral("--retention: ") + QLatin1String(words);
+    }
     QTest::newRow("an unknown option")
             << QStringList{QStringLiteral("--scenaro"), QStringLiteral("x")}
             << "unexpected argument";

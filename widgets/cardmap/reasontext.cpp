@@ -152,6 +152,19 @@ QString readOnlyText(const QString &reason)
                               "root or grant CAP_SYS_ADMIN).");
     if (reason == QLatin1String("MIG not enabled on any card"))
         return ReasonText::tr("Read-only: MIG is not enabled on any card.");
+    if (reason.startsWith(QLatin1String("service unreachable: ")))
+        return ReasonText::tr("Read-only: the service at %1 is not reachable; the picture is the "
+                              "last one read. Reconnecting…")
+                .arg(reason.mid(int(qstrlen("service unreachable: "))));
+    if (reason.startsWith(QLatin1String("not an operator: "))) {
+        const QStringList who
+                = reason.mid(int(qstrlen("not an operator: "))).split(QLatin1String(" is not in "));
+        return ReasonText::tr("Read-only: %1 may only read; changes need membership of the %2 "
+                              "group.")
+                .arg(who.value(0), who.value(1));
+    }
+    if (reason == QLatin1String("service not taking changes"))
+        return ReasonText::tr("Read-only: the service is shutting down and takes no changes.");
     return ReasonText::tr("Read-only: %1").arg(reason);
 }
 

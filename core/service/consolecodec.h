@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/catalogue/catalogue.h"
+#include "core/session/session.h"
+#include "core/session/snapshot.h"
+
+#include <QJsonObject>
+
+#include <optional>
+
+namespace Zhaoxi::Service {
+
+// The console's picture of the appliance, whole, as one JSON object: what a console attached to
+// the service (`zhaoxi --connect`, RemoteSession) rebuilds its Snapshot from, so that every view
+// reads the same values an embedded console would. Pushed as {"push": "console", "console": ...}
+// to clients that subscribed with "console": true (docs/service.md).
+//
+//   {"serial", "now_ms", "start_ms", "end_ms", "utc_offset_s", "speed", "paused", "finished",
+//    "simulated", "read_only", "read_only_reason", "appliance", "policy", "window",
+//    "topology": {"hosts": [{"name", "cpu_milli", "memory_mib",
+//                            "cards": [{"model", "link_domain"}]}]},
+//    "layouts": statecodec's layouts document, "jobs": its queue document,
+//    "cordoned": [card, ...], "queue": [job, ...], "budget": {...},
+//    "samples": [every CardSample member], "services": [...], "training": [...],
+//    "events": [eventJson, ...], "traces": [decisionTraceToJson, ...]}
+//
+// `events` and `traces` are the ones since the previous push to that client (a snapshot's own
+// lists are since the previous snapshot, and a client may take one in several).
+QJsonObject consoleJson(const Session::Snapshot &snapshot,
+                        const QList<Storage::Event> &events,
+                        const QList<Sched::DecisionTrace> &traces);
+
+// Rebuilds a snapshot from consoleJson over `catalogue` (the console's: a card model it does not
+// know is an error). nullopt with an English *error naming the member that is wrong; the
+// snapshot's state passes checkInvariants().
+std::optional<Session::Snapshot> snapshotFromConsoleJson(const QJsonObject &json,
+                                                         const Catalogue::Catalogue &catalogue,
+                                                         QString *error);
+
+// A stored event as the API writes it (protocol.h eventJson) read back.
+std::optional<Storage::Event> eventFromJson(const QJsonObject &json, QString *error);
+
+// The answers of the API's commands read back into the session's types (RemoteSession): the
+// result of a change (an ok answer's result, or an error answer's error object), a placement
+// preview, a layout preview (for a card of `model`), a job's log.
+Session::CommandResult commandResultFromAnswer(const QJsonObject &answer);
+Session::PlacementPreview placementPreviewFromJson(const QJsonObject &result);
+Session::LayoutPreview layoutPreviewFromJson(const QJsonObject &result,
+                                             const Domain::CardModel *model);
+Session::JobLog jobLogFromJson(const QJsonObject &result);
+
+} // namespace Zhaoxi::Service

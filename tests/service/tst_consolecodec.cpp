@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The console's picture over the wire (consoleJson): a snapshot of the demo day in the afternoon
+// (MIG cards with instances, soft-sliced cards with shares, waiting and preempted jobs, events,
+// decision traces) written, sent as a line and read back equals the original in everything the
+// console shows; a model the console does not know, a broken document and the API's answers.
+#include "core/catalogue/catalogue.h"
+#include "core/service/consolecodec.h"
+#include "core/service/protocol.h"
+#include "core/session/simulationsession.h"
+#include "core/sim/scenario.h"
+#include "core/storage/statecodec.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTest>
+
+#include <cmath>
+
+using namespace Zhaoxi;
+
+namespace {
+
+const Catalogue::Catalogue &catalogue()
+{
+    static const Catalogue::Catalogue c = Catalogue::Catalogue::builtIn();
+    return c;
+}
+
+bool same(double a, double b)
+{
+    return (std::isnan(a) && std::isnan(b)) || a == b;
+}
+
+// Through the socket's framing: compact JSON, one line, parsed again.
+QJsonObject overTheWire(const QJsonObject &o)
+{
+    const QByteArray line = Service::encodeLine(o);
+    return QJsonDocument::fromJson(line.chopped(1)).object();
+}
+
+} // namespace
+
+class TestConsoleCodec : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void theAfternoonComesBackWhole()
+    {
+        Sim::ScenarioError err;
+        auto scenario = Sim::loadScenarioFile(
+                QStringLiteral(ZHAOXI_SOURCE_DIR "/resources/scenarios/demo-day.json"),
+                catalogue(),
+                &err);
+        QVERIFY2(scenario, qPrintable(err.toString()));
+        Session::SimulationSession session(*scenario, QStringLiteral("guard"), scenario->seed);
+        QList<Storage::Event> events;
+        connect(&session,
+                &Session::ApplianceSession::snapshotReady,
+                this,
+                [&](const Session::SnapshotPtr &s) { events += s->events; });
+        for (qint64 t = 0; t <= 7 * 3'600'000; t += 10 * 60'000)
+            session.runTo(t);
+        const Session::SnapshotPtr original = session.latest();
+        QVERIFY(original);
+        const QList<Sched::DecisionTrace> traces = session.latestTraces();
+        QVERIFY(!traces.isEmpty());
+        QVERIFY(events.size() > 100);
+
+        // What this picture holds, so the comparison below means something.
+        int instances = 0, shares = 0, busy = 0;
+        for (const Sched::CardState &c : original->state.cards()) {
+            for (const Sched::Unit &u : c.units) {
+                instances += u.profile >= 0;
+                shares += c.mode == Domain::PartitionMode::TimeSlicing
+                          || c.mode == Domain::PartitionMode::Mps;
+            }
+        }
+        for (const Session::CardSample &m : original->cards)
+            busy += int(m.busyUnits.size());
+        QVERIFY(instances > 0);
+        QVERIFY(shares > 0);
+        QVERIFY(busy > 0);
+        QVERIFY(!original->queue.isEmpty() || !original->training.isEmpty());
+
+        const QJsonObject wire = overTheWire(Service::consoleJson(*original, events, traces));
+        QString why;
+        const auto back = Service::snapshotFromConsoleJson(wire, catalogue(), &why);
+        QVERIFY2(back, qPrintable(why));
+        QCOMPARE(back->state.checkInvariants(), QString());
+
+        // The state: equal as the scheduler compares states (hosts, cards with every unit and
+        // its uid, jobs with their specs, progress and assignments, class usage).
+        QCOMPARE(Storage::layoutsToJson(back->state), Storage::layoutsToJson(original->state));
+        QCOMPARE(Storage::queueToJson(back->state), Storage::queueToJson(original->state));
+        QVERIFY(back->state == original->state);
+        QCOMPARE(back->queue, original->queue);
+        QCOMPARE(back->budget, original->budget);
+
+        QCOMPARE(back->nowMs, original->nowMs);
+        QCOMPARE(back->startMs, original->startMs);
+        QCOMPARE(back->endMs, original->endMs);
+        QCOMPARE(back->utcOffsetSeconds, original->utcOffsetSeconds);
+        QCOMPARE(back->applianceName, original->applianceName);
+        QCOMPARE(back->policy, original->policy);
+        QCOMPARE(back->window, original->window);
+        QCOMPARE(back->simulated, original->simulated);
+        QCOMPARE(back->finished, original->finished);
+
+        QCOMPARE(back->cards.size(), original->cards.size());
+        for (qsizetype i = 0; i < original->cards.size(); ++i) {
+            const Session::CardSample &a = original->cards[i], &b = back->cards[i];
+            QCOMPARE(b.card, a.card);
+            QVERIFY(same(b.utilisation, a.utilisation));
+            QVERIFY(same(b.trainingUtilisation, a.trainingUtilisation));
+            QVERIFY(same(b.inferenceUtilisation, a.inferenceUtilisation));
+            QCOMPARE(b.memoryUsedMiB, a.memoryUsedMiB);
+            QCOMPARE(b.memoryTotalMiB, a.memoryTotalMiB);
+            QCOMPARE(b.trainingMemoryMiB, a.trainingMemoryMiB);
+            QCOMPARE(b.otherMemoryMiB, a.otherMemoryMiB);
+            QVERIFY(same(b.temperatureC, a.temperatureC));
+            QVERIFY(same(b.powerW, a.powerW));
+            QVERIFY(same(b.clockFactor, a.clockFactor));
+            QCOMPARE(b.throttled, a.throttled);
+            QCOMPARE(b.busyUnits, a.busyUnits);
+        }
+        QCOMPARE(back->services.size(), original->services.size());
+        for (qsizetype i = 0; i < original->services.size(); ++i) {
+            QCOMPARE(back->services[i].name, original->services[i].name);
+            QVERIFY(same(back->services[i].p99Ms, original->services[i].p99Ms));
+            QVERIFY(same(back->services[i].attainment, original->services[i].attainment));
+            QCOMPARE(back->services[i].replicas, original->services[i].replicas);
+            QCOMPARE(back->services[i].targetReplicas, original->services[i].targetReplicas);
+        }
+        QCOMPARE(back->training.size(), original->training.size());
+        for (qsizetype i = 0; i < original->training.size(); ++i) {
+            QCOMPARE(back->training[i].job, original->training[i].job);
+            QVERIFY(same(back->training[i].loss, original->training[i].loss));
+            QVERIFY(same(back->training[i].progress, original->training[i].progress));
+            QVERIFY(same(back->training[i].workHours, original->training[i].workHours));
+        }
+        QCOMPARE(back->events, events);
+        QCOMPARE(back->traces.size(), traces.size());
+        for (qsizetype i = 0; i < traces.size(); ++i)
+            QCOMPARE(Storage::decisionTraceToJson(back->traces[i]),
+                     Storage::decisionTraceToJson(traces[i]));
+    }
+
+    void aModelTheConsoleDoesNotKnowIsNamed()
+    {
+        Sim::ScenarioError err;
+        auto scenario = Sim::loadScenarioFile(
+                QStringLiteral(ZHAOXI_SOURCE_DIR "/resources/scenarios/demo-day.json"),
+                catalogue(),
+                &err);
+        QVERIFY(scenario);
+        Session::SimulationSession session(*scenario, QString(), scenario->seed);
+        session.runTo(60'000);
+        QJsonObject wire = Service::consoleJson(*session.latest(), {}, {});
+        QJsonObject topology = wire.value(QStringLiteral("topology")).toObject();
+        QJsonArray hosts = topology.value(QStringLiteral("hosts")).toArray();
+        QJsonObject host = hosts[0].toObject();
+        QJsonArray cards = host.value(QStringLiteral("cards")).toArray();
+        QJsonObject card = cards[0].toObject();
+        card.insert(QStringLiteral("model"), QStringLiteral("B300-288GB"));
+        cards[0] = card;
+        host.insert(QStringLiteral("cards"), cards);
+        hosts[0] = host;
+        topology.insert(QStringLiteral("hosts"), hosts);
+        wire.insert(QStringLiteral("topology"), topology);
+        QString why;
+        QVERIFY(!Service::snapshotFromConsoleJson(wire, catalogue(), &why));
+        QVERIFY2(why.contains(QStringLiteral("card 0"))
+                         && why.contains(QStringLiteral("B300-288GB")),
+                 qPrintable(why));
+
+        // A job's assignment to a card that is not there: the job is named.
+        wire = Service::consoleJson(*session.latest(), {}, {});
+        QJsonObject jobs = wire.value(QStringLiteral("jobs")).toObject();
+        QJsonArray list = jobs.value(QStringLiteral("jobs")).toArray();
+        int at = -1;
+        for (int i = 0; i < list.size() && at < 0; ++i)
+            if (list[i][QStringLiteral("state")].toString() == QLatin1String("running"))
+                at = i;
+        QVERIFY(at >= 0);
+        QJsonObject job = list[at].toObject();
+        job.insert(
+                QStringLiteral("assignments"),
+                QJsonArray{QJsonObject{{QStringLiteral("card"), 999}, {QStringLiteral("uid"), 0}}});
+        list[at] = job;
+        jobs.insert(QStringLiteral("jobs"), list);
+        wire.insert(QStringLiteral("jobs"), jobs);
+        QVERIFY(!Service::snapshotFromConsoleJson(wire, catalogue(), &why));
+        QVERIFY2(why.contains(QStringLiteral("job %1").arg(job[QStringLiteral("id")].toInt()))
+                         && why.contains(QStringLiteral("999")),
+                 qPrintable(why));
+    }
+
+    // The answers a console turns back into the session's types keep what it shows: a
+    // refusal's reason and numbers, the victims of a preemption.
+    void answersKeepTheirReasonsAndVictims()
+    {
+        Session::CommandResult r;
+        r.ok = false;
+        r.error = QStringLiteral("no free unit");
+        r.status = Sched::Status::unschedulable(Sched::Reason::CardMemoryInUse, 40960, 1024);
+        QJsonObject error = Service::errorAnswer(1, Service::Code::Refused, r.error)
+                                    .value(QStringLiteral("error"))
+                                    .toObject();
+        error.insert(QStringLiteral("status"), Storage::statusToJson(r.status));
+        const Session::CommandResult back
+                = Service::commandResultFromAnswer(overTheWire({{QStringLiteral("id"), 1},
+                                                                {QStringLiteral("ok"), false},
+                                                                {QStringLiteral("error"), error}}));
+        QVERIFY(!back.ok);
+        QCOMPARE(back.error, r.error);
+        QCOMPARE(back.status.reason, Sched::Reason::CardMemoryInUse);
+        QCOMPARE(back.status.need, 40960);
+        QCOMPARE(back.status.have, 1024);
+
+        Session::PlacementPreview p;
+        p.job = Domain::JobId(7);
+        p.card = Domain::CardId(2);
+        p.outcome = Session::PlacementPreview::Outcome::NeedsPreemption;
+        p.victims = {{Domain::JobId(3), 100, 120'000, 1'700'000'000'000}};
+        p.victimNames = {QStringLiteral("finetune")};
+        const Session::PlacementPreview pb
+                = Service::placementPreviewFromJson(overTheWire(Service::placementPreviewJson(p)));
+        QCOMPARE(pb.outcome, p.outcome);
+        QCOMPARE(pb.job, p.job);
+        QCOMPARE(pb.card, p.card);
+        QCOMPARE(pb.victims, p.victims);
+        QCOMPARE(pb.victimNames, p.victimNames);
+
+        QString why;
+        QVERIFY(!Storage::statusFromJson({{QStringLiteral("reason"), QStringLiteral("bogus")}},
+                                         &why));
+        QVERIFY2(why.contains(QStringLiteral("bogus")), qPrintable(why));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestConsoleCodec)
+#include "tst_consolecodec.moc"
