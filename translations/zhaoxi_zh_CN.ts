@@ -1575,6 +1575,58 @@
             <translation>存储文件无法读取（%1），已移至 %2</translation>
         </message>
         <message>
+            <source>an operator</source>
+            <translation>一位操作员</translation>
+        </message>
+        <message>
+            <source>%1&apos;s workload was refused: %2</source>
+            <translation>%1 提交的工作负载被拒绝：%2</translation>
+        </message>
+        <message>
+            <source>%1&apos;s repartition of %2 was refused: %3</source>
+            <translation>%1 对 %2 的重新分区被拒绝：%3</translation>
+        </message>
+        <message>
+            <source>%1&apos;s schedule was refused: %2</source>
+            <translation>%1 设置的时间表被拒绝：%2</translation>
+        </message>
+        <message>
+            <source>%1 asked to %2 %3; refused: %4</source>
+            <translation>%1 请求对 %3 执行 %2，被拒绝：%4</translation>
+        </message>
+        <message>
+            <source>%1 submitted %2</source>
+            <translation>%1 提交了 %2</translation>
+        </message>
+        <message>
+            <source>%1 placed %2 on %3</source>
+            <translation>%1 将 %2 放置到 %3</translation>
+        </message>
+        <message>
+            <source>%1 took %2 back to the queue</source>
+            <translation>%1 将 %2 退回队列</translation>
+        </message>
+        <message>
+            <source>%1 cancelled %2</source>
+            <translation>%1 取消了 %2</translation>
+        </message>
+        <message>
+            <source>%1 set the priority of %2 to %3</source>
+            <translation>%1 将 %2 的优先级设为 %3</translation>
+        </message>
+        <message>
+            <source>%1 repartitioned %2: %3</source>
+            <translation>%1 重新划分了 %2：%3</translation>
+        </message>
+        <message>
+            <source>no partitions</source>
+            <translation>无分区</translation>
+        </message>
+        <message>
+            <source>%1 set the windows schedule</source>
+            <translation>%1 设置了时间窗口表</translation>
+        </message>
+        <message>
             <source>%1 logged in</source>
             <translation>%1 已登录</translation>
         </message>

@@ -204,7 +204,7 @@ void MainWindow::createRunBar()
             m_client->setPaused(!running);
     });
     m_speedLabel = new QLabel(this);
-    m_runBar->addWidget(m_speedLabel);
+    m_speedLabelAction = m_runBar->addWidget(m_speedLabel);
     m_speedCombo = new QComboBox(this);
     m_speedCombo->setObjectName(QStringLiteral("speed"));
     for (double s : consoleSpeeds())
@@ -214,7 +214,7 @@ void MainWindow::createRunBar()
         s.speed = m_speedCombo->itemData(index).toDouble();
         applySettings(s);
     });
-    m_runBar->addWidget(m_speedCombo);
+    m_speedAction = m_runBar->addWidget(m_speedCombo);
     m_runBar->addSeparator();
     m_clock = new QLabel(this);
     m_clock->setObjectName(QStringLiteral("clock"));
@@ -562,8 +562,9 @@ void MainWindow::updateRunBar()
     m_playAction->setToolTip(m_playAction->isChecked() ? tr("Pause the appliance's clock (Space)")
                                                        : tr("Run the appliance's clock (Space)"));
     m_speedCombo->setEnabled(simulated);
-    m_speedCombo->setVisible(!have || simulated);
-    m_speedLabel->setVisible(!have || simulated);
+    // A widget in a tool bar is shown and hidden through its action.
+    m_speedAction->setVisible(!have || simulated);
+    m_speedLabelAction->setVisible(!have || simulated);
     int at = m_speedCombo->findData(m_settings.speed <= 0 ? -1.0 : m_settings.speed);
     if (at >= 0)
         m_speedCombo->setCurrentIndex(at);

@@ -167,6 +167,8 @@ private:
     QAction *m_redoAction = nullptr;
     Models::SessionClient *m_client = nullptr;
     Session::SnapshotPtr m_snapshot;
+    QAction *m_speedAction = nullptr; // the tool bar's actions of the speed widgets
+    QAction *m_speedLabelAction = nullptr;
     QString m_storePath;
     ConsoleSettings m_settings;
     QToolBar *m_runBar = nullptr;

@@ -4,14 +4,18 @@
 // a PNG for --screenshot). Command-line output is English, like zhaoxictl's; the window is
 // translated.
 #include "core/catalogue/catalogue.h"
+#include "core/models/eventlogmodel.h"
 #include "core/models/sessionclient.h"
 #include "core/policy/policy.h"
 #include "core/sched/appliancefile.h"
+#include "core/service/consoleaudit.h"
 #include "core/service/protocol.h"
 #include "core/service/remotesession.h"
 #include "core/session/hardwaresession.h"
 #include "core/session/simulationsession.h"
 #include "core/sim/scenario.h"
+#include "core/storage/store.h"
+#include "widgets/eventlog/eventlogview.h"
 #include "widgets/languagecontroller.h"
 #include "widgets/mainwindow.h"
 
@@ -433,6 +437,22 @@ int main(int argc, char **argv)
 
     Widgets::MainWindow window(&languages);
     window.setSession(&client, storePath);
+    // The operator's changes are audited: by the service when attached to one, else here, into
+    // the session's store.
+    std::unique_ptr<Service::ConsoleAudit> audit;
+    if (!remote) {
+        if (Storage::Store *store = session->eventStore()) {
+            QString why;
+            audit = Service::ConsoleAudit::attach(client, *store, &why);
+            if (audit)
+                QObject::connect(audit.get(),
+                                 &Service::ConsoleAudit::recorded,
+                                 window.eventLog()->model(),
+                                 &Models::EventLogModel::appendEvents);
+            else
+                err << "zhaoxi: the operator audit is off: " << why << "\n";
+        }
+    }
     if (remote) {
         // Exports read the service's store, where this user may read it.
         QObject::connect(
@@ -495,6 +515,7 @@ int main(int argc, char **argv)
 
     window.show();
     const int status = app.exec();
+    audit.reset();
     QMetaObject::invokeMethod(
             session, &Session::ApplianceSession::stop, Qt::BlockingQueuedConnection);
     sessionThread.quit();

@@ -138,7 +138,7 @@ protected:
             const QByteArray line = l.next(1000);
             bytes += line.size();
             snapshots += line.startsWith("{\"push\":\"snapshot\"")
-                         || line.startsWith("{\"console\":");
+                         || line.startsWith("{\"push\":\"console\"");
         }
     }
 

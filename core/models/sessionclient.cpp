@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "sessionclient.h"
 
+#include "core/catalogue/layoutrules.h"
+
+#include <QJsonArray>
+
 #include <QMetaObject>
 
 namespace Zhaoxi::Models {
@@ -81,6 +85,11 @@ quint64 SessionClient::previewPlacement(Domain::JobId job, Domain::CardId card)
 quint64 SessionClient::placeJob(Domain::JobId job, Domain::CardId card, bool allowPreemption)
 {
     const quint64 id = m_nextRequest++;
+    Q_EMIT changeAsked(id,
+                       QStringLiteral("place"),
+                       {{QStringLiteral("job"), job.value()},
+                        {QStringLiteral("card"), card.value()},
+                        {QStringLiteral("preempt"), allowPreemption}});
     call([=](ApplianceSession *s) { s->placeJob(id, job.value(), card.value(), allowPreemption); });
     return id;
 }
@@ -88,6 +97,7 @@ quint64 SessionClient::placeJob(Domain::JobId job, Domain::CardId card, bool all
 quint64 SessionClient::requeueJob(Domain::JobId job)
 {
     const quint64 id = m_nextRequest++;
+    Q_EMIT changeAsked(id, QStringLiteral("requeue"), {{QStringLiteral("job"), job.value()}});
     call([=](ApplianceSession *s) { s->requeueJob(id, job.value()); });
     return id;
 }
@@ -105,6 +115,16 @@ quint64 SessionClient::applyLayout(Domain::CardId card,
                                    qint64 drainDeadlineMs)
 {
     const quint64 id = m_nextRequest++;
+    QJsonArray layout;
+    if (m_snapshot && card.value() >= 0 && card.value() < m_snapshot->state.cards().size()) {
+        const Sched::ClusterState &st = m_snapshot->state;
+        for (const Domain::MigPlacement &p : target)
+            layout.append(Catalogue::formatPlacement(st.model(st.card(card)), p));
+    }
+    QJsonObject asked{{QStringLiteral("card"), card.value()}, {QStringLiteral("layout"), layout}};
+    if (mode == Session::ApplyMode::Drain)
+        asked.insert(QStringLiteral("drain_deadline_ms"), drainDeadlineMs);
+    Q_EMIT changeAsked(id, QStringLiteral("layout-apply"), asked);
     call([=](ApplianceSession *s) {
         s->applyLayout(id, card.value(), target, mode, drainDeadlineMs);
     });
@@ -114,6 +134,8 @@ quint64 SessionClient::applyLayout(Domain::CardId card,
 quint64 SessionClient::setSchedule(const QJsonObject &windowsParams)
 {
     const quint64 id = m_nextRequest++;
+    Q_EMIT changeAsked(
+            id, QStringLiteral("schedule-set"), {{QStringLiteral("schedule"), windowsParams}});
     call([=](ApplianceSession *s) { s->setSchedule(id, windowsParams); });
     return id;
 }
@@ -121,6 +143,7 @@ quint64 SessionClient::setSchedule(const QJsonObject &windowsParams)
 quint64 SessionClient::submitWorkload(const QJsonObject &spec)
 {
     const quint64 id = m_nextRequest++;
+    Q_EMIT changeAsked(id, QStringLiteral("submit"), {{QStringLiteral("spec"), spec}});
     call([=](ApplianceSession *s) { s->submitWorkload(id, spec); });
     return id;
 }
@@ -128,6 +151,7 @@ quint64 SessionClient::submitWorkload(const QJsonObject &spec)
 quint64 SessionClient::cancelJob(Domain::JobId job)
 {
     const quint64 id = m_nextRequest++;
+    Q_EMIT changeAsked(id, QStringLiteral("cancel"), {{QStringLiteral("job"), job.value()}});
     call([=](ApplianceSession *s) { s->cancelJob(id, job.value()); });
     return id;
 }
@@ -135,6 +159,10 @@ quint64 SessionClient::cancelJob(Domain::JobId job)
 quint64 SessionClient::setJobPriority(Domain::JobId job, int priority)
 {
     const quint64 id = m_nextRequest++;
+    Q_EMIT changeAsked(
+            id,
+            QStringLiteral("priority"),
+            {{QStringLiteral("job"), job.value()}, {QStringLiteral("priority"), priority}});
     call([=](ApplianceSession *s) { s->setJobPriority(id, job.value(), priority); });
     return id;
 }

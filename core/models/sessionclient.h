@@ -58,6 +58,12 @@ Q_SIGNALS:
     void layoutPreviewReady(const Zhaoxi::Session::LayoutPreview &preview);
     void commandFinished(const Zhaoxi::Session::CommandResult &result);
     void jobLogReady(const Zhaoxi::Session::JobLog &log);
+    // A change was asked for (before the session sees it): the command's name and arguments as
+    // the service's API spells them ("place" {job, card, preempt}, "requeue" {job},
+    // "layout-apply" {card, layout, drain_deadline_ms}, "schedule-set" {schedule}, "submit"
+    // {spec}, "cancel" {job}, "priority" {job, priority}). Its answer is the commandFinished with
+    // the same request id. What the embedded console's audit records (Service::ConsoleAudit).
+    void changeAsked(quint64 request, const QString &command, const QJsonObject &arguments);
 
 private:
     // Runs `command` on the session's thread: queued when that is another thread (the GUI never

@@ -208,11 +208,9 @@ bool stateFromTopology(const QJsonObject &topology,
 
 } // namespace
 
-QJsonObject consoleJson(const Snapshot &s,
-                        const QList<Storage::Event> &events,
-                        const QList<Sched::DecisionTrace> &traces)
+QByteArray consolePicture(const Snapshot &s)
 {
-    QJsonArray cordoned, queue, samples, services, training, eventList, traceList;
+    QJsonArray cordoned, queue, samples, services, training;
     for (const Sched::CardState &c : s.state.cards())
         if (c.cordoned)
             cordoned.append(c.id.value());
@@ -224,40 +222,66 @@ QJsonObject consoleJson(const Snapshot &s,
         services.append(serviceJson(v));
     for (const Session::TrainingSample &t : s.training)
         training.append(trainingJson(t));
+    const QJsonObject o{{QStringLiteral("serial"), qint64(s.serial)},
+                        {QStringLiteral("now_ms"), s.nowMs},
+                        {QStringLiteral("start_ms"), s.startMs},
+                        {QStringLiteral("end_ms"), s.endMs},
+                        {QStringLiteral("utc_offset_s"), s.utcOffsetSeconds},
+                        {QStringLiteral("speed"), s.speed},
+                        {QStringLiteral("paused"), s.paused},
+                        {QStringLiteral("finished"), s.finished},
+                        {QStringLiteral("simulated"), s.simulated},
+                        {QStringLiteral("read_only"), s.readOnly},
+                        {QStringLiteral("read_only_reason"), s.readOnlyReason},
+                        {QStringLiteral("appliance"), s.applianceName},
+                        {QStringLiteral("policy"), s.policy},
+                        {QStringLiteral("window"), s.window},
+                        {QStringLiteral("topology"), topologyJson(s.state)},
+                        {QStringLiteral("cordoned"), cordoned},
+                        {QStringLiteral("queue"), queue},
+                        {QStringLiteral("budget"),
+                         QJsonObject{{QStringLiteral("training_milli"), s.budget.trainingMilli},
+                                     {QStringLiteral("inference_milli"), s.budget.inferenceMilli},
+                                     {QStringLiteral("batch_milli"), s.budget.batchMilli}}},
+                        {QStringLiteral("samples"), samples},
+                        {QStringLiteral("services"), services},
+                        {QStringLiteral("training"), training}};
+    // The store's documents go in as the codec writes them: not parsed only to be written again.
+    QByteArray text = QJsonDocument(o).toJson(QJsonDocument::Compact);
+    text.chop(1); // the closing brace
+    text += ",\"layouts\":" + Storage::layoutsToJson(s.state);
+    text += ",\"jobs\":" + Storage::queueToJson(s.state);
+    text += '}';
+    return text;
+}
+
+QByteArray consolePushLine(const QByteArray &picture,
+                           const QList<Storage::Event> &events,
+                           const QList<Sched::DecisionTrace> &traces)
+{
+    QJsonArray eventList;
     for (const Storage::Event &e : events)
         eventList.append(eventJson(e));
-    for (const Sched::DecisionTrace &t : traces)
-        traceList.append(QJsonDocument::fromJson(Storage::decisionTraceToJson(t)).object());
-    return {{QStringLiteral("serial"), qint64(s.serial)},
-            {QStringLiteral("now_ms"), s.nowMs},
-            {QStringLiteral("start_ms"), s.startMs},
-            {QStringLiteral("end_ms"), s.endMs},
-            {QStringLiteral("utc_offset_s"), s.utcOffsetSeconds},
-            {QStringLiteral("speed"), s.speed},
-            {QStringLiteral("paused"), s.paused},
-            {QStringLiteral("finished"), s.finished},
-            {QStringLiteral("simulated"), s.simulated},
-            {QStringLiteral("read_only"), s.readOnly},
-            {QStringLiteral("read_only_reason"), s.readOnlyReason},
-            {QStringLiteral("appliance"), s.applianceName},
-            {QStringLiteral("policy"), s.policy},
-            {QStringLiteral("window"), s.window},
-            {QStringLiteral("topology"), topologyJson(s.state)},
-            {QStringLiteral("layouts"),
-             QJsonDocument::fromJson(Storage::layoutsToJson(s.state)).object()},
-            {QStringLiteral("jobs"),
-             QJsonDocument::fromJson(Storage::queueToJson(s.state)).object()},
-            {QStringLiteral("cordoned"), cordoned},
-            {QStringLiteral("queue"), queue},
-            {QStringLiteral("budget"),
-             QJsonObject{{QStringLiteral("training_milli"), s.budget.trainingMilli},
-                         {QStringLiteral("inference_milli"), s.budget.inferenceMilli},
-                         {QStringLiteral("batch_milli"), s.budget.batchMilli}}},
-            {QStringLiteral("samples"), samples},
-            {QStringLiteral("services"), services},
-            {QStringLiteral("training"), training},
-            {QStringLiteral("events"), eventList},
-            {QStringLiteral("traces"), traceList}};
+    QByteArray line = "{\"push\":\"console\",\"console\":";
+    line += picture;
+    line.chop(1);
+    line += ",\"events\":" + QJsonDocument(eventList).toJson(QJsonDocument::Compact);
+    line += ",\"traces\":[";
+    for (qsizetype i = 0; i < traces.size(); ++i) {
+        if (i > 0)
+            line += ',';
+        line += Storage::decisionTraceToJson(traces[i]);
+    }
+    line += "]}}\n";
+    return line;
+}
+
+QJsonObject consoleJson(const Snapshot &s,
+                        const QList<Storage::Event> &events,
+                        const QList<Sched::DecisionTrace> &traces)
+{
+    const QByteArray line = consolePushLine(consolePicture(s), events, traces);
+    return QJsonDocument::fromJson(line).object().value(QStringLiteral("console")).toObject();
 }
 
 std::optional<Snapshot> snapshotFromConsoleJson(const QJsonObject &o,

@@ -31,6 +31,14 @@ QJsonObject consoleJson(const Session::Snapshot &snapshot,
                         const QList<Storage::Event> &events,
                         const QList<Sched::DecisionTrace> &traces);
 
+// The same in the two parts the service sends: the picture without events and traces (compact
+// JSON text, written once per snapshot whoever many consoles take it), and one client's push line
+// ({"push": "console", "console": ...} and '\n') with its events and traces added.
+QByteArray consolePicture(const Session::Snapshot &snapshot);
+QByteArray consolePushLine(const QByteArray &picture,
+                           const QList<Storage::Event> &events,
+                           const QList<Sched::DecisionTrace> &traces);
+
 // Rebuilds a snapshot from consoleJson over `catalogue` (the console's: a card model it does not
 // know is an error). nullopt with an English *error naming the member that is wrong; the
 // snapshot's state passes checkInvariants().

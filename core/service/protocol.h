@@ -68,6 +68,14 @@ QJsonObject placementPreviewJson(const Session::PlacementPreview &preview);
 QJsonObject layoutPreviewJson(const Session::LayoutPreview &preview,
                               const Domain::CardModel *model);
 QJsonObject jobLogJson(const Session::JobLog &log);
+// What a change touches, as its audit event records it before and after: a job's name, state,
+// priority and units; a card's MIG layout (layout-apply); `schedule` (schedule-set: the schedule
+// and policy in force).
+QJsonObject subjectStateJson(const Session::Snapshot &snapshot,
+                             const QString &command,
+                             int card,
+                             int job,
+                             const QJsonObject &schedule);
 
 // Arguments. Each returns nullopt with *error (English) naming the argument when it is missing
 // or of the wrong type.

@@ -483,7 +483,7 @@ void Server::dispatch(Client &client,
             for (const Sched::DecisionTrace &t : m_session.latestTraces())
                 client.consoleTraces.insert(t.job.value(), t);
             if (s)
-                pushConsole(client, *s);
+                pushConsole(client, consolePicture(*s));
         } else if (client.snapshots && s) {
             client.lastPushMs = m_options.clock();
             send(client,
@@ -563,6 +563,7 @@ void Server::onSnapshot(const SnapshotPtr &s)
     const qint64 now = m_options.clock();
     QByteArray lines[2];
     QByteArray events;
+    QByteArray picture; // written once, for every console due
     for (const auto &c : std::as_const(m_clients)) {
         if (c->console) {
             c->consoleEvents += s->events;
@@ -573,7 +574,9 @@ void Server::onSnapshot(const SnapshotPtr &s)
                 c->consoleEvents.remove(0, c->consoleEvents.size() - kMaxConsoleBacklog);
             if (now - c->lastPushMs >= c->intervalMs - c->intervalMs / 10) {
                 c->lastPushMs = now;
-                pushConsole(*c, *s);
+                if (picture.isEmpty())
+                    picture = consolePicture(*s);
+                pushConsole(*c, picture);
             }
             continue;
         }
@@ -599,15 +602,13 @@ void Server::onSnapshot(const SnapshotPtr &s)
     }
 }
 
-void Server::pushConsole(Client &client, const Session::Snapshot &s)
+void Server::pushConsole(Client &client, const QByteArray &picture)
 {
     QList<Sched::DecisionTrace> traces = client.consoleTraces.values();
     std::sort(traces.begin(), traces.end(), [](const auto &a, const auto &b) {
         return a.job.value() < b.job.value();
     });
-    const QByteArray line = encodeLine(
-            {{QStringLiteral("push"), QStringLiteral("console")},
-             {QStringLiteral("console"), consoleJson(s, client.consoleEvents, traces)}});
+    const QByteArray line = consolePushLine(picture, client.consoleEvents, traces);
     // Sent whole or not at all (a droppable push over a full queue waits for the next one, the
     // backlog kept); what went out is not sent again.
     if (send(client, line, true)) {

@@ -96,7 +96,7 @@ private:
     // False when it was not queued (a droppable push to a client that is behind).
     bool send(Client &client, const QByteArray &bytes, bool droppable);
     void onSnapshot(const Session::SnapshotPtr &snapshot);
-    void pushConsole(Client &client, const Session::Snapshot &snapshot);
+    void pushConsole(Client &client, const QByteArray &picture);
     static constexpr qsizetype kMaxConsoleBacklog = 20'000; // events kept for a console
 
     // Changes: checked, audited when refused, then handed to the session.

@@ -25,50 +25,10 @@ namespace Zhaoxi::Service {
 using Session::CommandResult;
 using Session::SnapshotPtr;
 
-namespace {
-
-QJsonObject jobBrief(const Session::Snapshot &s, int job)
-{
-    if (job < 0 || job >= s.state.jobs().size())
-        return {};
-    const Sched::Job &j = s.state.job(Domain::JobId(job));
-    QJsonArray units;
-    for (const Sched::Assignment &a : j.assignments)
-        units.append(QJsonObject{{QStringLiteral("card"), a.card.value()},
-                                 {QStringLiteral("uid"), a.unitUid}});
-    return {{QStringLiteral("job"), job},
-            {QStringLiteral("name"), j.spec.name},
-            {QStringLiteral("state"), QLatin1String(Sched::toString(j.state))},
-            {QStringLiteral("priority"), j.spec.priority},
-            {QStringLiteral("units"), units}};
-}
-
-QJsonArray layoutOf(const Session::Snapshot &s, int card)
-{
-    QJsonArray out;
-    if (card < 0 || card >= s.state.cards().size())
-        return out;
-    const Sched::CardState &c = s.state.card(Domain::CardId(card));
-    const Domain::CardModel &model = s.state.catalogue().models()[c.model];
-    for (const Sched::Unit &u : c.units) {
-        if (u.profile >= 0)
-            out.append(Catalogue::formatPlacement(model, Domain::MigPlacement{u.profile, u.start}));
-    }
-    return out;
-}
-
-} // namespace
-
 QJsonObject Server::subjectState(const QString &command, int card, int job) const
 {
     const SnapshotPtr s = m_session.latest();
-    if (!s)
-        return {};
-    if (command == QLatin1String("layout-apply"))
-        return {{QStringLiteral("card"), card}, {QStringLiteral("layout"), layoutOf(*s, card)}};
-    if (command == QLatin1String("schedule-set"))
-        return scheduleInForce();
-    return jobBrief(*s, job);
+    return s ? subjectStateJson(*s, command, card, job, scheduleInForce()) : QJsonObject();
 }
 
 void Server::audit(const Peer &peer,

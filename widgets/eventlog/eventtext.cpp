@@ -5,6 +5,9 @@
 #include "widgets/cardmap/reasontext.h"
 
 #include <QCoreApplication>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 
 #include <cmath>
 
@@ -409,6 +412,59 @@ QString policyMessage(const Event &e, const EventNames &n, bool *known)
     return {};
 }
 
+// An operator's action (the service's audit, or the embedded console's): who, what, and for a
+// refusal why. The subject's state after it is in params.after.
+QString operatorMessage(const Event &e, const EventNames &n, bool *known)
+{
+    const QJsonObject p = QJsonDocument::fromJson(e.params).object();
+    const QJsonObject asked = p.value(QStringLiteral("asked")).toObject();
+    const QJsonObject after = p.value(QStringLiteral("after")).toObject();
+    const QString who = e.actor.isEmpty() ? EventText::tr("an operator") : e.actor;
+    const QString job = jobLabel(n, e.job);
+    const QByteArray c = e.code.mid(int(qstrlen("operator-")));
+    if (!p.value(QStringLiteral("ok")).toBool(true)) {
+        const QString why = p.value(QStringLiteral("refused")).toString();
+        if (c == "submit")
+            return EventText::tr("%1's workload was refused: %2").arg(who, why);
+        if (c == "layout-apply")
+            return EventText::tr("%1's repartition of %2 was refused: %3")
+                    .arg(who, cardLabel(n, e.card), why);
+        if (c == "schedule-set")
+            return EventText::tr("%1's schedule was refused: %2").arg(who, why);
+        return EventText::tr("%1 asked to %2 %3; refused: %4")
+                .arg(who, QString::fromLatin1(c), job, why);
+    }
+    if (c == "submit")
+        return EventText::tr("%1 submitted %2").arg(who, job);
+    if (c == "place") {
+        const int card = after.value(QStringLiteral("units"))[0][QStringLiteral("card")].toInt(
+                asked.value(QStringLiteral("card")).toInt(-1));
+        return EventText::tr("%1 placed %2 on %3").arg(who, job, cardLabel(n, card));
+    }
+    if (c == "requeue")
+        return EventText::tr("%1 took %2 back to the queue").arg(who, job);
+    if (c == "cancel")
+        return EventText::tr("%1 cancelled %2").arg(who, job);
+    if (c == "priority")
+        return EventText::tr("%1 set the priority of %2 to %3")
+                .arg(who, job)
+                .arg(asked.value(QStringLiteral("priority")).toInt());
+    if (c == "layout-apply") {
+        QStringList layout;
+        for (const QJsonValue &v : asked.value(QStringLiteral("layout")).toArray())
+            layout.append(v.toString());
+        return EventText::tr("%1 repartitioned %2: %3")
+                .arg(who,
+                     cardLabel(n, e.card),
+                     layout.isEmpty() ? EventText::tr("no partitions")
+                                      : layout.join(QStringLiteral(", ")));
+    }
+    if (c == "schedule-set")
+        return EventText::tr("%1 set the windows schedule").arg(who);
+    *known = false;
+    return {};
+}
+
 QString otherMessage(const Event &e, bool *known)
 {
     if (e.code == "store-moved-aside")
@@ -522,6 +578,12 @@ QString eventMessage(const Event &event, const EventNames &names)
         text = policyMessage(event, names, &known);
         break;
     case Storage::Source::Operator:
+        text = operatorMessage(event, names, &known);
+        if (!known) {
+            known = true;
+            text = otherMessage(event, &known);
+        }
+        break;
     case Storage::Source::System:
         text = otherMessage(event, &known);
         break;

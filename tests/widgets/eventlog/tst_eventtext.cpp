@@ -241,6 +241,24 @@ void TestEventText::sentences_data()
     QTest::newRow("a soft card") << device << QByteArray("fault-memory-error") << 9 << -1
                                  << QByteArray(R"({"durationMs":0})")
                                  << QStringLiteral("Memory error on ada-edge card 1");
+    // An operator's actions (the audit trail; the actor is "ops").
+    const int op = int(Storage::Source::Operator);
+    QTest::newRow("a drop placed")
+            << op << QByteArray("operator-place") << -1 << 1
+            << QByteArray(R"({"asked":{"job":1,"card":3,"preempt":true},)"
+                          R"("ok":true,"after":{"units":[{"card":3,"uid":5}]}})")
+            << QStringLiteral("ops placed llama-70b on dgx-h200 card 3");
+    QTest::newRow("a priority") << op << QByteArray("operator-priority") << -1 << 2
+                                << QByteArray(R"({"asked":{"job":2,"priority":7},"ok":true})")
+                                << QStringLiteral("ops set the priority of lora-2 to 7");
+    QTest::newRow("a repartition")
+            << op << QByteArray("operator-layout-apply") << 2 << -1
+            << QByteArray(R"({"asked":{"card":2,"layout":["3g.71gb@0","3g.71gb@4"]},"ok":true})")
+            << QStringLiteral("ops repartitioned dgx-h200 card 2: 3g.71gb@0, 3g.71gb@4");
+    QTest::newRow("a refused cancel")
+            << op << QByteArray("operator-cancel") << -1 << 17
+            << QByteArray(R"({"asked":{"job":17},"ok":false,"refused":"no job 17"})")
+            << QStringLiteral("ops asked to cancel #17; refused: no job 17");
     QTest::newRow("an unknown job and card")
             << sched << QByteArray("job-placed") << 40 << 17 << QByteArray(R"({"host":0})")
             << QStringLiteral("Job #17 placed on card 40");
@@ -262,6 +280,8 @@ void TestEventText::sentences()
     e.card = card;
     e.job = job;
     e.params = params;
+    if (e.source == Storage::Source::Operator)
+        e.actor = QStringLiteral("ops");
     EventNames n = names();
     // What the log saw of the MIG placement while it ran.
     if (code == "job-placed" && card == 3)
