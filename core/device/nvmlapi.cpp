@@ -93,6 +93,8 @@ bool Library::load(const QString &path, QString *error)
     optional("nvmlDeviceGetUtilizationRates", m_fn.deviceGetUtilizationRates);
     optional("nvmlDeviceGetTemperature", m_fn.deviceGetTemperature);
     optional("nvmlDeviceGetPowerUsage", m_fn.deviceGetPowerUsage);
+    optional("nvmlDeviceGetClockInfo", m_fn.deviceGetClockInfo);
+    optional("nvmlDeviceGetMaxClockInfo", m_fn.deviceGetMaxClockInfo);
     optional("nvmlDeviceGetTotalEccErrors", m_fn.deviceGetTotalEccErrors);
     optional("nvmlEventSetCreate", m_fn.eventSetCreate);
     optional("nvmlDeviceRegisterEvents", m_fn.deviceRegisterEvents);

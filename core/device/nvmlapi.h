@@ -198,6 +198,7 @@ constexpr unsigned int kGpuInstanceProfileIndexCount = 17;    // NVML_GPU_INSTAN
 constexpr unsigned int kComputeInstanceProfileIndexCount = 8; // NVML_COMPUTE_INSTANCE_PROFILE_*
 constexpr unsigned int kComputeInstanceEngineProfileShared = 0;
 constexpr unsigned int kTemperatureGpu = 0;         // NVML_TEMPERATURE_GPU
+constexpr unsigned int kClockSm = 1;                // NVML_CLOCK_SM (nvmlClockType_t)
 constexpr unsigned int kMemoryErrorUncorrected = 1; // NVML_MEMORY_ERROR_TYPE_UNCORRECTED
 constexpr unsigned int kMemoryErrorCorrected = 0;
 constexpr unsigned int kVolatileEcc = 0;                 // NVML_VOLATILE_ECC
@@ -226,6 +227,9 @@ struct Functions
     nvmlReturn_t (*deviceGetUtilizationRates)(nvmlDevice_t, nvmlUtilization_t *) = nullptr;
     nvmlReturn_t (*deviceGetTemperature)(nvmlDevice_t, unsigned int, unsigned int *) = nullptr;
     nvmlReturn_t (*deviceGetPowerUsage)(nvmlDevice_t, unsigned int *) = nullptr; // mW
+    // The current and the maximum clock of a domain (kClockSm), MHz.
+    nvmlReturn_t (*deviceGetClockInfo)(nvmlDevice_t, unsigned int, unsigned int *) = nullptr;
+    nvmlReturn_t (*deviceGetMaxClockInfo)(nvmlDevice_t, unsigned int, unsigned int *) = nullptr;
     nvmlReturn_t (*deviceGetTotalEccErrors)(nvmlDevice_t,
                                             unsigned int,
                                             unsigned int,

@@ -100,6 +100,8 @@ struct NvmlReading
     std::optional<qint64> memoryTotalMiB;
     std::optional<double> temperatureC;
     std::optional<double> powerW;
+    std::optional<double> smClockMHz;      // the SM clock now
+    std::optional<double> maxSmClockMHz;   // ... and its maximum (the driver's)
     std::optional<quint64> eccUncorrected; // volatile counts since the driver loaded
     std::optional<quint64> eccCorrected;
     QList<quint64> recentXids; // the last few Xids seen, oldest first

@@ -405,6 +405,17 @@ void NvmlBackend::readMetrics(int i, qint64 nowMs)
         if (fn.deviceGetPowerUsage(dev, &mw) == Nvml::kSuccess)
             r.powerW = milliwattsToWatts(mw);
     }
+    r.smClockMHz.reset();
+    if (fn.deviceGetClockInfo) {
+        unsigned int mhz = 0;
+        if (fn.deviceGetClockInfo(dev, Nvml::kClockSm, &mhz) == Nvml::kSuccess)
+            r.smClockMHz = double(mhz);
+    }
+    if (fn.deviceGetMaxClockInfo && !r.maxSmClockMHz) { // fixed for the card: read once
+        unsigned int mhz = 0;
+        if (fn.deviceGetMaxClockInfo(dev, Nvml::kClockSm, &mhz) == Nvml::kSuccess && mhz > 0)
+            r.maxSmClockMHz = double(mhz);
+    }
     if (fn.deviceGetTotalEccErrors) {
         unsigned long long n = 0;
         if (fn.deviceGetTotalEccErrors(dev, Nvml::kMemoryErrorUncorrected, Nvml::kVolatileEcc, &n)

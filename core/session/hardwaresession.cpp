@@ -581,8 +581,15 @@ SnapshotPtr HardwareSession::publish()
                 = r.memoryTotalMiB.value_or(m_backend->cardReports()[index].memoryTotalMiB);
         cs.temperatureC = r.temperatureC.value_or(0);
         cs.powerW = r.powerW.value_or(0);
-        cs.powerLimitW = models[c.model].maxPowerW;                // the model's nominal limit
-        cs.clockFactor = std::numeric_limits<double>::quiet_NaN(); // the backend reads no clocks
+        cs.powerLimitW = models[c.model].maxPowerW; // the model's nominal limit
+        // The SM clock over the model's full clock (so that clock x the catalogue's maximum, what
+        // /metrics exports, is the driver's reading), or over the driver's maximum; NaN when
+        // the driver gives no clock.
+        const double fullMHz = models[c.model].maxSmClockMHz > 0
+                                       ? double(models[c.model].maxSmClockMHz)
+                                       : r.maxSmClockMHz.value_or(0);
+        cs.clockFactor = r.smClockMHz && fullMHz > 0 ? *r.smClockMHz / fullMHz
+                                                     : std::numeric_limits<double>::quiet_NaN();
         // Whose work it is: the card's share by the units its training and inference jobs
         // hold (NVML's own utilisation is the card's, not per process, under MIG).
         splitByUnits(st, c, m_run.get(), &cs);

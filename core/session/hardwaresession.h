@@ -159,20 +159,14 @@ private:
                                  const QHash<qint64, Domain::JobId> &bySession,
                                  const Sched::ClusterState &state,
                                  CardSample *card);
-    struct PendingLayout
-    {
-        quint64 request = 0;
-        int card = -1;
-        QList<Domain::MigPlacement> target;
-        qint64 deadlineMs = 0;
-        QList<Domain::JobId> jobs; // those that had to leave
-    };
     Sched::Scheduler &sched() const;
     bool startRuntime(QString *why);
     void persistRuntime();
-    void tryPendingLayouts(qint64 nowMs);
-    bool cardHasWork(int card, const QList<Domain::MigPlacement> &target) const;
-    void applyLayoutNow(quint64 request, int card, const QList<Domain::MigPlacement> &target);
+    QList<Domain::JobId> jobsInTheWay(int card,
+                                      const QList<Domain::MigPlacement> &target) const override;
+    void applyLayoutNow(quint64 request,
+                        int card,
+                        const QList<Domain::MigPlacement> &target) override;
     // A command on one job through the runtime; the answer and a snapshot follow.
     HardwareSession(std::unique_ptr<Device::NvmlBackend> backend,
                     Device::NvmlBackendOptions backendOptions,
@@ -206,7 +200,6 @@ private:
     QList<int> m_nvmlIndex;                        // state card id -> NVML index
     std::unique_ptr<Sched::Scheduler> m_scheduler; // before start() (or without a runtime)
     QString m_runError; // why the runtime could not start (commands on work are refused)
-    QList<PendingLayout> m_pendingLayouts;
     QTimer *m_timer = nullptr;
     int m_pollIntervalMs = 2000;
     bool m_paused = false;

@@ -337,42 +337,9 @@ void HardwareSession::previewLayout(quint64 request, int card, QList<MigPlacemen
     Q_EMIT layoutPreviewReady(p);
 }
 
-bool HardwareSession::cardHasWork(int card, const QList<MigPlacement> &target) const
+QList<JobId> HardwareSession::jobsInTheWay(int card, const QList<MigPlacement> &target) const
 {
-    if (!plan(card, target).affectedJobs.isEmpty())
-        return true;
-    // The scheduler has let go; a process may still be stopping (its stop grace).
-    for (const PendingLayout &p : m_pendingLayouts) {
-        if (p.card != card)
-            continue;
-        for (JobId j : p.jobs)
-            if (m_run && m_run->workloads().stats(j).running)
-                return true;
-    }
-    return false;
-}
-
-void HardwareSession::tryPendingLayouts(qint64 nowMs)
-{
-    for (qsizetype i = 0; i < m_pendingLayouts.size();) {
-        const PendingLayout p = m_pendingLayouts[i];
-        const bool due = nowMs >= p.deadlineMs;
-        const QList<JobId> affected = plan(p.card, p.target).affectedJobs;
-        if (due) {
-            for (JobId j : affected)
-                sched().requeue(j, nowMs, false); // at the deadline: at once
-            if (!affected.isEmpty())
-                m_run->stepNow();
-        }
-        if (cardHasWork(p.card, p.target)) {
-            ++i;
-            continue;
-        }
-        m_pendingLayouts.removeAt(i);
-        applyLayoutNow(p.request, p.card, p.target);
-        sched().setCardCordoned(CardId(p.card), false, nowMs);
-        m_run->stepNow();
-    }
+    return plan(card, target).affectedJobs;
 }
 
 void HardwareSession::applyLayout(quint64 request,
@@ -391,26 +358,13 @@ void HardwareSession::applyLayout(quint64 request,
         applyLayoutNow(request, card, target);
         return;
     }
-    // Jobs run on instances the change destroys: they leave first (at once, or at their next
-    // checkpoint), the card takes no new work meanwhile, and the change follows when their
-    // processes have gone, at the latest at the deadline.
-    const qint64 t = std::max(m_lastPollMs, now());
-    sched().setCardCordoned(CardId(card), true, t);
-    for (JobId j : p.affectedJobs) {
-        if (mode == ApplyMode::Immediate)
-            sched().requeue(j, t, false);
-        else
-            m_run->requeue(j, nullptr);
-    }
-    m_run->stepNow();
-    m_pendingLayouts.append(PendingLayout{
-            request,
-            card,
-            target,
-            mode == ApplyMode::Immediate ? t : t + std::max<qint64>(0, drainDeadlineMs),
-            p.affectedJobs});
-    tryPendingLayouts(t);
-    publish();
+    drainThenApply(request,
+                   card,
+                   target,
+                   mode,
+                   drainDeadlineMs,
+                   p.affectedJobs,
+                   std::max(m_lastPollMs, now()));
 }
 
 void HardwareSession::applyLayoutNow(quint64 request, int card, const QList<MigPlacement> &target)

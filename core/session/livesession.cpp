@@ -151,7 +151,8 @@ void LiveSession::start()
     m_timer = new QTimer(this);
     m_timer->setInterval(std::max(50, m_options.snapshotIntervalMs));
     connect(m_timer, &QTimer::timeout, this, [this] {
-        tryPendingLayouts();
+        if (m_run && !m_released)
+            tryPendingLayouts(m_run->now());
         publish();
     });
     m_timer->start();
@@ -253,57 +254,12 @@ void LiveSession::applyLayout(quint64 request,
         applyLayoutNow(request, card, target);
         return;
     }
-    // Jobs run on instances the change destroys: they leave first (at once, or at their next
-    // checkpoint), the card takes no new work meanwhile, and the change follows when they have
-    // left, at the latest at the deadline (scenario time).
-    Sched::Scheduler &sched = m_run->mutableScheduler();
-    const qint64 t = m_run->now();
-    sched.setCardCordoned(CardId(card), true, t);
-    for (JobId j : p.affectedJobs) {
-        if (mode == ApplyMode::Immediate)
-            sched.requeue(j, t, false);
-        else
-            m_run->requeue(j, nullptr);
-    }
-    m_run->stepNow();
-    m_pending.append(PendingLayout{
-            request,
-            card,
-            target,
-            mode == ApplyMode::Immediate ? t : t + std::max<qint64>(0, drainDeadlineMs)});
-    tryPendingLayouts();
-    publish();
+    drainThenApply(request, card, target, mode, drainDeadlineMs, p.affectedJobs, m_run->now());
 }
 
-void LiveSession::tryPendingLayouts()
+QList<JobId> LiveSession::jobsInTheWay(int card, const QList<MigPlacement> &target) const
 {
-    if (!m_run || m_released)
-        return;
-    for (qsizetype i = 0; i < m_pending.size();) {
-        const PendingLayout p = m_pending[i];
-        const qint64 t = m_run->now();
-        const QList<JobId> affected
-                = previewLayoutChange(m_run->scheduler().state(), CardId(p.card), p.target)
-                          .affectedJobs;
-        const bool due = !affected.isEmpty() && t >= p.deadlineMs;
-        if (due) {
-            for (JobId j : affected)
-                m_run->mutableScheduler().requeue(j, t, false); // the deadline: at once
-            m_run->stepNow();
-        }
-        // Busy while a job still holds a destroyed partition (none after the deadline's
-        // requeue) or its process is still stopping.
-        bool busy = !affected.isEmpty() && !due;
-        for (JobId j : affected)
-            busy = busy || m_run->workloads().stats(j).running;
-        if (busy) {
-            ++i;
-            continue;
-        }
-        m_pending.removeAt(i);
-        m_run->mutableScheduler().setCardCordoned(CardId(p.card), false, t);
-        applyLayoutNow(p.request, p.card, p.target);
-    }
+    return previewLayoutChange(m_run->scheduler().state(), CardId(card), target).affectedJobs;
 }
 
 void LiveSession::applyLayoutNow(quint64 request, int card, const QList<MigPlacement> &target)

@@ -95,22 +95,17 @@ protected:
     bool readyForWork(CommandResult *r) const override;
 
 private:
-    struct PendingLayout
-    {
-        quint64 request = 0;
-        int card = -1;
-        QList<Domain::MigPlacement> target;
-        qint64 deadlineMs = 0;
-    };
     LiveSession(Sim::Scenario scenario, LiveOptions options);
     bool prepare(QString *why);
     void persist();
-    void tryPendingLayouts();
-    void applyLayoutNow(quint64 request, int card, const QList<Domain::MigPlacement> &target);
+    QList<Domain::JobId> jobsInTheWay(int card,
+                                      const QList<Domain::MigPlacement> &target) const override;
+    void applyLayoutNow(quint64 request,
+                        int card,
+                        const QList<Domain::MigPlacement> &target) override;
 
     Sim::Scenario m_scenario;
     LiveOptions m_options;
-    QList<PendingLayout> m_pending;
     QTimer *m_timer = nullptr;
     bool m_resumed = false;
     bool m_released = false;

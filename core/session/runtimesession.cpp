@@ -3,6 +3,7 @@
 
 #include "core/policy/timewindows.h"
 #include "core/runtime/liverun.h"
+#include "core/runtime/processworkloads.h"
 
 #include <cmath>
 
@@ -175,6 +176,68 @@ void RuntimeSession::setSchedule(quint64 request, QJsonObject windowsParams)
     }
     Q_EMIT commandFinished(r);
     publish();
+}
+
+void RuntimeSession::drainThenApply(quint64 request,
+                                    int card,
+                                    const QList<Domain::MigPlacement> &target,
+                                    ApplyMode mode,
+                                    qint64 drainDeadlineMs,
+                                    const QList<Domain::JobId> &affected,
+                                    qint64 nowMs)
+{
+    Sched::Scheduler &sched = m_run->mutableScheduler();
+    sched.setCardCordoned(Domain::CardId(card), true, nowMs);
+    for (Domain::JobId j : affected) {
+        if (mode == ApplyMode::Immediate)
+            sched.requeue(j, nowMs, false);
+        else
+            m_run->requeue(j, nullptr);
+    }
+    m_run->stepNow();
+    m_pendingLayouts.append(PendingLayout{
+            request,
+            card,
+            target,
+            mode == ApplyMode::Immediate ? nowMs : nowMs + std::max<qint64>(0, drainDeadlineMs),
+            affected});
+    tryPendingLayouts(nowMs);
+    publish();
+}
+
+bool RuntimeSession::cardHasWork(const PendingLayout &p) const
+{
+    if (!jobsInTheWay(p.card, p.target).isEmpty())
+        return true;
+    // The scheduler has let go; a process may still be stopping (its stop grace).
+    for (Domain::JobId j : p.jobs)
+        if (m_run->workloads().stats(j).running)
+            return true;
+    return false;
+}
+
+void RuntimeSession::tryPendingLayouts(qint64 nowMs)
+{
+    if (!m_run)
+        return;
+    for (qsizetype i = 0; i < m_pendingLayouts.size();) {
+        const PendingLayout p = m_pendingLayouts[i];
+        if (nowMs >= p.deadlineMs) {
+            const QList<Domain::JobId> affected = jobsInTheWay(p.card, p.target);
+            for (Domain::JobId j : affected)
+                m_run->mutableScheduler().requeue(j, nowMs, false); // the deadline: at once
+            if (!affected.isEmpty())
+                m_run->stepNow();
+        }
+        if (cardHasWork(p)) {
+            ++i;
+            continue;
+        }
+        m_pendingLayouts.removeAt(i);
+        applyLayoutNow(p.request, p.card, p.target);
+        m_run->mutableScheduler().setCardCordoned(Domain::CardId(p.card), false, nowMs);
+        m_run->stepNow();
+    }
 }
 
 } // namespace Zhaoxi::Session

@@ -49,7 +49,43 @@ protected:
 
     std::unique_ptr<Runtime::LiveRun> m_run;
 
+    // A repartition of `card` that destroys partitions serving `affected` jobs (m_run set): they
+    // leave first (at once, or at their next checkpoint), the card takes no new work meanwhile,
+    // and the change follows when their processes have gone, at the latest `drainDeadlineMs`
+    // after `nowMs` (the runtime's clock) for a drain. Answers `request` then.
+    void drainThenApply(quint64 request,
+                        int card,
+                        const QList<Domain::MigPlacement> &target,
+                        ApplyMode mode,
+                        qint64 drainDeadlineMs,
+                        const QList<Domain::JobId> &affected,
+                        qint64 nowMs);
+    // Carries out the pending repartitions whose jobs have gone, or whose deadline has come (the
+    // jobs still there then leave at once). Called as time goes on.
+    void tryPendingLayouts(qint64 nowMs);
+    // The jobs on partitions the change of `card` to `target` would destroy, as the subclass plans
+    // it.
+    virtual QList<Domain::JobId> jobsInTheWay(int card,
+                                              const QList<Domain::MigPlacement> &target) const = 0;
+    // Carries out a change on a card no job is in the way of; answers `request`.
+    virtual void applyLayoutNow(quint64 request,
+                                int card,
+                                const QList<Domain::MigPlacement> &target)
+            = 0;
+
 private:
+    struct PendingLayout
+    {
+        quint64 request = 0;
+        int card = -1;
+        QList<Domain::MigPlacement> target;
+        qint64 deadlineMs = 0;
+        QList<Domain::JobId> jobs; // those that had to leave
+    };
+    // A job of a pending change still holds a partition it destroys, or its process is stopping.
+    bool cardHasWork(const PendingLayout &pending) const;
+    QList<PendingLayout> m_pendingLayouts;
+
     // A command on one job through the runtime; the answer and a snapshot follow.
     void jobCommand(quint64 request, int job, const std::function<bool(QString *)> &command);
 };

@@ -195,6 +195,8 @@ private Q_SLOTS:
         QCOMPARE(mig.memoryUsedMiB, std::optional<qint64>(1024));
         QCOMPARE(mig.powerW, std::optional<double>(63.5));
         QCOMPARE(mig.temperatureC, std::optional<double>(41));
+        QCOMPARE(mig.smClockMHz, std::optional<double>(1410));
+        QCOMPARE(mig.maxSmClockMHz, std::optional<double>(1980));
         QCOMPARE(mig.eccUncorrected, std::optional<quint64>(0));
         QCOMPARE(mig.eccCorrected, std::optional<quint64>(2));
 

@@ -30,6 +30,7 @@ private Q_SLOTS:
     void aSubmittedJobRunsAndIsAudited();
     void priorityRecordsBeforeAndAfter();
     void layoutsAreAppliedOnMigCards();
+    void aDrainedLayoutWaitsForTheJobsProcessToEnd();
     void schedulesAreCheckedSetAndRead();
     void badInputGetsAnErrorNamingIt_data();
     void badInputGetsAnErrorNamingIt();
@@ -269,6 +270,83 @@ void TestServer::layoutsAreAppliedOnMigCards()
              QJsonArray());
     QCOMPARE(params.value(QStringLiteral("after"))[QStringLiteral("layout")].toArray(),
              (QJsonArray{QStringLiteral("3g.20gb@0"), QStringLiteral("3g.20gb@4")}));
+}
+
+// A drained repartition of a partition a real process serves: the job leaves at its checkpoint,
+// and the change is made (and answered) only once its process has gone.
+void TestServer::aDrainedLayoutWaitsForTheJobsProcessToEnd()
+{
+    if (::getuid() != 0)
+        QSKIP("changes need root or the operator group");
+    Client c;
+    QVERIFY(c.connectTo(m_socket));
+    const QJsonObject halves
+            = c.call({{QStringLiteral("cmd"), QStringLiteral("layout-apply")},
+                      {QStringLiteral("card"), 0},
+                      {QStringLiteral("layout"),
+                       QJsonArray{QStringLiteral("3g.20gb@0"), QStringLiteral("3g.20gb@4")}}});
+    QVERIFY2(halves.value(QStringLiteral("ok")).toBool(), qPrintable(errorMessage(halves)));
+    QJsonObject spec = trainSpec(QStringLiteral("on-a-half"));
+    spec.insert(QStringLiteral("demand"),
+                QJsonObject{{QStringLiteral("compute"),
+                             QJsonObject{{QStringLiteral("profile"), QStringLiteral("3g.20gb")}}},
+                            {QStringLiteral("memoryGiB"), 10}});
+    spec.insert(QStringLiteral("affinity"),
+                QJsonObject{{QStringLiteral("cardModels"),
+                             QJsonArray{QStringLiteral("A100-SXM4-40GB")}}});
+    // A process that takes two seconds to go after its stop signal; restarted, not checkpointed.
+    spec.insert(QStringLiteral("preemption"), QStringLiteral("restart"));
+    spec.remove(QStringLiteral("checkpointInterval"));
+    spec.insert(QStringLiteral("run"),
+                QJsonObject{{QStringLiteral("command"),
+                             QJsonArray{QStringLiteral("sh"),
+                                        QStringLiteral("-c"),
+                                        QStringLiteral("trap 'sleep 2; exit 0' TERM; "
+                                                       "while :; do sleep 0.1; done")}},
+                            {QStringLiteral("stopGrace"), QStringLiteral("10s")},
+                            {QStringLiteral("progressTimeout"), QStringLiteral("0s")}});
+    const QJsonObject submitted = c.call(
+            {{QStringLiteral("cmd"), QStringLiteral("submit")}, {QStringLiteral("spec"), spec}});
+    QVERIFY2(submitted.value(QStringLiteral("ok")).toBool(), qPrintable(errorMessage(submitted)));
+    const Domain::JobId job(
+            submitted.value(QStringLiteral("result"))[QStringLiteral("job")].toInt());
+    QVERIFY(QTest::qWaitFor([&] { return m_session->runtime()->workloads().stats(job).running; },
+                            20000));
+
+    // Watched at every turn of the event loop until the answer: the halves stay while the job's
+    // process, evicted, is still going.
+    const Sched::ClusterState &st = m_session->runtime()->scheduler().state();
+    const int asked = c.send({{QStringLiteral("cmd"), QStringLiteral("layout-apply")},
+                              {QStringLiteral("card"), 0},
+                              {QStringLiteral("layout"), QJsonArray{QStringLiteral("7g.40gb@0")}},
+                              {QStringLiteral("drain_deadline_ms"), 60'000}});
+    bool changedUnderTheProcess = false, cordoned = false;
+    QJsonObject whole;
+    QVERIFY(QTest::qWaitFor(
+            [&] {
+                const bool halves = st.card(Domain::CardId(0)).units.size() == 2;
+                changedUnderTheProcess
+                        = changedUnderTheProcess
+                          || (!halves && m_session->runtime()->workloads().stats(job).running
+                              && st.job(job).state != Sched::JobState::Running);
+                cordoned = cordoned || st.card(Domain::CardId(0)).cordoned;
+                whole = c.answer(asked, 1);
+                return !whole.isEmpty();
+            },
+            60'000));
+    QVERIFY2(whole.value(QStringLiteral("ok")).toBool(), qPrintable(errorMessage(whole)));
+    QVERIFY(cordoned); // no new work on the card while it drained
+    QVERIFY(!changedUnderTheProcess);
+    QVERIFY(!st.card(Domain::CardId(0)).cordoned);
+    QVERIFY(st.job(job).preemptions >= 1);
+    QVERIFY(!m_session->runtime()->workloads().stats(job).running
+            || st.job(job).state == Sched::JobState::Running);
+    const QList<Storage::Event> ops = operatorEvents();
+    QCOMPARE(QJsonDocument::fromJson(ops.last().params)
+                     .object()
+                     .value(QStringLiteral("asked"))[QStringLiteral("drain_deadline_ms")]
+                     .toInt(),
+             60'000);
 }
 
 void TestServer::schedulesAreCheckedSetAndRead()

@@ -71,6 +71,10 @@ private Q_SLOTS:
         QCOMPARE(mig.powerLimitW, double(model("A100-SXM4-40GB").maxPowerW));
         QVERIFY(!mig.lost);
         QCOMPARE(snap->cards[1].utilisation, 0.37);
+        // The driver's SM clock (1410 MHz) over the model's full clock: the A100's full clock,
+        // the H200 NVL's 1785 MHz; /metrics exports it back as the driver's 1410.
+        QCOMPARE(mig.clockFactor, 1.0);
+        QCOMPARE(snap->cards[1].clockFactor, 1410.0 / 1785.0);
 
         // A poll reads the metrics again at the wall clock's now.
         m_control(R"({"utilisation": {"gpu": 2, "value": 90}})");

@@ -16,7 +16,8 @@
 //   {"init": "ok" | "driver-not-loaded" | "no-permission", "driverVersion": "...",
 //    "permission": true, "failCreateAt": -1, "failComputeCreate": false,
 //    "gpus": [{"name", "uuid", "busId", "pciDeviceId": "0x20B010DE", "memoryTotalMiB",
-//              "memoryUsedMiB", "utilisation", "temperature", "powerMw", "eccUncorrected",
+//              "memoryUsedMiB", "utilisation", "temperature", "powerMw", "smClockMHz",
+//              "maxSmClockMHz" (absent or 0: not supported), "eccUncorrected",
 //              "eccCorrected", "mig": {"current": bool, "pending": bool} | absent (no MIG),
 //              "profiles": [{"index", "id", "name", "slices", "instances", "memoryMB", "size",
 //                            "starts": [..]}],
@@ -235,6 +236,28 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t dev, unsigned int 
 {
     GPU_OR_RETURN(dev)
     *mw = g->powerMw;
+    return kSuccess;
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t dev,
+                                                unsigned int type,
+                                                unsigned int *mhz)
+{
+    GPU_OR_RETURN(dev)
+    if (type != kClockSm || g->smClockMHz == 0)
+        return kErrorNotSupported;
+    *mhz = g->smClockMHz;
+    return kSuccess;
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t dev,
+                                                   unsigned int type,
+                                                   unsigned int *mhz)
+{
+    GPU_OR_RETURN(dev)
+    if (type != kClockSm || g->maxSmClockMHz == 0)
+        return kErrorNotSupported;
+    *mhz = g->maxSmClockMHz;
     return kSuccess;
 }
 

@@ -163,6 +163,8 @@ void loadFixture()
         g.utilisation = unsigned(o.value(QLatin1String("utilisation")).toInt());
         g.temperature = unsigned(o.value(QLatin1String("temperature")).toInt());
         g.powerMw = unsigned(o.value(QLatin1String("powerMw")).toInt());
+        g.smClockMHz = unsigned(o.value(QLatin1String("smClockMHz")).toInt());
+        g.maxSmClockMHz = unsigned(o.value(QLatin1String("maxSmClockMHz")).toInt());
         g.eccUncorrected = o.value(QLatin1String("eccUncorrected")).toInteger();
         g.eccCorrected = o.value(QLatin1String("eccCorrected")).toInteger();
         g.lost = o.value(QLatin1String("lost")).toBool();

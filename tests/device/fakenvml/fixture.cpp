@@ -62,6 +62,8 @@ QJsonObject gpu(const Domain::CardModel &m,
                   {"utilisation", 37},
                   {"temperature", 41},
                   {"powerMw", 63500},
+                  {"smClockMHz", 1410},
+                  {"maxSmClockMHz", 1980},
                   {"eccUncorrected", 0},
                   {"eccCorrected", 2}};
     if (m.supportsMig()) {
