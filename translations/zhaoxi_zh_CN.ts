@@ -1231,6 +1231,10 @@
             <translation>服务 %1</translation>
         </message>
         <message>
+            <source>simulated cards, real processes</source>
+            <translation>模拟卡，真实进程</translation>
+        </message>
+        <message>
             <source>profile %1</source>
             <translation>配置 %1</translation>
         </message>

@@ -538,8 +538,11 @@ QString MainWindow::clockText() const
         text += QStringLiteral(" \u00b7 ") + tr("the day is over");
     else if (s.paused)
         text += QStringLiteral(" \u00b7 ") + tr("paused");
+    // Not the twin's clock: this machine's cards (open-ended), or a scenario's simulated cards
+    // with every workload a real process (the service's --scenario).
     if (!s.simulated)
-        text += QStringLiteral(" \u00b7 ") + tr("real hardware");
+        text += QStringLiteral(" \u00b7 ")
+                + (s.endMs < 0 ? tr("real hardware") : tr("simulated cards, real processes"));
     if (!s.servicePath.isEmpty())
         text += QStringLiteral(" \u00b7 ") + tr("service %1").arg(s.servicePath);
     return text;

@@ -172,6 +172,7 @@ void TestMainWindow::readOnlyBannerSaysWhy()
     Session::Snapshot s;
     s.applianceName = QStringLiteral("gpu-box");
     s.simulated = false;
+    s.endMs = -1; // open-ended: this machine's cards
     s.readOnly = true;
     s.readOnlyReason = QStringLiteral("changes disabled in settings");
     s.nowMs = 1'767'571'200'000;

@@ -214,6 +214,11 @@ void TestRemoteConsole::attachesPlacesByDragLosesTheServiceAndReattaches()
              Sched::JobState::Pending);
     QCOMPARE(client.snapshot()->servicePath, m_socket);
     QCOMPARE(window.bannerText(), QString());
+    // The run bar says whose clock it is: the service's, its cards simulated, its work real.
+    QVERIFY2(window.clockText().contains(QStringLiteral("service ") + m_socket)
+                     && window.clockText().contains(
+                             QStringLiteral("simulated cards, real processes")),
+             qPrintable(window.clockText()));
     QCOMPARE(remote.role(), QStringLiteral("operator"));
     QVERIFY(!remote.storePath().isEmpty());
 
