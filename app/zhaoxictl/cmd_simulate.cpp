@@ -6,6 +6,7 @@
 #include "core/catalogue/catalogue.h"
 #include "core/policy/policy.h"
 #include "core/session/eventbridge.h"
+#include "core/session/recordingsession.h"
 #include "core/sim/engine.h"
 #include "core/sim/scenario.h"
 #include "core/storage/recorder.h"
@@ -48,7 +49,6 @@ std::optional<Sim::Report> recordRun(Sim::Engine &engine,
     wall.start();
     engine.start();
     rec.setState(&engine.scheduler().state());
-    const int cards = int(engine.scheduler().state().cards().size());
     qint64 schedSeen = 0, applianceSeen = 0;
     const auto recordEvents = [&] {
         for (const Sched::SchedEvent &e : newEvents(engine.schedulerEvents(), &schedSeen))
@@ -68,17 +68,7 @@ std::optional<Sim::Report> recordRun(Sim::Engine &engine,
     for (qint64 t = kStepMs; t <= scenario.durationMs; t += kStepMs) {
         engine.advanceTo(t);
         const qint64 at = engine.nowMs();
-        for (int c = 0; c < cards; ++c) {
-            const Device::CardMetrics m = engine.backend().metrics(Domain::CardId(c));
-            if (m.lost)
-                continue;
-            using Storage::Metric;
-            if (m.utilisation == m.utilisation) // NaN: not available
-                rec.recordMetric(at, {Metric::GpuUtil, c, -1, {}, -1}, 100.0 * m.utilisation);
-            rec.recordMetric(at, {Metric::MemoryUsedMiB, c, -1, {}, -1}, double(m.memoryUsedMiB));
-            rec.recordMetric(at, {Metric::TemperatureC, c, -1, {}, -1}, m.temperatureC);
-            rec.recordMetric(at, {Metric::PowerW, c, -1, {}, -1}, m.powerW);
-        }
+        Session::recordCardMetrics(rec, at, engine.scheduler().state(), engine.backend());
         recordEvents();
         if (++step % 60 == 0 && !written())
             return std::nullopt;

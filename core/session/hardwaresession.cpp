@@ -371,6 +371,12 @@ void HardwareSession::sampleMetrics(qint64 nowMs)
             rec->recordMetric(nowMs, {Metric::TemperatureC, c, -1, {}, -1}, *r.temperatureC);
         if (r.powerW)
             rec->recordMetric(nowMs, {Metric::PowerW, c, -1, {}, -1}, *r.powerW);
+        if (r.memoryUsedMiB && r.memoryTotalMiB)
+            rec->recordMetric(nowMs,
+                              {Metric::MemoryFreeMiB, c, -1, {}, -1},
+                              double(std::max<qint64>(0, *r.memoryTotalMiB - *r.memoryUsedMiB)));
+        if (r.smClockMHz)
+            rec->recordMetric(nowMs, {Metric::SmClockMHz, c, -1, {}, -1}, *r.smClockMHz);
     }
 }
 

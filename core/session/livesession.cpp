@@ -154,6 +154,13 @@ void LiveSession::start()
         if (m_run && !m_released)
             tryPendingLayouts(m_run->now());
         publish();
+        // The cards' readings in the store every minute of the scenario's clock (zhaoxictl
+        // metrics --db, the charts of a console attached later).
+        Storage::Recorder *rec = recorder();
+        if (m_run && rec && m_run->now() >= m_nextMetricMs) {
+            m_nextMetricMs = m_run->now() + 60'000;
+            recordCardMetrics(*rec, m_run->now(), m_run->scheduler().state(), m_run->backend());
+        }
     });
     m_timer->start();
     publish();

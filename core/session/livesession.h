@@ -110,6 +110,7 @@ private:
     bool m_resumed = false;
     bool m_released = false;
     qint64 m_startMs = 0;
+    qint64 m_nextMetricMs = 0; // the scenario clock's next card-metrics sample for the store
 };
 
 } // namespace Zhaoxi::Session

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "recordingsession.h"
 
+#include "core/device/devicebackend.h"
 #include "core/sched/scheduler.h"
 #include "core/storage/recorder.h"
 #include "core/storage/store.h"
@@ -8,6 +9,7 @@
 #include <QMutexLocker>
 
 #include <algorithm>
+#include <cmath>
 
 namespace Zhaoxi::Session {
 
@@ -117,6 +119,33 @@ SnapshotPtr RecordingSession::publishSnapshot(std::shared_ptr<Snapshot> s,
     }
     Q_EMIT snapshotReady(out);
     return out;
+}
+
+void recordCardMetrics(Storage::Recorder &rec,
+                       qint64 at,
+                       const Sched::ClusterState &state,
+                       const Device::DeviceBackend &backend)
+{
+    using Storage::Metric;
+    for (const Sched::CardState &card : state.cards()) {
+        const Device::CardMetrics m = backend.metrics(card.id);
+        if (m.lost)
+            continue;
+        const int c = card.id.value();
+        const Domain::CardModel &model = state.model(card);
+        if (!std::isnan(m.utilisation))
+            rec.recordMetric(at, {Metric::GpuUtil, c, -1, {}, -1}, 100.0 * m.utilisation);
+        rec.recordMetric(at, {Metric::MemoryUsedMiB, c, -1, {}, -1}, double(m.memoryUsedMiB));
+        rec.recordMetric(at,
+                         {Metric::MemoryFreeMiB, c, -1, {}, -1},
+                         double(std::max<qint64>(0, model.memoryMiB - m.memoryUsedMiB)));
+        rec.recordMetric(at, {Metric::TemperatureC, c, -1, {}, -1}, m.temperatureC);
+        rec.recordMetric(at, {Metric::PowerW, c, -1, {}, -1}, m.powerW);
+        if (model.maxSmClockMHz > 0 && !std::isnan(m.clockFactor))
+            rec.recordMetric(at,
+                             {Metric::SmClockMHz, c, -1, {}, -1},
+                             std::round(model.maxSmClockMHz * m.clockFactor));
+    }
 }
 
 } // namespace Zhaoxi::Session

@@ -20,7 +20,23 @@ class Recorder;
 class Store;
 } // namespace Zhaoxi::Storage
 
+namespace Zhaoxi::Device {
+class DeviceBackend;
+}
+namespace Zhaoxi::Storage {
+class Recorder;
+}
+
 namespace Zhaoxi::Session {
+
+// Records every card's readings of `backend` (the simulated one: the twin, a scenario's live
+// cards) as the store's card series at `atMs`: utilisation (when known), memory used and free,
+// temperature, power and the SM clock (the model's maximum times the clock factor). A lost card
+// has none.
+void recordCardMetrics(Storage::Recorder &recorder,
+                       qint64 atMs,
+                       const Sched::ClusterState &state,
+                       const Device::DeviceBackend &backend);
 
 // What the simulated and the real appliance share: the event store their events go to (through a
 // Storage::Recorder), the events and decision traces gathered for the next snapshot, and the

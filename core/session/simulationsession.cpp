@@ -160,18 +160,7 @@ void SimulationSession::sampleMetrics()
     Storage::Recorder *rec = recorder();
     if (!rec)
         return;
-    const int cards = int(m_engine->scheduler().state().cards().size());
-    for (int c = 0; c < cards; ++c) {
-        const Device::CardMetrics m = m_engine->backend().metrics(CardId(c));
-        if (m.lost)
-            continue;
-        using Storage::Metric;
-        if (!std::isnan(m.utilisation))
-            rec->recordMetric(at, {Metric::GpuUtil, c, -1, {}, -1}, 100.0 * m.utilisation);
-        rec->recordMetric(at, {Metric::MemoryUsedMiB, c, -1, {}, -1}, double(m.memoryUsedMiB));
-        rec->recordMetric(at, {Metric::TemperatureC, c, -1, {}, -1}, m.temperatureC);
-        rec->recordMetric(at, {Metric::PowerW, c, -1, {}, -1}, m.powerW);
-    }
+    recordCardMetrics(*rec, at, m_engine->scheduler().state(), m_engine->backend());
 }
 
 SnapshotPtr SimulationSession::publish()

@@ -23,8 +23,16 @@ enum class Metric : std::uint8_t {
     RequestRate = 8,        // requests/s, per service
     TrainingThroughput = 9, // samples/s, per job
     TrainingLoss = 10,      // per job
+    MemoryFreeMiB = 11,     // MiB, per card                  (DCGM_FI_DEV_FB_FREE)
+    SmClockMHz = 12,        // MHz, per card                  (DCGM_FI_DEV_SM_CLOCK)
     Count
 };
+
+// A card's (or MIG instance's) reading, exported with dcgm-exporter's names and labels.
+constexpr bool isDeviceMetric(Metric m)
+{
+    return m <= Metric::GrEngineActive || m == Metric::MemoryFreeMiB || m == Metric::SmClockMHz;
+}
 
 const char *toString(Metric metric); // stable: "gpu-util", "latency-p99-ms", ...
 std::optional<Metric> metricFromString(QStringView text);

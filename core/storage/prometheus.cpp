@@ -24,6 +24,10 @@ Family familyOf(Metric m)
         return {"DCGM_FI_DEV_GPU_UTIL", "GPU utilization (in %).", 1};
     case Metric::MemoryUsedMiB:
         return {"DCGM_FI_DEV_FB_USED", "Framebuffer memory used (in MiB).", 1};
+    case Metric::MemoryFreeMiB:
+        return {"DCGM_FI_DEV_FB_FREE", "Framebuffer memory free (in MiB).", 1};
+    case Metric::SmClockMHz:
+        return {"DCGM_FI_DEV_SM_CLOCK", "SM clock frequency (in MHz).", 1};
     case Metric::TemperatureC:
         return {"DCGM_FI_DEV_GPU_TEMP", "GPU temperature (in C).", 1};
     case Metric::PowerW:
@@ -56,7 +60,7 @@ const char *const kDcgmLabelOrder[]
 QByteArray labelsFor(const LatestMetric &m)
 {
     QList<std::pair<QByteArray, QString>> labels;
-    const bool device = m.key.metric <= Metric::GrEngineActive;
+    const bool device = isDeviceMetric(m.key.metric);
     if (device) {
         QMap<QString, QString> rest = m.labels;
         for (const char *name : kDcgmLabelOrder) {

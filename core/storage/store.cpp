@@ -104,6 +104,10 @@ const char *toString(Metric metric)
         return "training-throughput";
     case Metric::TrainingLoss:
         return "training-loss";
+    case Metric::MemoryFreeMiB:
+        return "memory-free-mib";
+    case Metric::SmClockMHz:
+        return "sm-clock-mhz";
     case Metric::Count:
         break;
     }

@@ -152,6 +152,8 @@ private Q_SLOTS:
         QVERIFY2(prom.code == 0, prom.err.constData());
         QVERIFY(prom.out.contains("DCGM_FI_DEV_GPU_TEMP{"));
         QVERIFY(prom.out.contains("DCGM_FI_DEV_POWER_USAGE{"));
+        QVERIFY(prom.out.contains("DCGM_FI_DEV_FB_FREE{"));
+        QVERIFY(prom.out.contains("DCGM_FI_DEV_SM_CLOCK{"));
     }
 
     void sameScenarioAndSeedSameReportInAnyProcess()

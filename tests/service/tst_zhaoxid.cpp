@@ -366,6 +366,24 @@ void TestZhaoxid::servesItsClientsAndLeavesTheWorkRunningAtSigterm()
     QCOMPARE(m_daemon->exitCode(), 0);
     QCOMPARE(shimsUnder(m_dir->path()), before);
     QVERIFY(!QFileInfo::exists(m_socket));
+    // The cards' readings went to the store too: the headless tool prints them with the names
+    // /metrics uses.
+    {
+        QProcess p;
+        p.start(QStringLiteral(ZHAOXICTL_PATH),
+                {QStringLiteral("metrics"),
+                 QStringLiteral("--db"),
+                 m_db,
+                 QStringLiteral("--prom")});
+        QVERIFY(p.waitForFinished(30000));
+        const QByteArray prom = p.readAllStandardOutput();
+        QCOMPARE(p.exitCode(), 0);
+        for (const char *name : {"DCGM_FI_DEV_GPU_TEMP{",
+                                 "DCGM_FI_DEV_FB_USED{",
+                                 "DCGM_FI_DEV_FB_FREE{",
+                                 "DCGM_FI_DEV_SM_CLOCK{"})
+            QVERIFY2(prom.contains(name), name);
+    }
 
     // The next start adopts it: running, not launched again.
     QVERIFY(start());
