@@ -208,7 +208,7 @@ bool stateFromTopology(const QJsonObject &topology,
 
 } // namespace
 
-QByteArray consolePicture(const Snapshot &s)
+QByteArray consolePicture(const Snapshot &s, PictureCache *cache)
 {
     QJsonArray cordoned, queue, samples, services, training;
     for (const Sched::CardState &c : s.state.cards())
@@ -249,8 +249,25 @@ QByteArray consolePicture(const Snapshot &s)
     // The store's documents go in as the codec writes them: not parsed only to be written again.
     QByteArray text = QJsonDocument(o).toJson(QJsonDocument::Compact);
     text.chop(1); // the closing brace
-    text += ",\"layouts\":" + Storage::layoutsToJson(s.state);
-    text += ",\"jobs\":" + Storage::queueToJson(s.state);
+    if (cache) {
+        const bool sameCards = !cache->layouts.isEmpty()
+                               && cache->cards.constData() == s.state.cards().constData()
+                               && cache->hosts.constData() == s.state.hosts().constData();
+        if (!sameCards) {
+            cache->cards = s.state.cards();
+            cache->hosts = s.state.hosts();
+            cache->layouts = Storage::layoutsToJson(s.state);
+        }
+        if (cache->queue.isEmpty() || cache->jobs.constData() != s.state.jobs().constData()) {
+            cache->jobs = s.state.jobs();
+            cache->queue = Storage::queueToJson(s.state);
+        }
+        text += ",\"layouts\":" + cache->layouts;
+        text += ",\"jobs\":" + cache->queue;
+    } else {
+        text += ",\"layouts\":" + Storage::layoutsToJson(s.state);
+        text += ",\"jobs\":" + Storage::queueToJson(s.state);
+    }
     text += '}';
     return text;
 }

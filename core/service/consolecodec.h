@@ -34,7 +34,19 @@ QJsonObject consoleJson(const Session::Snapshot &snapshot,
 // The same in the two parts the service sends: the picture without events and traces (compact
 // JSON text, written once per snapshot whoever many consoles take it), and one client's push line
 // ({"push": "console", "console": ...} and '\n') with its events and traces added.
-QByteArray consolePicture(const Session::Snapshot &snapshot);
+//
+// With a cache (one per writer), the store's documents are written again only when the state's
+// cards or jobs changed: the cache holds a shallow copy of each list, so a change to the
+// scheduler's state detaches it and the shared data differs.
+struct PictureCache
+{
+    QList<Sched::CardState> cards;
+    QList<Sched::HostState> hosts;
+    QList<Sched::Job> jobs;
+    QByteArray layouts;
+    QByteArray queue;
+};
+QByteArray consolePicture(const Session::Snapshot &snapshot, PictureCache *cache = nullptr);
 QByteArray consolePushLine(const QByteArray &picture,
                            const QList<Storage::Event> &events,
                            const QList<Sched::DecisionTrace> &traces);

@@ -483,7 +483,7 @@ void Server::dispatch(Client &client,
             for (const Sched::DecisionTrace &t : m_session.latestTraces())
                 client.consoleTraces.insert(t.job.value(), t);
             if (s)
-                pushConsole(client, consolePicture(*s));
+                pushConsole(client, consolePicture(*s, &m_pictureCache));
         } else if (client.snapshots && s) {
             client.lastPushMs = m_options.clock();
             send(client,
@@ -575,7 +575,7 @@ void Server::onSnapshot(const SnapshotPtr &s)
             if (now - c->lastPushMs >= c->intervalMs - c->intervalMs / 10) {
                 c->lastPushMs = now;
                 if (picture.isEmpty())
-                    picture = consolePicture(*s);
+                    picture = consolePicture(*s, &m_pictureCache);
                 pushConsole(*c, picture);
             }
             continue;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "consolecodec.h"
 #include "peer.h"
 
 #include "core/session/session.h"
@@ -98,6 +99,7 @@ private:
     void onSnapshot(const Session::SnapshotPtr &snapshot);
     void pushConsole(Client &client, const QByteArray &picture);
     static constexpr qsizetype kMaxConsoleBacklog = 20'000; // events kept for a console
+    PictureCache m_pictureCache; // the consoles' pictures' store documents
 
     // Changes: checked, audited when refused, then handed to the session.
     void change(Client &client,

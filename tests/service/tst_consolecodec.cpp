@@ -196,6 +196,26 @@ private Q_SLOTS:
                  qPrintable(why));
     }
 
+    // The service's cache of the store documents: the same picture as without it, before and
+    // after the state changed (the cache then written again), and while it did not.
+    void theCachedPictureIsTheFreshOne()
+    {
+        Sim::ScenarioError err;
+        auto scenario = Sim::loadScenarioFile(
+                QStringLiteral(ZHAOXI_SOURCE_DIR "/resources/scenarios/demo-day.json"),
+                catalogue(),
+                &err);
+        QVERIFY(scenario);
+        Session::SimulationSession session(*scenario, QString(), scenario->seed);
+        Service::PictureCache cache;
+        for (qint64 t = 60'000; t <= 4 * 3'600'000; t += 20 * 60'000) {
+            session.runTo(t);
+            const Session::SnapshotPtr s = session.latest();
+            QCOMPARE(Service::consolePicture(*s, &cache), Service::consolePicture(*s));
+            QCOMPARE(Service::consolePicture(*s, &cache), Service::consolePicture(*s));
+        }
+    }
+
     // The answers a console turns back into the session's types keep what it shows: a
     // refusal's reason and numbers, the victims of a preemption.
     void answersKeepTheirReasonsAndVictims()
