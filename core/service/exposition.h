@@ -33,6 +33,7 @@
 // function is pure and reentrant.
 
 #include "core/session/snapshot.h"
+#include "core/storage/metrics.h"
 
 #include <QByteArray>
 #include <QStringList>
@@ -43,15 +44,8 @@ namespace Zhaoxi::Service {
 
 struct ExpositionLabels; // device label sets kept between renders (exposition.cpp)
 
-// The modelled values' constants, documented in docs/metrics.md.
-namespace MetricsModel {
-// The share of a busy second a class's kernels keep the tensor pipe active: the model FLOPs
-// utilisation such work reaches on these cards. Published LLM training runs report 40-55 % MFU;
-// LLM serving is mostly memory-bound decoding at a few to 20 %. Planning estimates, not
-// measurements; batch work counts as training (the snapshot's split does the same).
-constexpr double kTensorActiveTraining = 0.45;
-constexpr double kTensorActiveInference = 0.15;
-} // namespace MetricsModel
+// The modelled values' constants (the store's recorder uses the same ones).
+namespace MetricsModel = Storage::MetricsModel;
 
 // What the counters have seen since the exporter was made (Prometheus counters: they start at
 // 0 with the process; rate() and increase() handle the reset).

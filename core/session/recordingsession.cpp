@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "recordingsession.h"
+#include "runtimesession.h"
 
 #include "core/device/devicebackend.h"
 #include "core/sched/scheduler.h"
@@ -141,6 +142,18 @@ void recordCardMetrics(Storage::Recorder &rec,
                          double(std::max<qint64>(0, model.memoryMiB - m.memoryUsedMiB)));
         rec.recordMetric(at, {Metric::TemperatureC, c, -1, {}, -1}, m.temperatureC);
         rec.recordMetric(at, {Metric::PowerW, c, -1, {}, -1}, m.powerW);
+        // The tensor pipe: each class's share of the busy time at its modelled activity.
+        if (!std::isnan(m.utilisation)) {
+            CardSample split;
+            split.utilisation = m.utilisation;
+            splitByUnits(state, card, nullptr, &split);
+            rec.recordMetric(at,
+                             {Metric::TensorActive, c, -1, {}, -1},
+                             Storage::MetricsModel::kTensorActiveTraining
+                                             * split.trainingUtilisation
+                                     + Storage::MetricsModel::kTensorActiveInference
+                                               * split.inferenceUtilisation);
+        }
         if (model.maxSmClockMHz > 0 && !std::isnan(m.clockFactor))
             rec.recordMetric(at,
                              {Metric::SmClockMHz, c, -1, {}, -1},

@@ -25,13 +25,25 @@ enum class Metric : std::uint8_t {
     TrainingLoss = 10,      // per job
     MemoryFreeMiB = 11,     // MiB, per card                  (DCGM_FI_DEV_FB_FREE)
     SmClockMHz = 12,        // MHz, per card                  (DCGM_FI_DEV_SM_CLOCK)
+    TensorActive = 13,      // ratio 0..1, per card (DCGM_FI_PROF_PIPE_TENSOR_ACTIVE, modelled)
     Count
 };
+
+// The modelled values' constants, documented in docs/metrics.md.
+namespace MetricsModel {
+// The share of a busy second a class's kernels keep the tensor pipe active: the model FLOPs
+// utilisation such work reaches on these cards. Published LLM training runs report 40-55 % MFU;
+// LLM serving is mostly memory-bound decoding at a few to 20 %. Planning estimates, not
+// measurements; batch work counts as training (the snapshot's split does the same).
+constexpr double kTensorActiveTraining = 0.45;
+constexpr double kTensorActiveInference = 0.15;
+} // namespace MetricsModel
 
 // A card's (or MIG instance's) reading, exported with dcgm-exporter's names and labels.
 constexpr bool isDeviceMetric(Metric m)
 {
-    return m <= Metric::GrEngineActive || m == Metric::MemoryFreeMiB || m == Metric::SmClockMHz;
+    return m <= Metric::GrEngineActive || m == Metric::MemoryFreeMiB || m == Metric::SmClockMHz
+           || m == Metric::TensorActive;
 }
 
 const char *toString(Metric metric); // stable: "gpu-util", "latency-p99-ms", ...

@@ -28,6 +28,11 @@ Family familyOf(Metric m)
         return {"DCGM_FI_DEV_FB_FREE", "Framebuffer memory free (in MiB).", 1};
     case Metric::SmClockMHz:
         return {"DCGM_FI_DEV_SM_CLOCK", "SM clock frequency (in MHz).", 1};
+    case Metric::TensorActive:
+        return {"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE",
+                "Ratio of cycles the tensor (HMMA) pipe is active; modelled from the training "
+                "and inference shares of the busy time.",
+                1};
     case Metric::TemperatureC:
         return {"DCGM_FI_DEV_GPU_TEMP", "GPU temperature (in C).", 1};
     case Metric::PowerW:

@@ -108,6 +108,8 @@ const char *toString(Metric metric)
         return "memory-free-mib";
     case Metric::SmClockMHz:
         return "sm-clock-mhz";
+    case Metric::TensorActive:
+        return "tensor-active";
     case Metric::Count:
         break;
     }

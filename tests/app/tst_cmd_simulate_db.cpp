@@ -154,6 +154,7 @@ private Q_SLOTS:
         QVERIFY(prom.out.contains("DCGM_FI_DEV_POWER_USAGE{"));
         QVERIFY(prom.out.contains("DCGM_FI_DEV_FB_FREE{"));
         QVERIFY(prom.out.contains("DCGM_FI_DEV_SM_CLOCK{"));
+        QVERIFY(prom.out.contains("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{"));
     }
 
     void sameScenarioAndSeedSameReportInAnyProcess()

@@ -381,7 +381,8 @@ void TestZhaoxid::servesItsClientsAndLeavesTheWorkRunningAtSigterm()
         for (const char *name : {"DCGM_FI_DEV_GPU_TEMP{",
                                  "DCGM_FI_DEV_FB_USED{",
                                  "DCGM_FI_DEV_FB_FREE{",
-                                 "DCGM_FI_DEV_SM_CLOCK{"})
+                                 "DCGM_FI_DEV_SM_CLOCK{",
+                                 "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{"})
             QVERIFY2(prom.contains(name), name);
     }
 
