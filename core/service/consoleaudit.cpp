@@ -40,11 +40,7 @@ ConsoleAudit::~ConsoleAudit() = default;
 
 QJsonObject ConsoleAudit::scheduleInForce() const
 {
-    const Session::SnapshotPtr &s = m_client.snapshot();
-    return {{QStringLiteral("schedule"),
-             m_schedule.isEmpty() ? QJsonValue() : QJsonValue(m_schedule)},
-            {QStringLiteral("policy"), s ? s->policy : QString()},
-            {QStringLiteral("window"), s ? s->window : QString()}};
+    return scheduleInForceJson(m_schedule, m_client.snapshot().get());
 }
 
 void ConsoleAudit::onAsked(quint64 request, const QString &command, const QJsonObject &arguments)
@@ -72,21 +68,15 @@ void ConsoleAudit::onFinished(const Session::CommandResult &r)
     if (r.ok && a.command == QLatin1String("schedule-set"))
         m_schedule = a.arguments.value(QStringLiteral("schedule")).toObject();
     const Session::SnapshotPtr &s = m_client.snapshot();
-    QJsonObject params{
-            {QStringLiteral("asked"), a.arguments},
-            {QStringLiteral("ok"), r.ok},
-            {QStringLiteral("before"), a.before},
-            {QStringLiteral("after"),
-             s ? subjectStateJson(*s, a.command, a.card, job, scheduleInForce()) : QJsonObject()},
-            {QStringLiteral("uid"), m_peer.uid},
-            {QStringLiteral("pid"), m_peer.pid},
-            {QStringLiteral("wall_ms"), QDateTime::currentMSecsSinceEpoch()},
-            {QStringLiteral("via"), QStringLiteral("console")}};
-    if (!r.ok) {
-        params.insert(QStringLiteral("refused"), r.error);
-        if (!r.field.isEmpty())
-            params.insert(QStringLiteral("field"), r.field);
-    }
+    QJsonObject params = changeAuditParams(
+            a.arguments,
+            a.before,
+            s ? subjectStateJson(*s, a.command, a.card, job, scheduleInForce()) : QJsonObject(),
+            r);
+    params.insert(QStringLiteral("uid"), m_peer.uid);
+    params.insert(QStringLiteral("pid"), m_peer.pid);
+    params.insert(QStringLiteral("wall_ms"), QDateTime::currentMSecsSinceEpoch());
+    params.insert(QStringLiteral("via"), QStringLiteral("console"));
     // On the appliance's clock, like the session's own events.
     Storage::Event e;
     e.atMs = s ? s->nowMs : QDateTime::currentMSecsSinceEpoch();

@@ -439,4 +439,28 @@ QJsonObject subjectStateJson(
     return jobBrief(s, job);
 }
 
+QJsonObject scheduleInForceJson(const QJsonObject &schedule, const Snapshot *s)
+{
+    return {{QStringLiteral("schedule"), schedule.isEmpty() ? QJsonValue() : QJsonValue(schedule)},
+            {QStringLiteral("policy"), s ? s->policy : QString()},
+            {QStringLiteral("window"), s ? s->window : QString()}};
+}
+
+QJsonObject changeAuditParams(const QJsonObject &asked,
+                              const QJsonObject &before,
+                              const QJsonObject &after,
+                              const Session::CommandResult &r)
+{
+    QJsonObject params{{QStringLiteral("asked"), asked},
+                       {QStringLiteral("ok"), r.ok},
+                       {QStringLiteral("before"), before},
+                       {QStringLiteral("after"), after}};
+    if (!r.ok) {
+        params.insert(QStringLiteral("refused"), r.error);
+        if (!r.field.isEmpty())
+            params.insert(QStringLiteral("field"), r.field);
+    }
+    return params;
+}
+
 } // namespace Zhaoxi::Service

@@ -76,6 +76,15 @@ QJsonObject subjectStateJson(const Session::Snapshot &snapshot,
                              int card,
                              int job,
                              const QJsonObject &schedule);
+// The schedule in force as schedule-get answers it: the windows schedule set (null when none was)
+// and the snapshot's policy and window.
+QJsonObject scheduleInForceJson(const QJsonObject &schedule, const Session::Snapshot *snapshot);
+// An answered change's audit params: asked, ok, before, after, and for a refusal why ("refused")
+// and the spec's field. The service and the embedded console record the same.
+QJsonObject changeAuditParams(const QJsonObject &asked,
+                              const QJsonObject &before,
+                              const QJsonObject &after,
+                              const Session::CommandResult &result);
 
 // Arguments. Each returns nullopt with *error (English) naming the argument when it is missing
 // or of the wrong type.

@@ -205,43 +205,27 @@ void RemoteSession::onAnswer(const Pending &p, const QJsonObject &answer)
         Q_EMIT commandFinished(r);
         break;
     }
-    case Answer::PlacementPreview: {
-        Session::PlacementPreview preview;
-        if (ok) {
-            preview = placementPreviewFromJson(result);
-        } else {
-            preview.job = Domain::JobId(p.job);
-            preview.card = Domain::CardId(p.card);
-            preview.status = Sched::Status::error(Sched::Reason::None);
+    case Answer::PlacementPreview:
+    case Answer::LayoutPreview:
+    case Answer::JobLog:
+        if (!ok) {
+            fail(p, error); // the same answer as when the service went away, with its reason
+            break;
         }
-        preview.request = p.request;
-        Q_EMIT placementPreviewReady(preview);
-        break;
-    }
-    case Answer::LayoutPreview: {
-        Session::LayoutPreview preview;
-        if (ok) {
-            preview = layoutPreviewFromJson(result, modelOf(p.card));
+        if (p.answer == Answer::PlacementPreview) {
+            Session::PlacementPreview preview = placementPreviewFromJson(result);
+            preview.request = p.request;
+            Q_EMIT placementPreviewReady(preview);
+        } else if (p.answer == Answer::LayoutPreview) {
+            Session::LayoutPreview preview = layoutPreviewFromJson(result, modelOf(p.card));
+            preview.request = p.request;
+            Q_EMIT layoutPreviewReady(preview);
         } else {
-            preview.card = Domain::CardId(p.card);
-            preview.error = error;
+            Session::JobLog log = jobLogFromJson(result);
+            log.request = p.request;
+            Q_EMIT jobLogReady(log);
         }
-        preview.request = p.request;
-        Q_EMIT layoutPreviewReady(preview);
         break;
-    }
-    case Answer::JobLog: {
-        Session::JobLog log;
-        if (ok) {
-            log = jobLogFromJson(result);
-        } else {
-            log.job = Domain::JobId(p.job);
-            log.error = error;
-        }
-        log.request = p.request;
-        Q_EMIT jobLogReady(log);
-        break;
-    }
     }
 }
 

@@ -331,11 +331,7 @@ bool Server::send(Client &client, const QByteArray &bytes, bool droppable)
 
 QJsonObject Server::scheduleInForce() const
 {
-    const SnapshotPtr s = m_session.latest();
-    return {{QStringLiteral("schedule"),
-             m_schedule.isEmpty() ? QJsonValue() : QJsonValue(m_schedule)},
-            {QStringLiteral("policy"), s ? s->policy : QString()},
-            {QStringLiteral("window"), s ? s->window : QString()}};
+    return scheduleInForceJson(m_schedule, m_session.latest().get());
 }
 
 void Server::dispatch(Client &client,

@@ -254,15 +254,8 @@ void Server::finish(quint64 request, const CommandResult &r)
                             QJsonDocument(m_schedule).toJson(QJsonDocument::Compact),
                             m_options.clock());
     }
-    QJsonObject params{{QStringLiteral("asked"), p.asked},
-                       {QStringLiteral("ok"), r.ok},
-                       {QStringLiteral("before"), p.before},
-                       {QStringLiteral("after"), subjectState(p.command, p.card, job)}};
-    if (!r.ok) {
-        params.insert(QStringLiteral("refused"), r.error);
-        if (!r.field.isEmpty())
-            params.insert(QStringLiteral("field"), r.field);
-    }
+    const QJsonObject params
+            = changeAuditParams(p.asked, p.before, subjectState(p.command, p.card, job), r);
     audit(p.peer,
           p.command,
           r.ok ? Storage::Severity::Info : Storage::Severity::Warning,

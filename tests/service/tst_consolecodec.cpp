@@ -31,6 +31,19 @@ bool same(double a, double b)
     return (std::isnan(a) && std::isnan(b)) || a == b;
 }
 
+// The demo day (MIG and soft-sliced cards, services, training); nullopt only if it is broken.
+std::optional<Sim::Scenario> demoDay()
+{
+    Sim::ScenarioError err;
+    auto s = Sim::loadScenarioFile(
+            QStringLiteral(ZHAOXI_SOURCE_DIR "/resources/scenarios/demo-day.json"),
+            catalogue(),
+            &err);
+    if (!s)
+        qWarning("demo-day.json: %s", qPrintable(err.toString()));
+    return s;
+}
+
 // Through the socket's framing: compact JSON, one line, parsed again.
 QJsonObject overTheWire(const QJsonObject &o)
 {
@@ -47,12 +60,8 @@ class TestConsoleCodec : public QObject
 private Q_SLOTS:
     void theAfternoonComesBackWhole()
     {
-        Sim::ScenarioError err;
-        auto scenario = Sim::loadScenarioFile(
-                QStringLiteral(ZHAOXI_SOURCE_DIR "/resources/scenarios/demo-day.json"),
-                catalogue(),
-                &err);
-        QVERIFY2(scenario, qPrintable(err.toString()));
+        const auto scenario = demoDay();
+        QVERIFY(scenario);
         Session::SimulationSession session(*scenario, QStringLiteral("guard"), scenario->seed);
         QList<Storage::Event> events;
         connect(&session,
@@ -148,11 +157,7 @@ private Q_SLOTS:
 
     void aModelTheConsoleDoesNotKnowIsNamed()
     {
-        Sim::ScenarioError err;
-        auto scenario = Sim::loadScenarioFile(
-                QStringLiteral(ZHAOXI_SOURCE_DIR "/resources/scenarios/demo-day.json"),
-                catalogue(),
-                &err);
+        const auto scenario = demoDay();
         QVERIFY(scenario);
         Session::SimulationSession session(*scenario, QString(), scenario->seed);
         session.runTo(60'000);
@@ -200,11 +205,7 @@ private Q_SLOTS:
     // after the state changed (the cache then written again), and while it did not.
     void theCachedPictureIsTheFreshOne()
     {
-        Sim::ScenarioError err;
-        auto scenario = Sim::loadScenarioFile(
-                QStringLiteral(ZHAOXI_SOURCE_DIR "/resources/scenarios/demo-day.json"),
-                catalogue(),
-                &err);
+        const auto scenario = demoDay();
         QVERIFY(scenario);
         Session::SimulationSession session(*scenario, QString(), scenario->seed);
         Service::PictureCache cache;
