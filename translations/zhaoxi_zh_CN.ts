@@ -1405,6 +1405,30 @@
             <translation>类别预算已变更</translation>
         </message>
         <message>
+            <source>Layout of %1 pinned until %2</source>
+            <translation>%1 的布局已固定，直到 %2</translation>
+        </message>
+        <message>
+            <source>Layout of %1 pinned until unpinned</source>
+            <translation>%1 的布局已固定，直到取消固定</translation>
+        </message>
+        <message>
+            <source>Layout pin of %1 expired</source>
+            <translation>%1 的布局固定已到期</translation>
+        </message>
+        <message>
+            <source>Layout of %1 unpinned</source>
+            <translation>%1 的布局已取消固定</translation>
+        </message>
+        <message>
+            <source>%1 was reset to one whole instance for waiting training, %2 after an operator changed it</source>
+            <translation>为等待中的训练，%1 已恢复为一个整卡实例（距操作员修改 %2）</translation>
+        </message>
+        <message>
+            <source>%1 was reconfigured for job %2, %3 after an operator changed it</source>
+            <translation>为作业 %2，%1 已被重新配置（距操作员修改 %3）</translation>
+        </message>
+        <message>
             <source>Creating partition %1 on %2</source>
             <translation>正在 %2 上创建分区 %1</translation>
         </message>

@@ -449,6 +449,14 @@ void ClusterState::setCardCordoned(CardId cardId, bool cordoned)
     touch(c.host);
 }
 
+void ClusterState::setLayoutPinned(CardId cardId, bool pinned)
+{
+    CardState &c = m_cards[cardId.value()];
+    c.layoutPinned = pinned;
+    refreshMig(c);
+    touch(c.host);
+}
+
 void ClusterState::setHostUp(HostId host, bool up)
 {
     m_hosts[host.value()].up = up;
@@ -522,7 +530,7 @@ void ClusterState::refreshMig(CardState &c) const
         if (!u.job.isValid() && u.state == UnitState::Ready && u.profile < 32)
             c.freeProfiles |= 1u << u.profile;
     }
-    for (int i = 0; i < m.migProfiles.size() && i < 32; ++i) {
+    for (int i = 0; !c.layoutPinned && i < m.migProfiles.size() && i < 32; ++i) {
         const Domain::MigProfile &p = m.migProfiles[i];
         if (count[i] >= p.maxInstances || slices + p.computeSlices > m.migComputeSlices
             || (p.mediaExtensions && media))

@@ -59,6 +59,9 @@ struct CardState
     CardHealth health = CardHealth::Healthy;
     // Held for a repartition the operator ordered: takes no new work until released.
     bool cordoned = false;
+    // An operator's layout pinned: the scheduler neither creates nor destroys instances on it nor
+    // switches its mode (its instances still take work). Scheduler::pinLayout keeps the "until".
+    bool layoutPinned = false;
     PartitionMode mode = PartitionMode::Whole;
     QList<Unit> units; // Whole: exactly one; Mig: its instances; soft: one per bound share
     // Kept by ClusterState; derivable from `units`.
@@ -243,6 +246,7 @@ public:
     void setNextUid(CardId card, int nextUid);
     void setCardHealth(CardId card, CardHealth health);
     void setCardCordoned(CardId card, bool cordoned);
+    void setLayoutPinned(CardId card, bool pinned);
     void setHostUp(HostId host, bool up);
     void setJobState(JobId job, JobState state);
     void setHostCapacity(HostId host, qint64 cpuMilli, qint64 memoryMiB);

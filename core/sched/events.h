@@ -26,7 +26,19 @@ enum class EventCode : std::uint8_t {
     CardRecovered,
     BudgetChanged,
     JobPriorityChanged, // priority (the new one), previousPriority (an operator's change)
+    LayoutPinned,       // card, untilMs (-1: until unpinned): an operator's pin
+    LayoutUnpinned,     // card; expired (its time came) or an operator's unpin
+    // card, job (what it was for; none for a reclaim), cause, operatorAtMs: the scheduler or the
+    // twin changed the layout or mode of a card an operator changed within the last 30 minutes
+    CardChangedAfterOperator,
 };
+
+// Why the appliance changed a card's layout on its own (CardChangedAfterOperator).
+enum class AutoChangeCause : std::uint8_t {
+    WaitingJob,  // a waiting job needed another instance or mode (job: which)
+    ReclaimIdle, // waiting training reclaimed an idle partitioned card as one whole instance
+};
+const char *autoChangeCauseName(AutoChangeCause cause);
 
 const char *eventCodeName(EventCode code);
 
@@ -46,6 +58,10 @@ struct SchedEvent
     Domain::PartitionMode mode = Domain::PartitionMode::Whole; // CardModeChanged
     int priority = 0;                                          // JobPriorityChanged
     int previousPriority = 0;                                  // JobPriorityChanged
+    qint64 untilMs = -1;                                       // LayoutPinned
+    bool expired = false;                                      // LayoutUnpinned
+    AutoChangeCause cause = AutoChangeCause::WaitingJob;       // CardChangedAfterOperator
+    qint64 operatorAtMs = -1;                                  // CardChangedAfterOperator
     Reason reason = Reason::None;
     qint64 need = 0; // JobWaiting: the reason's parameters (Status::need, Status::have)
     qint64 have = 0;

@@ -45,6 +45,23 @@ const char *eventCodeName(EventCode code)
         return "budget-changed";
     case EventCode::JobPriorityChanged:
         return "job-priority-changed";
+    case EventCode::LayoutPinned:
+        return "layout-pinned";
+    case EventCode::LayoutUnpinned:
+        return "layout-unpinned";
+    case EventCode::CardChangedAfterOperator:
+        return "card-changed-after-operator";
+    }
+    return "unknown";
+}
+
+const char *autoChangeCauseName(AutoChangeCause cause)
+{
+    switch (cause) {
+    case AutoChangeCause::WaitingJob:
+        return "waiting-job";
+    case AutoChangeCause::ReclaimIdle:
+        return "reclaim-idle";
     }
     return "unknown";
 }
@@ -356,10 +373,16 @@ void Scheduler::setClassBudget(const ClassBudget &budget, qint64 nowMs)
 bool Scheduler::applyLayout(CardId cardId,
                             const QList<Domain::MigPlacement> &target,
                             qint64 nowMs,
-                            QString *why)
+                            QString *why,
+                            std::optional<AutoChangeCause> automatic)
 {
     const CardState &card = m_state.card(cardId);
     const CardModel &model = m_state.model(card);
+    if (automatic && card.layoutPinned) {
+        if (why)
+            *why = QStringLiteral("the card's layout is pinned");
+        return false;
+    }
     if (card.mode != PartitionMode::Mig) {
         if (why)
             *why = QStringLiteral("card is not in MIG mode");
@@ -392,6 +415,10 @@ bool Scheduler::applyLayout(CardId cardId,
         st.createPartition(cardId, p.profile, p.start);
     st.commit();
     publishSteps(st.steps(), nowMs);
+    if (automatic)
+        noteAutomaticChanges(st.steps(), JobId(), *automatic, nowMs);
+    else
+        m_operatorChangedAt.insert(cardId.value(), nowMs);
     return true;
 }
 
@@ -415,7 +442,130 @@ bool Scheduler::setCardMode(CardId cardId, PartitionMode mode, qint64 nowMs, QSt
     st.setMode(cardId, mode);
     st.commit();
     publishSteps(st.steps(), nowMs);
+    m_operatorChangedAt.insert(cardId.value(), nowMs);
     return true;
+}
+
+namespace {
+SchedEvent unpinnedEvent(const ClusterState &state, CardId card, qint64 nowMs, bool expired)
+{
+    SchedEvent e;
+    e.atMs = nowMs;
+    e.code = EventCode::LayoutUnpinned;
+    e.card = card;
+    e.host = state.card(card).host;
+    e.expired = expired;
+    return e;
+}
+} // namespace
+
+bool Scheduler::pinLayout(CardId card, qint64 untilMs, qint64 nowMs, QString *why)
+{
+    if (!card.isValid() || card.value() >= m_state.cards().size()) {
+        if (why)
+            *why = QStringLiteral("no card %1").arg(card.value());
+        return false;
+    }
+    if (m_state.card(card).health == CardHealth::Failed) {
+        if (why)
+            *why = QStringLiteral("card %1 has failed").arg(card.value());
+        return false;
+    }
+    if (untilMs != -1 && untilMs <= nowMs) {
+        if (why)
+            *why = QStringLiteral("the pin's end (%1 ms) is not after now (%2 ms)")
+                           .arg(untilMs)
+                           .arg(nowMs);
+        return false;
+    }
+    const auto it = m_pinnedUntil.constFind(card.value());
+    if (it != m_pinnedUntil.cend() && *it == untilMs)
+        return true;
+    m_pinnedUntil.insert(card.value(), untilMs);
+    if (!m_state.card(card).layoutPinned)
+        m_state.setLayoutPinned(card, true);
+    SchedEvent e;
+    e.atMs = nowMs;
+    e.code = EventCode::LayoutPinned;
+    e.card = card;
+    e.host = m_state.card(card).host;
+    e.untilMs = untilMs;
+    publish(e);
+    return true;
+}
+
+bool Scheduler::unpinLayout(CardId card, qint64 nowMs)
+{
+    if (!card.isValid() || !m_pinnedUntil.remove(card.value()))
+        return false;
+    m_state.setLayoutPinned(card, false);
+    publish(unpinnedEvent(m_state, card, nowMs, false));
+    return true;
+}
+
+qint64 Scheduler::layoutPinnedUntil(CardId card) const
+{
+    return m_pinnedUntil.value(card.value(), 0);
+}
+
+qint64 Scheduler::operatorChangedAt(CardId card) const
+{
+    return m_operatorChangedAt.value(card.value(), -1);
+}
+
+void Scheduler::expirePins(qint64 nowMs)
+{
+    QList<int> due;
+    for (auto it = m_pinnedUntil.cbegin(); it != m_pinnedUntil.cend(); ++it) {
+        if (*it != -1 && *it <= nowMs)
+            due.append(it.key());
+    }
+    std::sort(due.begin(), due.end());
+    for (int card : due) {
+        m_pinnedUntil.remove(card);
+        m_state.setLayoutPinned(CardId(card), false);
+        publish(unpinnedEvent(m_state, CardId(card), nowMs, true));
+    }
+}
+
+void Scheduler::noteAutomaticChanges(const QList<Step> &steps,
+                                     JobId forJob,
+                                     AutoChangeCause cause,
+                                     qint64 nowMs)
+{
+    QList<int> cards;
+    for (const Step &s : steps) {
+        switch (s.kind) {
+        case Step::Kind::CreatePartition:
+        case Step::Kind::DestroyPartition:
+        case Step::Kind::SetMode:
+            if (!cards.contains(s.card.value()))
+                cards.append(s.card.value());
+            break;
+        case Step::Kind::Place:
+            for (const UnitChoice &u : s.units) {
+                if (u.kind == UnitChoice::Kind::NewPartition && !cards.contains(u.card.value()))
+                    cards.append(u.card.value());
+            }
+            break;
+        default:
+            break;
+        }
+    }
+    for (int card : std::as_const(cards)) {
+        const qint64 at = m_operatorChangedAt.value(card, -1);
+        if (at < 0 || nowMs - at >= kOperatorChangeWindowMs)
+            continue;
+        SchedEvent e;
+        e.atMs = nowMs;
+        e.code = EventCode::CardChangedAfterOperator;
+        e.card = CardId(card);
+        e.host = m_state.card(e.card).host;
+        e.job = forJob;
+        e.cause = cause;
+        e.operatorAtMs = at;
+        publish(e);
+    }
 }
 
 QList<JobId> Scheduler::queue() const
@@ -455,6 +605,8 @@ Scheduler::TickResult Scheduler::tick(qint64 nowMs)
             m_state.accountProgress(j.id, nowMs);
     }
     evictDue(nowMs, r);
+    if (!m_pinnedUntil.isEmpty())
+        expirePins(nowMs);
     const QList<JobId> pending = queue();
     QList<HostId> reserved; // hosts whose victims are leaving for a nominated preemptor
     for (JobId id : pending) {
@@ -494,6 +646,8 @@ Scheduler::TickResult Scheduler::tick(qint64 nowMs)
             st.place(id, *d.placement, nowMs);
             st.commit();
             publishSteps(st.steps(), nowMs);
+            if (!m_operatorChangedAt.isEmpty())
+                noteAutomaticChanges(st.steps(), id, AutoChangeCause::WaitingJob, nowMs);
             if (!victims.isEmpty()) {
                 // Placed where its victims made room: the explanation keeps them.
                 d.trace.kind = DecisionKind::Preemption;
@@ -570,6 +724,8 @@ bool Scheduler::tryPreempt(JobId id, qint64 nowMs, Decision &d, CardId onCard)
         m_nominated.insert(id.value(), Nomination{plan->host, plan->victims});
     st.commit();
     publishSteps(st.steps(), nowMs);
+    if (!onCard.isValid() && !m_operatorChangedAt.isEmpty())
+        noteAutomaticChanges(st.steps(), id, AutoChangeCause::WaitingJob, nowMs);
     d.trace.kind = DecisionKind::Preemption;
     d.trace.victims = plan->victims;
     d.trace.placement = plan->placement;
@@ -589,7 +745,7 @@ std::optional<Scheduler::Reconfiguration> Scheduler::reconfiguration(const Clust
                                                                      const CardState &c)
 {
     const HostState &h = state.host(c.host);
-    if (c.health == CardHealth::Failed || c.cordoned || !h.up)
+    if (c.health == CardHealth::Failed || c.cordoned || c.layoutPinned || !h.up)
         return std::nullopt;
     const ModelFit &mf = ctx.models[c.model];
     if (!mf.allowed)
@@ -687,6 +843,8 @@ bool Scheduler::tryReconfigure(JobId id, qint64 nowMs, const QList<HostId> &skip
     st.place(id, *dec.placement, nowMs);
     st.commit();
     publishSteps(st.steps(), nowMs);
+    if (!m_operatorChangedAt.isEmpty())
+        noteAutomaticChanges(st.steps(), id, AutoChangeCause::WaitingJob, nowMs);
     dec.trace.kind = DecisionKind::Repartition;
     dec.trace.note = best->mode ? QStringLiteral("switched card %1 to %2 mode")
                                           .arg(best->card.value())

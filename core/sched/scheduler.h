@@ -111,11 +111,27 @@ public:
     const ClassBudget &classBudget() const { return m_budget; }
     // Repartitions a MIG card: the plan's steps apply in one Statement. Refused (false) when a
     // step would destroy a busy instance.
+    // An operator's change (the default) counts as the card's latest operator change; an
+    // automatic one (the twin's reclaim of idle cards) is refused on a pinned layout and is an
+    // event when an operator changed the card within kOperatorChangeWindowMs.
     bool applyLayout(CardId card,
                      const QList<Domain::MigPlacement> &target,
                      qint64 nowMs,
-                     QString *why = nullptr);
+                     QString *why = nullptr,
+                     std::optional<AutoChangeCause> automatic = std::nullopt);
     bool setCardMode(CardId card, PartitionMode mode, qint64 nowMs, QString *why = nullptr);
+    // An operator's pin on a card's layout, until `untilMs` (-1: until unpinned): the scheduler
+    // neither creates nor destroys instances on it nor switches its mode; its instances still
+    // take work. False (with the English *why) for an unknown or failed card or a time already
+    // past. A pin that expires is an event (LayoutUnpinned, expired) at the first tick after.
+    bool pinLayout(CardId card, qint64 untilMs, qint64 nowMs, QString *why = nullptr);
+    // False when the card was not pinned.
+    bool unpinLayout(CardId card, qint64 nowMs);
+    // 0: not pinned; -1: until unpinned; else the appliance time the pin ends.
+    qint64 layoutPinnedUntil(CardId card) const;
+    // When an operator last changed the card's layout or mode (-1: never).
+    qint64 operatorChangedAt(CardId card) const;
+    static constexpr qint64 kOperatorChangeWindowMs = 30 * 60 * 1000;
     // Holds a card out of placement while the operator repartitions it (jobs on it keep running
     // until they are requeued), or releases it.
     void setCardCordoned(CardId card, bool cordoned, qint64 nowMs);
@@ -194,6 +210,13 @@ private:
     bool end(JobId job, JobState terminal, qint64 nowMs);
     void publish(const SchedEvent &e);
     void publishSteps(const QList<Step> &steps, qint64 nowMs);
+    // After an automatic commit: one CardChangedAfterOperator per card whose layout or mode the
+    // steps changed and that an operator changed within kOperatorChangeWindowMs.
+    void noteAutomaticChanges(const QList<Step> &steps,
+                              JobId forJob,
+                              AutoChangeCause cause,
+                              qint64 nowMs);
+    void expirePins(qint64 nowMs);
     void keepTrace(DecisionTrace trace);
     qint64 budgetLeft(Domain::WorkloadKind kind) const;
     bool tryReconfigure(JobId job, qint64 nowMs, const QList<HostId> &skipHosts = {});
@@ -209,7 +232,9 @@ private:
     QList<StepSink *> m_stepSinks;
     QHash<int, DecisionTrace> m_lastTrace; // by job id
     std::deque<DecisionTrace> m_ring;
-    QHash<int, Reason> m_waitingReason; // by job id, to record changes only
+    QHash<int, Reason> m_waitingReason;     // by job id, to record changes only
+    QHash<int, qint64> m_pinnedUntil;       // by card id: -1 until unpinned, else the end
+    QHash<int, qint64> m_operatorChangedAt; // by card id: an operator's latest layout/mode change
     struct Nomination
     {
         HostId host;

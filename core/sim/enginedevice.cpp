@@ -157,8 +157,9 @@ void Engine::reclaimIdle(qint64 now)
         if (c.units.size() == 1
             && m.migProfiles[c.units.first().profile].computeSlices == m.migComputeSlices)
             continue; // a full-card instance already serves whole-card work
-        m_sched->applyLayout(c.id, {}, now);
-        m_dirty = true;
+        // A pinned layout is the operator's: it stays (applyLayout refuses it).
+        if (m_sched->applyLayout(c.id, {}, now, nullptr, Sched::AutoChangeCause::ReclaimIdle))
+            m_dirty = true;
     }
     drainScheduler(now);
 }

@@ -20,6 +20,7 @@ Severity severityOf(EventCode code)
         return Severity::Error;
     case EventCode::JobPreempting:
     case EventCode::JobEvicted:
+    case EventCode::CardChangedAfterOperator:
         return Severity::Warning;
     default:
         return Severity::Info;
@@ -98,6 +99,16 @@ void Recorder::record(const SchedEvent &ev)
     case EventCode::JobPriorityChanged:
         p.insert(QStringLiteral("priority"), ev.priority);
         p.insert(QStringLiteral("previousPriority"), ev.previousPriority);
+        break;
+    case EventCode::LayoutPinned:
+        p.insert(QStringLiteral("untilMs"), ev.untilMs);
+        break;
+    case EventCode::LayoutUnpinned:
+        p.insert(QStringLiteral("expired"), ev.expired);
+        break;
+    case EventCode::CardChangedAfterOperator:
+        p.insert(QStringLiteral("cause"), QLatin1String(autoChangeCauseName(ev.cause)));
+        p.insert(QStringLiteral("operatorAtMs"), ev.operatorAtMs);
         break;
     default:
         break;

@@ -439,6 +439,106 @@ private Q_SLOTS:
         QVERIFY2(why.contains(QLatin1String("svc")), qPrintable(why));
         QVERIFY(s.state() == before);
     }
+
+    // An operator's 7g layout with a 3g job waiting (the case tst_server saw undone at once):
+    // unpinned, the cycle repartitions it and says so; pinned, the layout holds until the pin
+    // ends, and the 7g instance still takes work that fits it.
+    void aPinnedLayoutIsNeverRepartitioned_data()
+    {
+        QTest::addColumn<bool>("pinned");
+        QTest::newRow("unpinned: changed, with an event") << false;
+        QTest::newRow("pinned: held") << true;
+    }
+    void aPinnedLayoutIsNeverRepartitioned()
+    {
+        QFETCH(bool, pinned);
+        ClusterState st(catalogue());
+        addHost(st, QStringLiteral("h"), QStringLiteral("H100-SXM5-80GB"), 1, PartitionMode::Mig);
+        const QString m = QStringLiteral("H100-SXM5-80GB");
+        const int p7 = profileIndex(m, QStringLiteral("7g.80gb"));
+        Scheduler s(st);
+        MemoryEventSink sink;
+        s.addSink(&sink);
+        QVERIFY(s.applyLayout(CardId(0), {{p7, 0}}, 0));
+        QCOMPARE(s.operatorChangedAt(CardId(0)), 0);
+        if (pinned) {
+            QVERIFY(s.pinLayout(CardId(0), 60 * kMin, kMin));
+            QCOMPARE(sink.count(EventCode::LayoutPinned), 1);
+            QCOMPARE(s.layoutPinnedUntil(CardId(0)), 60 * kMin);
+        }
+        const JobId small
+                = s.submit(migProfile(QStringLiteral("small"), QStringLiteral("3g.40gb")), kMin);
+        for (qint64 t = kMin; t < 60 * kMin; t += kMin)
+            s.tick(t);
+        const QList<MigPlacement> layout = s.state().card(CardId(0)).migLayout();
+        if (pinned) {
+            QCOMPARE(layout.size(), 1);
+            QCOMPARE(layout.first().profile, p7);
+            QCOMPARE(s.state().job(small).state, JobState::Pending);
+            QCOMPARE(sink.count(EventCode::PartitionDestroyed), 0);
+            QCOMPARE(sink.count(EventCode::CardChangedAfterOperator), 0);
+            // A job that fits the pinned instance takes it.
+            const JobId big = s.submit(migProfile(QStringLiteral("big"), QStringLiteral("7g.80gb")),
+                                       30 * kMin);
+            s.tick(30 * kMin);
+            QCOMPARE(s.state().job(big).state, JobState::Running);
+            s.cancel(big, 31 * kMin);
+            // The pin ends at 60 min: the next cycle unpins (an event) and repartitions.
+            s.tick(60 * kMin);
+            QCOMPARE(s.layoutPinnedUntil(CardId(0)), 0);
+            QCOMPARE(sink.count(EventCode::LayoutUnpinned), 1);
+            QCOMPARE(s.state().job(small).state, JobState::Running);
+            // An hour after the operator's change: no longer "just changed by an operator".
+            QCOMPARE(sink.count(EventCode::CardChangedAfterOperator), 0);
+        } else {
+            QCOMPARE(s.state().job(small).state, JobState::Running);
+            QCOMPARE(sink.count(EventCode::CardChangedAfterOperator), 1);
+            const SchedEvent *e = nullptr;
+            for (const SchedEvent &x : sink.events())
+                e = x.code == EventCode::CardChangedAfterOperator ? &x : e;
+            QVERIFY(e);
+            QCOMPARE(e->card, CardId(0));
+            QCOMPARE(e->job, small);
+            QCOMPARE(e->cause, AutoChangeCause::WaitingJob);
+            QCOMPARE(e->operatorAtMs, 0);
+            QCOMPARE(e->atMs, kMin);
+        }
+        ZX_CHECK_INVARIANTS(s.state());
+    }
+
+    void aPinnedCardTakesNoNewInstanceAndNoModeSwitch()
+    {
+        // Pinned with free slots: a job that would be carved a new instance waits instead; a
+        // pinned idle whole card is not switched to MIG either. Unpinned, both run.
+        ClusterState st(catalogue());
+        addHost(st, QStringLiteral("h"), QStringLiteral("H100-SXM5-80GB"), 2, PartitionMode::Mig);
+        const QString m = QStringLiteral("H100-SXM5-80GB");
+        st.setMode(CardId(1), PartitionMode::Whole);
+        const int p3 = profileIndex(m, QStringLiteral("3g.40gb"));
+        st.createPartition(CardId(0), p3, 0);
+        Scheduler s(st);
+        QString why;
+        QVERIFY(s.pinLayout(CardId(0), -1, 0, &why));
+        QVERIFY(s.pinLayout(CardId(1), -1, 0, &why));
+        QVERIFY(!s.pinLayout(CardId(1), 0, 0, &why)); // an end that is not after now
+        QVERIFY2(why.contains(QLatin1String("not after")), qPrintable(why));
+        QVERIFY(!s.pinLayout(CardId(7), -1, 0, &why));
+        const JobId a = s.submit(migProfile(QStringLiteral("a"), QStringLiteral("3g.40gb")), 0);
+        const JobId b = s.submit(migProfile(QStringLiteral("b"), QStringLiteral("3g.40gb")), 0);
+        s.tick(0);
+        QCOMPARE(s.state().job(a).state, JobState::Running); // the pinned 3g instance
+        QCOMPARE(s.state().job(b).state, JobState::Pending);
+        QCOMPARE(s.state().card(CardId(0)).units.size(), 1);
+        QVERIFY(s.state().card(CardId(1)).mode == PartitionMode::Whole);
+        // The automatic reclaim of an idle card is refused on a pinned layout.
+        QVERIFY(!s.applyLayout(CardId(0), {}, 0, &why, AutoChangeCause::ReclaimIdle));
+        QVERIFY(s.unpinLayout(CardId(0), 1000));
+        QVERIFY(!s.unpinLayout(CardId(0), 1000));
+        s.tick(1000);
+        QCOMPARE(s.state().job(b).state, JobState::Running);
+        QCOMPARE(s.state().card(CardId(0)).units.size(), 2);
+        ZX_CHECK_INVARIANTS(s.state());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestScheduler)

@@ -234,6 +234,27 @@ QString schedulerMessage(const Event &e, const EventNames &n, bool *known)
         return EventText::tr("%1 recovered").arg(cardLabel(n, e.card));
     if (c == "budget-changed")
         return EventText::tr("Class budgets changed");
+    if (c == "layout-pinned") {
+        const qint64 until = intParam(e, "untilMs", -1);
+        if (until > 0)
+            return EventText::tr("Layout of %1 pinned until %2")
+                    .arg(cardLabel(n, e.card), eventClockText(until, n.utcOffsetSeconds));
+        return EventText::tr("Layout of %1 pinned until unpinned").arg(cardLabel(n, e.card));
+    }
+    if (c == "layout-unpinned")
+        return param(e, "expired") == QLatin1String("true")
+                       ? EventText::tr("Layout pin of %1 expired").arg(cardLabel(n, e.card))
+                       : EventText::tr("Layout of %1 unpinned").arg(cardLabel(n, e.card));
+    if (c == "card-changed-after-operator") {
+        const QString since = eventDurationText(
+                std::max<qint64>(0, e.atMs - intParam(e, "operatorAtMs", e.atMs)));
+        if (param(e, "cause") == QLatin1String("reclaim-idle"))
+            return EventText::tr("%1 was reset to one whole instance for waiting training, %2 "
+                                 "after an operator changed it")
+                    .arg(cardLabel(n, e.card), since);
+        return EventText::tr("%1 was reconfigured for job %2, %3 after an operator changed it")
+                .arg(cardLabel(n, e.card), job, since);
+    }
     *known = false;
     return {};
 }

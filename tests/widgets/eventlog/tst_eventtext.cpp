@@ -129,6 +129,22 @@ void TestEventText::sentences_data()
             << sched << QByteArray("partition-created") << 2 << -1
             << QByteArray(R"({"host":0,"profile":"1g.18gb","profileIndex":0,"start":6})")
             << QStringLiteral("Partition 1g.18gb@6 created on dgx-h200 card 2");
+    QTest::newRow("a pin without an end")
+            << sched << QByteArray("layout-pinned") << 2 << -1
+            << QByteArray(R"({"host":0,"untilMs":-1})")
+            << QStringLiteral("Layout of dgx-h200 card 2 pinned until unpinned");
+    QTest::newRow("a pin that expired") << sched << QByteArray("layout-unpinned") << 2 << -1
+                                        << QByteArray(R"({"expired":true,"host":0})")
+                                        << QStringLiteral("Layout pin of dgx-h200 card 2 expired");
+    QTest::newRow("an operator's unpin") << sched << QByteArray("layout-unpinned") << 2 << -1
+                                         << QByteArray(R"({"expired":false,"host":0})")
+                                         << QStringLiteral("Layout of dgx-h200 card 2 unpinned");
+    QTest::newRow("a change soon after an operator's")
+            << sched << QByteArray("card-changed-after-operator") << 2 << 1
+            << QByteArray(R"({"cause":"waiting-job","host":0,"operatorAtMs":)")
+                       + QByteArray::number(kAt - 12 * 60'000) + "}"
+            << QStringLiteral("dgx-h200 card 2 was reconfigured for job llama-70b, 12 min after "
+                              "an operator changed it");
     QTest::newRow("a partition named before the cards were known")
             << sched << QByteArray("partition-created") << 0 << -1
             << QByteArray(R"({"host":0,"profile":"4","profileIndex":4,"start":0})")
