@@ -168,11 +168,16 @@ public:
 protected:
     bool eventFilter(QObject *watched, QEvent *event) override
     {
+        if (watched == view()->viewport() && event->type() == QEvent::MouseButtonPress)
+            m_pressedInPopup = true;
         if (watched == view()->viewport() && event->type() == QEvent::MouseButtonRelease) {
+            // The release of the click that opened the popup lands on an item too: only a click
+            // made inside the open popup toggles.
             const auto *me = static_cast<QMouseEvent *>(event);
             const QModelIndex index = view()->indexAt(me->position().toPoint());
-            if (index.isValid())
+            if (index.isValid() && m_pressedInPopup)
                 toggle(index.row());
+            m_pressedInPopup = false;
             return true; // keep the popup open
         }
         if (watched == view() && event->type() == QEvent::KeyPress) {
@@ -184,6 +189,11 @@ protected:
             }
         }
         return QComboBox::eventFilter(watched, event);
+    }
+    void showPopup() override
+    {
+        m_pressedInPopup = false;
+        QComboBox::showPopup();
     }
     void paintEvent(QPaintEvent *) override
     {
@@ -206,6 +216,7 @@ protected:
 private:
     QStandardItemModel *m_items;
     QString m_empty;
+    bool m_pressedInPopup = false;
 };
 
 EventLogView::EventLogView(Models::SessionClient *client, QWidget *parent)
@@ -263,6 +274,7 @@ void EventLogView::buildUi()
     m_fromLabel->setBuddy(m_from);
     m_toLabel->setBuddy(m_to);
     m_severity = new CheckableComboBox(this);
+    m_severity->setObjectName(QStringLiteral("severity"));
     for (Severity s : kSeverities)
         m_severity->addCheckItem(severityIcon(style(), s), QString(), int(s));
     m_source = new QComboBox(this);
@@ -336,7 +348,10 @@ void EventLogView::buildUi()
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     const int em = m_table->fontMetrics().horizontalAdvance(QLatin1Char('M'));
-    m_table->setColumnWidth(EventLogModel::TimeColumn, 12 * em);
+    // The whole stamp, seconds included (12 em cut them off).
+    m_table->setColumnWidth(
+            EventLogModel::TimeColumn,
+            m_table->fontMetrics().horizontalAdvance(QStringLiteral("0000-00-00 00:00:00")) + em);
     m_table->setColumnWidth(EventLogModel::SeverityColumn, 7 * em);
     m_table->setColumnWidth(EventLogModel::SourceColumn, 6 * em);
     m_table->setColumnWidth(EventLogModel::CodeColumn, 10 * em);

@@ -13,7 +13,9 @@
 
 #include "tests/data/scenarios.h"
 
+#include <QAbstractItemView>
 #include <QApplication>
+#include <QComboBox>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -112,6 +114,7 @@ private Q_SLOTS:
     void filterStateRoundTrips();
     void followsTheNewestRowOnlyAtTheBottom();
     void whyFollowsTheSelectedJob();
+    void theClickThatOpensTheSeverityFilterTogglesNothing();
 
 private:
     EventExportResult exportAndWait(EventLogView &view,
@@ -383,6 +386,38 @@ void TestEventExport::whyFollowsTheSelectedJob()
     const int next = m_view->filterModel()->index(1, 0).data(EventLogModel::JobRole).toInt();
     QCOMPARE(m_view->whyView()->job(), Domain::JobId(next));
     m_view->clearFilter();
+}
+
+void TestEventExport::theClickThatOpensTheSeverityFilterTogglesNothing()
+{
+    auto *combo = m_view->findChild<QComboBox *>(QStringLiteral("severity"));
+    QVERIFY(combo);
+    const auto states = [combo] {
+        QList<int> r;
+        for (int i = 0; i < combo->model()->rowCount(); ++i)
+            r << combo->model()->index(i, 0).data(Qt::CheckStateRole).toInt();
+        return r;
+    };
+    QVERIFY(combo->model()->rowCount() >= 3);
+    QVERIFY(combo->model()->flags(combo->model()->index(0, 0)) & Qt::ItemIsUserCheckable);
+    const QList<int> before = states();
+    combo->showPopup();
+    QWidget *viewport = combo->view()->viewport();
+    const QPoint onFirst = combo->view()->visualRect(combo->model()->index(0, 0)).center();
+    // The release of the opening click, over the first item: no press was made in the popup.
+    QTest::mouseRelease(viewport, Qt::LeftButton, {}, onFirst);
+    QCOMPARE(states(), before);
+    // A click inside the open popup toggles the item under it, and the popup stays open.
+    QTest::mouseClick(viewport, Qt::LeftButton, {}, onFirst);
+    QVERIFY(states() != before);
+    QTest::mouseClick(viewport, Qt::LeftButton, {}, onFirst);
+    QCOMPARE(states(), before);
+    combo->hidePopup();
+    // The time column holds the whole stamp, seconds included.
+    auto *table = m_view->findChild<QTableView *>();
+    QVERIFY(table);
+    QVERIFY(table->columnWidth(Models::EventLogModel::TimeColumn)
+            >= table->fontMetrics().horizontalAdvance(QStringLiteral("0000-00-00 00:00:00")));
 }
 
 QTEST_MAIN(TestEventExport)
