@@ -4,6 +4,7 @@
 ZX_PACKAGES=(
     build-essential cmake ninja-build pkg-config
     qt6-base-dev qt6-base-dev-tools qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools
+    qt6-translations-l10n
     libqt6sql6-sqlite qt6-qpa-plugins
     libqcustomplot-dev libsqlite3-dev
     fonts-wqy-microhei

@@ -20,6 +20,7 @@
 #include "tests/data/scenarios.h"
 
 #include <QAction>
+#include <QDialogButtonBox>
 #include <QHeaderView>
 #include <QLabel>
 #include <QMenuBar>
@@ -233,9 +234,16 @@ void TestMainWindow::consoleSwitchesLanguage()
     QVERIFY(languages.setLanguage(QStringLiteral("zh_CN")));
     QCoreApplication::processEvents();
     QCOMPARE(w.tabs()->tabText(w.tabs()->indexOf(w.charts())), QStringLiteral("图表"));
+    // Qt's own texts too (qt6-translations-l10n): a dialog's standard buttons.
+    {
+        QDialogButtonBox box(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+        QCOMPARE(box.button(QDialogButtonBox::Cancel)->text(), QStringLiteral("取消"));
+    }
     QVERIFY(languages.setLanguage(QStringLiteral("en")));
     QCoreApplication::processEvents();
     QCOMPARE(w.tabs()->tabText(w.tabs()->indexOf(w.charts())), QStringLiteral("Charts"));
+    QDialogButtonBox box(QDialogButtonBox::Cancel);
+    QCOMPARE(box.button(QDialogButtonBox::Cancel)->text(), QStringLiteral("Cancel"));
 }
 
 void TestMainWindow::newWorkloadFromTheFileMenu()
