@@ -568,9 +568,18 @@ void MainWindow::updateRunBar()
     // A widget in a tool bar is shown and hidden through its action.
     m_speedAction->setVisible(!have || simulated);
     m_speedLabelAction->setVisible(!have || simulated);
-    int at = m_speedCombo->findData(m_settings.speed <= 0 ? -1.0 : m_settings.speed);
-    if (at >= 0)
-        m_speedCombo->setCurrentIndex(at);
+    // The speed the appliance runs at (`--speed 45` shows 45×), a preset or not.
+    const double speed = simulated ? m_snapshot->speed : m_settings.speed;
+    const double key = speed <= 0 ? -1.0 : speed;
+    int at = m_speedCombo->findData(key);
+    if (at < 0) {
+        at = 0;
+        while (at < m_speedCombo->count() && m_speedCombo->itemData(at).toDouble() > 0
+               && m_speedCombo->itemData(at).toDouble() < key)
+            ++at;
+        m_speedCombo->insertItem(at, speedName(key), key);
+    }
+    m_speedCombo->setCurrentIndex(at);
     m_clock->setText(clockText());
     const bool readOnly = have && m_snapshot->readOnly;
     m_banner->setText(readOnly ? readOnlyText(m_snapshot->readOnlyReason) : QString());

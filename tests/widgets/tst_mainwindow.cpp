@@ -20,6 +20,7 @@
 #include "tests/data/scenarios.h"
 
 #include <QAction>
+#include <QComboBox>
 #include <QDialogButtonBox>
 #include <QHeaderView>
 #include <QLabel>
@@ -86,6 +87,7 @@ private Q_SLOTS:
     void readOnlyBannerSaysWhy();
     void settingsAreRemembered();
     void consoleSwitchesLanguage();
+    void theSpeedBoxShowsTheSpeedTheApplianceRunsAt();
     void newWorkloadFromTheFileMenu();
 };
 
@@ -244,6 +246,31 @@ void TestMainWindow::consoleSwitchesLanguage()
     QCOMPARE(w.tabs()->tabText(w.tabs()->indexOf(w.charts())), QStringLiteral("Charts"));
     QDialogButtonBox box(QDialogButtonBox::Cancel);
     QCOMPARE(box.button(QDialogButtonBox::Cancel)->text(), QStringLiteral("Cancel"));
+}
+
+void TestMainWindow::theSpeedBoxShowsTheSpeedTheApplianceRunsAt()
+{
+    LanguageController languages;
+    Session::SimulationSession session(demoDay(), QString(), 20260105);
+    session.setSpeed(45); // not a preset (zhaoxi --speed 45)
+    session.runTo(0);
+    Models::SessionClient client(&session);
+    MainWindow w(&languages);
+    w.setSession(&client, session.storePath());
+    QTRY_VERIFY(client.snapshot() && client.snapshot()->speed == 45);
+    auto *combo = w.findChild<QComboBox *>(QStringLiteral("speed"));
+    QVERIFY(combo);
+    QTRY_COMPARE(combo->currentData().toDouble(), 45.0);
+    QVERIFY(combo->currentText().contains(QLatin1String("45")));
+    // In order among the presets, once.
+    int found = 0;
+    for (int i = 0; i < combo->count(); ++i) {
+        const double v = combo->itemData(i).toDouble();
+        found += v == 45.0;
+        if (i > 0 && v > 0 && combo->itemData(i - 1).toDouble() > 0)
+            QVERIFY(combo->itemData(i - 1).toDouble() < v);
+    }
+    QCOMPARE(found, 1);
 }
 
 void TestMainWindow::newWorkloadFromTheFileMenu()
