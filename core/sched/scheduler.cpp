@@ -447,13 +447,20 @@ bool Scheduler::setCardMode(CardId cardId, PartitionMode mode, qint64 nowMs, QSt
 }
 
 namespace {
-SchedEvent unpinnedEvent(const ClusterState &state, CardId card, qint64 nowMs, bool expired)
+// An event about one card (its host filled in), for the pin events and the automatic changes.
+SchedEvent cardEvent(const ClusterState &state, EventCode code, CardId card, qint64 nowMs)
 {
     SchedEvent e;
     e.atMs = nowMs;
-    e.code = EventCode::LayoutUnpinned;
+    e.code = code;
     e.card = card;
     e.host = state.card(card).host;
+    return e;
+}
+
+SchedEvent unpinnedEvent(const ClusterState &state, CardId card, qint64 nowMs, bool expired)
+{
+    SchedEvent e = cardEvent(state, EventCode::LayoutUnpinned, card, nowMs);
     e.expired = expired;
     return e;
 }
@@ -484,11 +491,7 @@ bool Scheduler::pinLayout(CardId card, qint64 untilMs, qint64 nowMs, QString *wh
     m_pinnedUntil.insert(card.value(), untilMs);
     if (!m_state.card(card).layoutPinned)
         m_state.setLayoutPinned(card, true);
-    SchedEvent e;
-    e.atMs = nowMs;
-    e.code = EventCode::LayoutPinned;
-    e.card = card;
-    e.host = m_state.card(card).host;
+    SchedEvent e = cardEvent(m_state, EventCode::LayoutPinned, card, nowMs);
     e.untilMs = untilMs;
     publish(e);
     return true;
@@ -556,11 +559,7 @@ void Scheduler::noteAutomaticChanges(const QList<Step> &steps,
         const qint64 at = m_operatorChangedAt.value(card, -1);
         if (at < 0 || nowMs - at >= kOperatorChangeWindowMs)
             continue;
-        SchedEvent e;
-        e.atMs = nowMs;
-        e.code = EventCode::CardChangedAfterOperator;
-        e.card = CardId(card);
-        e.host = m_state.card(e.card).host;
+        SchedEvent e = cardEvent(m_state, EventCode::CardChangedAfterOperator, CardId(card), nowMs);
         e.job = forJob;
         e.cause = cause;
         e.operatorAtMs = at;
