@@ -221,10 +221,10 @@ int runRun(const QStringList &argList, Io &io)
     // What a resumed run needs, kept as it changes (durably: state documents).
     QObject::connect(&live, &Runtime::LiveRun::stateChanged, &live, [&] {
         const qint64 at = QDateTime::currentMSecsSinceEpoch();
-        rec.recordState(live.scheduler().state(), at);
-        store->putState(QString::fromLatin1(kLiveRunKey),
-                        QJsonDocument(live.resumeState()).toJson(QJsonDocument::Compact),
-                        at);
+        rec.recordState(live.scheduler().state(),
+                        at,
+                        {{QString::fromLatin1(kLiveRunKey),
+                          QJsonDocument(live.resumeState()).toJson(QJsonDocument::Compact)}});
     });
     QObject::connect(&live,
                      &Runtime::LiveRun::processEvent,

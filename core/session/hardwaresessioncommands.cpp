@@ -291,10 +291,11 @@ void HardwareSession::persistRuntime()
     if (!m_run || !rec || !store())
         return;
     const qint64 t = now();
-    rec->recordState(m_run->scheduler().state(), t);
-    store()->putState(QString::fromLatin1(kRuntimeKey),
-                      QJsonDocument(m_run->resumeState()).toJson(QJsonDocument::Compact),
-                      t);
+    // One transaction: a kill at any moment leaves layouts, queue and processes that agree.
+    rec->recordState(m_run->scheduler().state(),
+                     t,
+                     {{QString::fromLatin1(kRuntimeKey),
+                       QJsonDocument(m_run->resumeState()).toJson(QJsonDocument::Compact)}});
 }
 
 QStringList HardwareSession::stopAllWork(qint64 waitMs)

@@ -130,10 +130,11 @@ void LiveSession::persist()
     if (!m_run || !rec || !store() || m_released)
         return;
     const qint64 t = m_options.clock();
-    rec->recordState(m_run->scheduler().state(), t);
-    store()->putState(QString::fromLatin1(Storage::StateKey::LiveRun),
-                      QJsonDocument(m_run->resumeState()).toJson(QJsonDocument::Compact),
-                      t);
+    // One transaction: a kill at any moment leaves layouts, queue and processes that agree.
+    rec->recordState(m_run->scheduler().state(),
+                     t,
+                     {{QString::fromLatin1(Storage::StateKey::LiveRun),
+                       QJsonDocument(m_run->resumeState()).toJson(QJsonDocument::Compact)}});
 }
 
 void LiveSession::start()

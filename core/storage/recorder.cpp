@@ -162,10 +162,15 @@ void Recorder::recordMetric(const MetricSample &sample)
     m_store.appendMetric(sample);
 }
 
-void Recorder::recordState(const ClusterState &state, qint64 atMs)
+void Recorder::recordState(const ClusterState &state,
+                           qint64 atMs,
+                           const QList<std::pair<QString, QByteArray>> &alongside)
 {
-    m_store.putState(QLatin1String(StateKey::Layouts), layoutsToJson(state), atMs);
-    m_store.putState(QLatin1String(StateKey::Queue), queueToJson(state), atMs);
+    QList<std::pair<QString, QByteArray>> docs{
+            {QLatin1String(StateKey::Layouts), layoutsToJson(state)},
+            {QLatin1String(StateKey::Queue), queueToJson(state)}};
+    docs += alongside;
+    m_store.putStates(docs, atMs);
 }
 
 void Recorder::recordTrace(const DecisionTrace &trace)

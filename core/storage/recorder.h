@@ -79,8 +79,11 @@ public:
         recordMetric(MetricSample{key, atMs, value, {}});
     }
 
-    // The state documents (StateKey::Layouts and StateKey::Queue), written durably.
-    void recordState(const Sched::ClusterState &state, qint64 atMs);
+    // The state documents (StateKey::Layouts and StateKey::Queue), written durably, in one
+    // transaction with `alongside` (the runtime's own documents).
+    void recordState(const Sched::ClusterState &state,
+                     qint64 atMs,
+                     const QList<std::pair<QString, QByteArray>> &alongside = {});
     void recordTrace(const Sched::DecisionTrace &trace);
 
     // Device labels for a card (and MIG instance) of `state`, as dcgm-exporter names them. The

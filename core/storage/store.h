@@ -86,6 +86,10 @@ public:
     void appendMetric(const MetricSample &sample);
     // Replaces a state document. Only the newest value per key in a batch is written.
     void putState(const QString &key, const QByteArray &json, qint64 atMs);
+    // Replaces several state documents in one transaction: a crash leaves all of them new or
+    // all of them old, never a mix (the layouts, the queue and the runtime's processes must
+    // agree when a killed service restarts).
+    void putStates(const QList<std::pair<QString, QByteArray>> &docs, qint64 atMs);
     void appendTrace(qint64 atMs, int job, const QByteArray &json);
     // Rolls raw samples up into the minute and quarter-hour tiers for every bucket closed by
     // `nowMs` and applies the retention limits relative to `nowMs`. The writer also does this by

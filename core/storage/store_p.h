@@ -23,10 +23,10 @@ namespace Zhaoxi::Storage {
 
 namespace Detail {
 
+// State documents written together: one op is never split across transactions.
 struct StateOp
 {
-    QString key;
-    QByteArray json;
+    QList<std::pair<QString, QByteArray>> docs; // key -> json
     qint64 atMs = 0;
 };
 struct TraceOp

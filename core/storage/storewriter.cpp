@@ -59,7 +59,13 @@ void Store::appendMetric(const MetricSample &sample)
 
 void Store::putState(const QString &key, const QByteArray &json, qint64 atMs)
 {
-    d->enqueue(Op(StateOp{key, json, atMs}));
+    d->enqueue(Op(StateOp{{{key, json}}, atMs}));
+}
+
+void Store::putStates(const QList<std::pair<QString, QByteArray>> &docs, qint64 atMs)
+{
+    if (!docs.isEmpty())
+        d->enqueue(Op(StateOp{docs, atMs}));
 }
 
 void Store::appendTrace(qint64 atMs, int job, const QByteArray &json)
@@ -169,7 +175,8 @@ bool Store::Private::apply(std::vector<Op> &batch, qint64 *lastEventId, QString 
             durable |= e->source == Source::Operator || e->source == Source::System;
         } else if (const StateOp *s = std::get_if<StateOp>(&op)) {
             durable = true;
-            lastState.insert(s->key, i);
+            for (const auto &[key, json] : s->docs)
+                lastState.insert(key, i);
         } else if (!std::holds_alternative<MetricSample>(op)) {
             durable = true;
         }
@@ -222,14 +229,16 @@ bool Store::Private::apply(std::vector<Op> &batch, qint64 *lastEventId, QString 
             }
             maxMetricAt = std::max(maxMetricAt, m->atMs);
         } else if (const StateOp *s = std::get_if<StateOp>(&op)) {
-            if (lastState.value(s->key) != i)
-                continue; // a newer value of this key follows in the batch
-            Sql::Statement &st = *putState;
-            st.bindText(1, s->key);
-            st.bindText(2, s->json.isNull() ? QByteArray("") : s->json);
-            st.bind(3, s->atMs);
-            if (!st.run())
-                return fail(QStringLiteral("cannot write state %1").arg(s->key));
+            for (const auto &[key, json] : s->docs) {
+                if (lastState.value(key) != i)
+                    continue; // a newer value of this key follows in the batch
+                Sql::Statement &st = *putState;
+                st.bindText(1, key);
+                st.bindText(2, json.isNull() ? QByteArray("") : json);
+                st.bind(3, s->atMs);
+                if (!st.run())
+                    return fail(QStringLiteral("cannot write state %1").arg(key));
+            }
         } else if (const TraceOp *t = std::get_if<TraceOp>(&op)) {
             Sql::Statement &st = *insTrace;
             st.bind(1, t->atMs);

@@ -206,6 +206,16 @@ void TestZhaoxid::cleanup()
 
 bool TestZhaoxid::start(const QStringList &extra)
 {
+    // A service that does not come up says why: its exit and the end of its log.
+    const auto failed = [this] {
+        QFile log(m_dir->filePath(QStringLiteral("zhaoxid.log")));
+        const QByteArray text = log.open(QIODevice::ReadOnly) ? log.readAll() : QByteArray();
+        qWarning("zhaoxid did not come up (%s, exit %d); its log ends:\n%s",
+                 m_daemon->state() == QProcess::NotRunning ? "ended" : "still running",
+                 m_daemon->state() == QProcess::NotRunning ? m_daemon->exitCode() : -1,
+                 text.right(2000).constData());
+        return false;
+    };
     m_daemon = std::make_unique<QProcess>();
     m_daemon->setStandardOutputFile(QProcess::nullDevice());
     m_daemon->setStandardErrorFile(m_dir->filePath(QStringLiteral("zhaoxid.log")),
@@ -221,13 +231,13 @@ bool TestZhaoxid::start(const QStringList &extra)
                                 QStringLiteral("none")}
                             + extra);
     if (!m_daemon->waitForStarted())
-        return false;
+        return failed();
     // Ready when it answers.
     QElapsedTimer t;
     t.start();
     while (t.elapsed() < 20000) {
         if (m_daemon->state() == QProcess::NotRunning)
-            return false;
+            return failed();
         Line l;
         if (l.open(m_socket, 200)
             && l.call({{QStringLiteral("cmd"), QStringLiteral("hello")}}, 2000)
@@ -236,7 +246,7 @@ bool TestZhaoxid::start(const QStringList &extra)
             return true;
         QTest::qWait(20);
     }
-    return false;
+    return failed();
 }
 
 int TestZhaoxid::ctl(const QStringList &args, QString *out, QString *err, bool asNobody)

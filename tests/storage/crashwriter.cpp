@@ -100,7 +100,11 @@ int main(int argc, char **argv)
             ++stateVersion;
             QByteArray doc = R"({"version":)" + QByteArray::number(stateVersion) + R"(,"pad":")"
                              + QByteArray(int(rng.bounded(20000)), 'x') + "\"}";
-            store->putState(QStringLiteral("crash-test"), doc, t);
+            // Two documents that must agree (as the layouts and the queue must).
+            store->putStates({{QStringLiteral("crash-test"), doc},
+                              {QStringLiteral("crash-test-pair"),
+                               R"({"version":)" + QByteArray::number(stateVersion) + "}"}},
+                             t);
             Event marker;
             marker.atMs = t++;
             marker.source = Source::Operator;

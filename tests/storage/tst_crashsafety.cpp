@@ -130,6 +130,14 @@ void TestCrashSafety::killAtRandomMoments()
                      qPrintable(QStringLiteral("state %1 acknowledged, %2 stored")
                                         .arg(reportedState)
                                         .arg(stored)));
+            // Documents written together are committed together.
+            const auto pair = reader->state(QStringLiteral("crash-test-pair"));
+            QVERIFY(pair);
+            QCOMPARE(QJsonDocument::fromJson(*pair)
+                             .object()
+                             .value(QStringLiteral("version"))
+                             .toInt(),
+                     stored);
         }
         if (mode == QLatin1String("metrics")) {
             // Roll-ups never double count: a minute bucket holds at most 60 one-second samples.
