@@ -536,11 +536,60 @@ int runSchedule(const QStringList &argList, Io &io)
     return 2;
 }
 
+int runLayoutPin(const QStringList &argList, Io &io)
+{
+    const bool pin = argList.value(0) == QLatin1String("pin");
+    const char *what = pin ? "layout pin" : "layout unpin";
+    Args args(argList.mid(1));
+    const QString path = socketPath(args);
+    const bool json = takeJson(args);
+    const auto cardText = args.value(QStringLiteral("card"));
+    const auto forText = pin ? args.value(QStringLiteral("for")) : std::nullopt;
+    const std::optional<qint64> card = cardText ? integer(*cardText) : std::nullopt;
+    if (!card) {
+        io.err << "zhaoxictl " << what << ": --card N is required (a card number)\n";
+        return 2;
+    }
+    QJsonObject req{{QStringLiteral("cmd"),
+                     pin ? QStringLiteral("layout-pin") : QStringLiteral("layout-unpin")},
+                    {QStringLiteral("card"), *card}};
+    if (forText) {
+        const std::optional<qint64> forMs = Domain::durationMsFromString(*forText);
+        if (!forMs || *forMs <= 0) {
+            io.err << "zhaoxictl layout pin: --for expects a duration such as 2h or 30m, got '"
+                   << *forText << "'\n";
+            return 2;
+        }
+        req.insert(QStringLiteral("for_ms"), *forMs);
+    }
+    if (!args.positional().isEmpty()) {
+        io.err << "zhaoxictl " << what << ": unexpected '" << args.positional().join(' ') << "'\n";
+        return 2;
+    }
+    QJsonObject result;
+    const int rc = request(what, path, args, req, &result, io);
+    if (rc != 0)
+        return rc;
+    if (json)
+        printJson(io, result);
+    else if (!pin)
+        io.out << "layout unpin: card " << *card
+               << " is no longer pinned; the scheduler may change it again\n";
+    else
+        io.out << "layout pin: card " << *card << "'s layout is pinned "
+               << (forText ? QStringLiteral("for %1").arg(*forText)
+                           : QStringLiteral("until unpinned"))
+               << "\n";
+    return 0;
+}
+
 int runLayout(const QStringList &argList, Io &io)
 {
+    if (argList.value(0) == QLatin1String("pin") || argList.value(0) == QLatin1String("unpin"))
+        return runLayoutPin(argList, io);
     if (argList.value(0) != QLatin1String("apply")) {
         io.err << "zhaoxictl layout: expected 'apply --card N PROFILE@START ... [--drain "
-                  "DEADLINE]'\n";
+                  "DEADLINE]', 'pin --card N [--for DURATION]' or 'unpin --card N'\n";
         return 2;
     }
     Args args(argList.mid(1));

@@ -77,9 +77,9 @@ inline const Command kCommands[] = {
          runSchedule},
         {"layout",
          "layout apply --card N PROFILE@START ... [--drain DEADLINE] [--socket PATH]  repartition "
-         "a "
-         "MIG card (jobs on removed partitions leave at once, or at their checkpoint within "
-         "DEADLINE)",
+         "a MIG card (jobs on removed partitions leave at once, or at their checkpoint within "
+         "DEADLINE) | pin --card N [--for DURATION]  the scheduler never changes its layout by "
+         "itself (until unpinned, or for DURATION) | unpin --card N",
          runLayout},
         {"audit",
          "audit verify --db FILE [--json]  is the operator audit chain intact, or where is it "

@@ -167,6 +167,21 @@ quint64 SessionClient::setJobPriority(Domain::JobId job, int priority)
     return id;
 }
 
+quint64 SessionClient::pinLayout(Domain::CardId card, qint64 untilMs)
+{
+    const quint64 id = m_nextRequest++;
+    if (untilMs == 0)
+        Q_EMIT changeAsked(
+                id, QStringLiteral("layout-unpin"), {{QStringLiteral("card"), card.value()}});
+    else
+        Q_EMIT changeAsked(
+                id,
+                QStringLiteral("layout-pin"),
+                {{QStringLiteral("card"), card.value()}, {QStringLiteral("until_ms"), untilMs}});
+    call([=](ApplianceSession *s) { s->pinLayout(id, card.value(), untilMs); });
+    return id;
+}
+
 quint64 SessionClient::requestJobLog(Domain::JobId job, qint64 maxBytes)
 {
     const quint64 id = m_nextRequest++;

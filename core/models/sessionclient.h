@@ -49,6 +49,9 @@ public:
     quint64 submitWorkload(const QJsonObject &spec);
     quint64 cancelJob(Domain::JobId job);
     quint64 setJobPriority(Domain::JobId job, int priority);
+    // Pins a card's layout until `untilMs` on the appliance's clock (-1: until unpinned), or
+    // unpins it (0): ApplianceSession::pinLayout.
+    quint64 pinLayout(Domain::CardId card, qint64 untilMs);
     quint64 requestJobLog(Domain::JobId job, qint64 maxBytes = 256 * 1024);
 
 Q_SIGNALS:

@@ -679,6 +679,15 @@ bool LiveRun::applyLayout(Domain::CardId card,
     return true;
 }
 
+bool LiveRun::pinLayout(Domain::CardId card, qint64 untilMs, QString *error)
+{
+    const qint64 t = now();
+    if (!Sched::changeLayoutPin(*m_sched, card, untilMs, t, error))
+        return false;
+    step(t);
+    return true;
+}
+
 bool LiveRun::setPolicy(const QString &name, const QJsonObject &params, QString *error)
 {
     std::unique_ptr<Policy::Policy> p;

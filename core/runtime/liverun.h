@@ -140,6 +140,10 @@ public:
     bool applyLayout(Domain::CardId card,
                      const QList<Domain::MigPlacement> &target,
                      QString *error);
+    // Pins a card's layout until `untilMs` on this run's clock (-1: until unpinned), or unpins it
+    // (0): Scheduler::pinLayout. False with *error for an unknown or failed card, an end not
+    // after now, or an unpin of a card that is not pinned.
+    bool pinLayout(Domain::CardId card, qint64 untilMs, QString *error);
     // Replaces the colocation policy in force ("none": none), from now.
     bool setPolicy(const QString &name, const QJsonObject &params, QString *error);
     JobLogTail jobLog(Domain::JobId job, qint64 maxBytes) const;

@@ -449,10 +449,11 @@ void ClusterState::setCardCordoned(CardId cardId, bool cordoned)
     touch(c.host);
 }
 
-void ClusterState::setLayoutPinned(CardId cardId, bool pinned)
+void ClusterState::setLayoutPinned(CardId cardId, qint64 untilMs)
 {
     CardState &c = m_cards[cardId.value()];
-    c.layoutPinned = pinned;
+    c.layoutPinned = untilMs != 0;
+    c.layoutPinnedUntilMs = untilMs;
     refreshMig(c);
     touch(c.host);
 }

@@ -60,8 +60,10 @@ struct CardState
     // Held for a repartition the operator ordered: takes no new work until released.
     bool cordoned = false;
     // An operator's layout pinned: the scheduler neither creates nor destroys instances on it nor
-    // switches its mode (its instances still take work). Scheduler::pinLayout keeps the "until".
+    // switches its mode (its instances still take work). Until `layoutPinnedUntilMs` (appliance
+    // time; -1: until unpinned; 0 with the flag clear: not pinned).
     bool layoutPinned = false;
+    qint64 layoutPinnedUntilMs = 0;
     PartitionMode mode = PartitionMode::Whole;
     QList<Unit> units; // Whole: exactly one; Mig: its instances; soft: one per bound share
     // Kept by ClusterState; derivable from `units`.
@@ -246,7 +248,8 @@ public:
     void setNextUid(CardId card, int nextUid);
     void setCardHealth(CardId card, CardHealth health);
     void setCardCordoned(CardId card, bool cordoned);
-    void setLayoutPinned(CardId card, bool pinned);
+    // Pins the card's layout until `untilMs` (-1: until unpinned); 0 unpins it.
+    void setLayoutPinned(CardId card, qint64 untilMs);
     void setHostUp(HostId host, bool up);
     void setJobState(JobId job, JobState state);
     void setHostCapacity(HostId host, qint64 cpuMilli, qint64 memoryMiB);

@@ -485,12 +485,9 @@ bool Scheduler::pinLayout(CardId card, qint64 untilMs, qint64 nowMs, QString *wh
                            .arg(nowMs);
         return false;
     }
-    const auto it = m_pinnedUntil.constFind(card.value());
-    if (it != m_pinnedUntil.cend() && *it == untilMs)
+    if (m_state.card(card).layoutPinnedUntilMs == untilMs)
         return true;
-    m_pinnedUntil.insert(card.value(), untilMs);
-    if (!m_state.card(card).layoutPinned)
-        m_state.setLayoutPinned(card, true);
+    m_state.setLayoutPinned(card, untilMs);
     SchedEvent e = cardEvent(m_state, EventCode::LayoutPinned, card, nowMs);
     e.untilMs = untilMs;
     publish(e);
@@ -499,16 +496,19 @@ bool Scheduler::pinLayout(CardId card, qint64 untilMs, qint64 nowMs, QString *wh
 
 bool Scheduler::unpinLayout(CardId card, qint64 nowMs)
 {
-    if (!card.isValid() || !m_pinnedUntil.remove(card.value()))
+    if (!card.isValid() || card.value() >= m_state.cards().size()
+        || !m_state.card(card).layoutPinned)
         return false;
-    m_state.setLayoutPinned(card, false);
+    m_state.setLayoutPinned(card, 0);
     publish(unpinnedEvent(m_state, card, nowMs, false));
     return true;
 }
 
 qint64 Scheduler::layoutPinnedUntil(CardId card) const
 {
-    return m_pinnedUntil.value(card.value(), 0);
+    if (!card.isValid() || card.value() >= m_state.cards().size())
+        return 0;
+    return m_state.card(card).layoutPinnedUntilMs;
 }
 
 qint64 Scheduler::operatorChangedAt(CardId card) const
@@ -518,16 +518,12 @@ qint64 Scheduler::operatorChangedAt(CardId card) const
 
 void Scheduler::expirePins(qint64 nowMs)
 {
-    QList<int> due;
-    for (auto it = m_pinnedUntil.cbegin(); it != m_pinnedUntil.cend(); ++it) {
-        if (*it != -1 && *it <= nowMs)
-            due.append(it.key());
-    }
-    std::sort(due.begin(), due.end());
-    for (int card : due) {
-        m_pinnedUntil.remove(card);
-        m_state.setLayoutPinned(CardId(card), false);
-        publish(unpinnedEvent(m_state, CardId(card), nowMs, true));
+    for (const CardState &c : m_state.cards()) {
+        if (c.layoutPinnedUntilMs > 0 && c.layoutPinnedUntilMs <= nowMs) {
+            const CardId card = c.id;
+            m_state.setLayoutPinned(card, 0);
+            publish(unpinnedEvent(m_state, card, nowMs, true));
+        }
     }
 }
 
@@ -604,8 +600,7 @@ Scheduler::TickResult Scheduler::tick(qint64 nowMs)
             m_state.accountProgress(j.id, nowMs);
     }
     evictDue(nowMs, r);
-    if (!m_pinnedUntil.isEmpty())
-        expirePins(nowMs);
+    expirePins(nowMs);
     const QList<JobId> pending = queue();
     QList<HostId> reserved; // hosts whose victims are leaving for a nominated preemptor
     for (JobId id : pending) {
@@ -901,6 +896,17 @@ Decision Scheduler::placeWithPreemption(JobId id, qint64 nowMs, CardId onCard)
     if (tryPreempt(id, nowMs, d, onCard))
         d.status = Status::success(); // placed now, or nominated: it starts once they have left
     return d;
+}
+
+bool changeLayoutPin(Scheduler &scheduler, CardId card, qint64 untilMs, qint64 nowMs, QString *why)
+{
+    if (untilMs != 0)
+        return scheduler.pinLayout(card, untilMs, nowMs, why);
+    if (scheduler.unpinLayout(card, nowMs))
+        return true;
+    if (why)
+        *why = QStringLiteral("card %1 has no pinned layout").arg(card.value());
+    return false;
 }
 
 } // namespace Zhaoxi::Sched

@@ -233,7 +233,6 @@ private:
     QHash<int, DecisionTrace> m_lastTrace; // by job id
     std::deque<DecisionTrace> m_ring;
     QHash<int, Reason> m_waitingReason;     // by job id, to record changes only
-    QHash<int, qint64> m_pinnedUntil;       // by card id: -1 until unpinned, else the end
     QHash<int, qint64> m_operatorChangedAt; // by card id: an operator's latest layout/mode change
     struct Nomination
     {
@@ -242,5 +241,9 @@ private:
     };
     QHash<int, Nomination> m_nominated; // preemptors waiting for their victims
 };
+
+// An operator's pin command as every session takes it: `untilMs` -1 pins until unpinned, a time
+// pins until then, 0 unpins. False with the English *why (an unpin of a card not pinned too).
+bool changeLayoutPin(Scheduler &scheduler, CardId card, qint64 untilMs, qint64 nowMs, QString *why);
 
 } // namespace Zhaoxi::Sched

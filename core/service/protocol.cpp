@@ -43,6 +43,11 @@ const QList<CommandInfo> &commands()
              "{\"card\": N, \"layout\": [...], \"drain_deadline_ms\": N}: "
              "immediate without a deadline, drained with one"},
             {"schedule-set", true, "{\"schedule\": {...}}: the windows policy's parameters"},
+            {"layout-pin",
+             true,
+             "{\"card\": N, \"until_ms\": N | \"for_ms\": N}: the scheduler never changes the "
+             "card's layout by itself; until unpinned without either"},
+            {"layout-unpin", true, "{\"card\": N}"},
     };
     return list;
 }
@@ -126,6 +131,8 @@ QJsonArray cardsJson(const Snapshot &s)
                        {QStringLiteral("mode"), Domain::toString(c.mode)},
                        {QStringLiteral("health"), QLatin1String(Sched::toString(c.health))},
                        {QStringLiteral("cordoned"), c.cordoned},
+                       // 0: not pinned; -1: until unpinned; else the appliance time it ends
+                       {QStringLiteral("pinned_until_ms"), c.layoutPinnedUntilMs},
                        {QStringLiteral("units"), units}};
         if (c.id.value() < s.cards.size()) {
             const Session::CardSample &m = s.cards[c.id.value()];
@@ -434,6 +441,13 @@ QJsonObject subjectStateJson(
 {
     if (command == QLatin1String("layout-apply"))
         return {{QStringLiteral("card"), card}, {QStringLiteral("layout"), layoutOf(s, card)}};
+    if (command == QLatin1String("layout-pin") || command == QLatin1String("layout-unpin")) {
+        const bool known = card >= 0 && card < s.state.cards().size();
+        return {{QStringLiteral("card"), card},
+                {QStringLiteral("layout"), layoutOf(s, card)},
+                {QStringLiteral("pinned_until_ms"),
+                 known ? s.state.card(Domain::CardId(card)).layoutPinnedUntilMs : 0}};
+    }
     if (command == QLatin1String("schedule-set"))
         return schedule;
     return jobBrief(s, job);

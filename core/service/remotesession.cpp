@@ -461,6 +461,19 @@ void RemoteSession::setJobPriority(quint64 request, int job, int priority)
          {request, Answer::Command, job, -1});
 }
 
+void RemoteSession::pinLayout(quint64 request, int card, qint64 untilMs)
+{
+    if (untilMs == 0)
+        send({{QStringLiteral("cmd"), QStringLiteral("layout-unpin")},
+              {QStringLiteral("card"), card}},
+             {request, Answer::Command, -1, card});
+    else
+        send({{QStringLiteral("cmd"), QStringLiteral("layout-pin")},
+              {QStringLiteral("card"), card},
+              {QStringLiteral("until_ms"), untilMs}},
+             {request, Answer::Command, -1, card});
+}
+
 void RemoteSession::requestJobLog(quint64 request, int job, qint64 maxBytes)
 {
     send({{QStringLiteral("cmd"), QStringLiteral("job-log")},

@@ -204,6 +204,46 @@ void Server::change(Client &client,
                               std::max<qint64>(0, *deadline));
         return;
     }
+    if (command == QLatin1String("layout-pin") || command == QLatin1String("layout-unpin")) {
+        const auto card = intArgument(request, QStringLiteral("card"), &why);
+        if (!card)
+            return bad(QStringLiteral("card"));
+        if (!s || *card < 0 || *card >= s->state.cards().size()) {
+            why = QStringLiteral("no card %1 on this appliance").arg(*card);
+            return bad(QStringLiteral("card"));
+        }
+        qint64 until = 0; // unpin
+        if (command == QLatin1String("layout-pin")) {
+            const bool hasUntil = request.contains(QStringLiteral("until_ms"));
+            const bool hasFor = request.contains(QStringLiteral("for_ms"));
+            if (hasUntil && hasFor) {
+                why = QStringLiteral("give \"until_ms\" or \"for_ms\", not both");
+                return bad(QStringLiteral("for_ms"));
+            }
+            if (hasFor) {
+                const auto forMs = intArgument(request, QStringLiteral("for_ms"), &why);
+                if (forMs && *forMs <= 0)
+                    why = QStringLiteral("must be more than 0 (a duration in ms)");
+                if (!forMs || *forMs <= 0)
+                    return bad(QStringLiteral("for_ms"));
+                until = s->nowMs + *forMs;
+            } else {
+                const auto untilMs = intArgument(request, QStringLiteral("until_ms"), &why, -1);
+                if (untilMs && *untilMs != -1 && *untilMs <= s->nowMs)
+                    why = QStringLiteral("must be -1 (until unpinned) or after the appliance's now "
+                                         "(%1)")
+                                  .arg(s->nowMs);
+                if (!untilMs || (*untilMs != -1 && *untilMs <= s->nowMs))
+                    return bad(QStringLiteral("until_ms"));
+                until = *untilMs;
+            }
+        }
+        p.card = int(*card);
+        p.before = subjectState(command, p.card, -1);
+        m_pending.insert(req, p);
+        m_session.pinLayout(req, p.card, until);
+        return;
+    }
     // The job commands.
     const auto job = intArgument(request, QStringLiteral("job"), &why);
     if (!job)

@@ -130,6 +130,16 @@ void RuntimeSession::setJobPriority(quint64 request, int job, int priority)
     });
 }
 
+void RuntimeSession::pinLayout(quint64 request, int card, qint64 untilMs)
+{
+    CommandResult r;
+    r.request = request;
+    if (readyForWork(&r))
+        r.ok = m_run->pinLayout(Domain::CardId(card), untilMs, &r.error);
+    Q_EMIT commandFinished(r);
+    publish();
+}
+
 void RuntimeSession::submitWorkload(quint64 request, QJsonObject json)
 {
     CommandResult r;

@@ -36,6 +36,7 @@ public Q_SLOTS:
     void requeueJob(quint64 request, int job) override;
     void cancelJob(quint64 request, int job) override;
     void setJobPriority(quint64 request, int job, int priority) override;
+    void pinLayout(quint64 request, int card, qint64 untilMs) override;
     // A spec with `run`; an error names its field.
     void submitWorkload(quint64 request, QJsonObject spec) override;
     void requestJobLog(quint64 request, int job, qint64 maxBytes) override;

@@ -153,6 +153,11 @@ public Q_SLOTS:
     virtual void setJobPriority(quint64 request, int job, int priority) = 0;
     // The last `maxBytes` of a job's log, answered by jobLogReady.
     virtual void requestJobLog(quint64 request, int job, qint64 maxBytes) = 0;
+    // Pins a card's layout until `untilMs` on the appliance's clock (Snapshot::nowMs; -1: until
+    // unpinned), or unpins it (0): the scheduler then neither creates nor destroys instances on
+    // it nor switches its mode by itself (Sched::Scheduler::pinLayout). Answered by
+    // commandFinished; the pin outlives a restart (the layouts document keeps it).
+    virtual void pinLayout(quint64 request, int card, qint64 untilMs) = 0;
 
 Q_SIGNALS:
     void snapshotReady(Zhaoxi::Session::SnapshotPtr snapshot);

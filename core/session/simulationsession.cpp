@@ -385,6 +385,18 @@ void SimulationSession::setJobPriority(quint64 request, int job, int priority)
     });
 }
 
+void SimulationSession::pinLayout(quint64 request, int card, qint64 untilMs)
+{
+    CommandResult r;
+    r.request = request;
+    m_engine->operate([&](Sched::Scheduler &s, qint64 now) {
+        r.ok = Sched::changeLayoutPin(s, CardId(card), untilMs, now, &r.error);
+    });
+    collectEvents();
+    Q_EMIT commandFinished(r);
+    publish();
+}
+
 void SimulationSession::onActiveJob(quint64 request,
                                     int job,
                                     const std::function<bool(Sched::Scheduler &, qint64)> &command)

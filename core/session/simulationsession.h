@@ -68,6 +68,7 @@ public Q_SLOTS:
     void submitWorkload(quint64 request, QJsonObject spec) override;
     void cancelJob(quint64 request, int job) override;
     void setJobPriority(quint64 request, int job, int priority) override;
+    void pinLayout(quint64 request, int card, qint64 untilMs) override;
     // The twin's workloads are models, not processes: answered with an error saying so.
     void requestJobLog(quint64 request, int job, qint64 maxBytes) override;
 

@@ -94,12 +94,15 @@ QByteArray layoutsToJson(const ClusterState &state)
                 uo.insert(QStringLiteral("job"), u.job.value());
             units.append(uo);
         }
-        cards.append(QJsonObject{{QStringLiteral("card"), c.id.value()},
-                                 {QStringLiteral("model"), m.name},
-                                 {QStringLiteral("mode"), Domain::toString(c.mode)},
-                                 {QStringLiteral("health"), QLatin1String(toString(c.health))},
-                                 {QStringLiteral("nextUid"), c.nextUid},
-                                 {QStringLiteral("units"), units}});
+        QJsonObject co{{QStringLiteral("card"), c.id.value()},
+                       {QStringLiteral("model"), m.name},
+                       {QStringLiteral("mode"), Domain::toString(c.mode)},
+                       {QStringLiteral("health"), QLatin1String(toString(c.health))},
+                       {QStringLiteral("nextUid"), c.nextUid},
+                       {QStringLiteral("units"), units}};
+        if (c.layoutPinned)
+            co.insert(QStringLiteral("pinnedUntilMs"), c.layoutPinnedUntilMs);
+        cards.append(co);
     }
     QJsonArray hosts;
     for (const HostState &h : state.hosts()) {
@@ -229,6 +232,10 @@ bool restoreState(ClusterState &state,
             state.setCardHealth(card, health);
         // Units made later continue the card's numbering (older documents: one past the last).
         state.setNextUid(card, co.value(QStringLiteral("nextUid")).toInt(0));
+        // An operator's pin outlives a restart (-1: until unpinned; absent: none).
+        const qint64 pinned = qint64(co.value(QStringLiteral("pinnedUntilMs")).toDouble(0));
+        if (pinned == -1 || pinned > 0)
+            state.setLayoutPinned(card, pinned);
     }
     for (const QJsonValue &hv : ld.object().value(QStringLiteral("hosts")).toArray()) {
         const QJsonObject ho = hv.toObject();

@@ -67,6 +67,7 @@ public:
     void submitWorkload(quint64 request, QJsonObject) override { finish(request, 7); }
     void cancelJob(quint64 request, int job) override { finish(request, job); }
     void setJobPriority(quint64 request, int job, int) override { finish(request, job); }
+    void pinLayout(quint64 request, int, qint64) override { finish(request, -1); }
     void requestJobLog(quint64 request, int job, qint64) override
     {
         Session::JobLog log;

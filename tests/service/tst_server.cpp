@@ -30,6 +30,7 @@ private Q_SLOTS:
     void aSubmittedJobRunsAndIsAudited();
     void priorityRecordsBeforeAndAfter();
     void layoutsAreAppliedOnMigCards();
+    void aLayoutIsPinnedAndUnpinnedAndAudited();
     void aDrainedLayoutWaitsForTheJobsProcessToEnd();
     void schedulesAreCheckedSetAndRead();
     void badInputGetsAnErrorNamingIt_data();
@@ -272,6 +273,58 @@ void TestServer::layoutsAreAppliedOnMigCards()
              (QJsonArray{QStringLiteral("3g.20gb@0"), QStringLiteral("3g.20gb@4")}));
 }
 
+void TestServer::aLayoutIsPinnedAndUnpinnedAndAudited()
+{
+    if (::getuid() != 0)
+        QSKIP("changes need root or the operator group");
+    Client c;
+    QVERIFY(c.connectTo(m_socket));
+    const auto pinnedUntil = [&] {
+        return qint64(c.call({{QStringLiteral("cmd"), QStringLiteral("cards")}})
+                              .value(QStringLiteral("result"))[QStringLiteral("cards")][0]
+                                                              [QStringLiteral("pinned_until_ms")]
+                              .toDouble(-2));
+    };
+    QCOMPARE(pinnedUntil(), 0);
+    const QJsonObject pin = c.call({{QStringLiteral("cmd"), QStringLiteral("layout-pin")},
+                                    {QStringLiteral("card"), 0},
+                                    {QStringLiteral("for_ms"), 3600'000}});
+    QVERIFY2(pin.value(QStringLiteral("ok")).toBool(), qPrintable(errorMessage(pin)));
+    const qint64 until = pinnedUntil();
+    QVERIFY2(until > 0, qPrintable(QString::number(until)));
+    // Until unpinned, then unpinned; a second unpin is refused with the card named.
+    const QJsonObject forever = c.call(
+            {{QStringLiteral("cmd"), QStringLiteral("layout-pin")}, {QStringLiteral("card"), 0}});
+    QVERIFY2(forever.value(QStringLiteral("ok")).toBool(), qPrintable(errorMessage(forever)));
+    QCOMPARE(pinnedUntil(), -1);
+    const QJsonObject unpin = c.call(
+            {{QStringLiteral("cmd"), QStringLiteral("layout-unpin")}, {QStringLiteral("card"), 0}});
+    QVERIFY2(unpin.value(QStringLiteral("ok")).toBool(), qPrintable(errorMessage(unpin)));
+    QCOMPARE(pinnedUntil(), 0);
+    const QJsonObject again = c.call(
+            {{QStringLiteral("cmd"), QStringLiteral("layout-unpin")}, {QStringLiteral("card"), 0}});
+    QVERIFY(!again.value(QStringLiteral("ok")).toBool(true));
+    QVERIFY2(errorMessage(again).contains(QStringLiteral("card 0")),
+             qPrintable(errorMessage(again)));
+
+    // Each one audited with the pin before and after.
+    const QList<Storage::Event> ops = operatorEvents();
+    QCOMPARE(ops.size(), 4);
+    QCOMPARE(ops[0].code, QByteArray("operator-layout-pin"));
+    const QJsonObject first = QJsonDocument::fromJson(ops[0].params).object();
+    QCOMPARE(first.value(QStringLiteral("before"))[QStringLiteral("pinned_until_ms")].toInt(-2), 0);
+    QCOMPARE(qint64(first.value(QStringLiteral("after"))[QStringLiteral("pinned_until_ms")]
+                            .toDouble()),
+             until);
+    QCOMPARE(ops[2].code, QByteArray("operator-layout-unpin"));
+    QCOMPARE(QJsonDocument::fromJson(ops[2].params)
+                     .object()
+                     .value(QStringLiteral("before"))[QStringLiteral("pinned_until_ms")]
+                     .toInt(-2),
+             -1);
+    QCOMPARE(ops[3].severity, Storage::Severity::Warning);
+}
+
 // A drained repartition of a partition a real process serves: the job leaves at its checkpoint,
 // and the change is made (and answered) only once its process has gone.
 void TestServer::aDrainedLayoutWaitsForTheJobsProcessToEnd()
@@ -428,6 +481,19 @@ void TestServer::badInputGetsAnErrorNamingIt_data()
             "{\"id\": 1, \"cmd\": \"layout-apply\", \"card\": 99, \"layout\": []}\n")
                                   << "bad-argument"
                                   << "no card 99";
+    QTest::newRow("a pin that ends in the past")
+            << QByteArray("{\"id\": 1, \"cmd\": \"layout-pin\", \"card\": 0, \"until_ms\": 5}\n")
+            << "bad-argument"
+            << "until_ms";
+    QTest::newRow("a pin with two ends")
+            << QByteArray("{\"id\": 1, \"cmd\": \"layout-pin\", \"card\": 0, \"until_ms\": -1, "
+                          "\"for_ms\": 60000}\n")
+            << "bad-argument"
+            << "not both";
+    QTest::newRow("a pin on no card")
+            << QByteArray("{\"id\": 1, \"cmd\": \"layout-unpin\", \"card\": 42}\n")
+            << "bad-argument"
+            << "no card 42";
     QTest::newRow("invalid UTF-8")
             << QByteArray("{\"id\": 1, \"cmd\": \"\xff\xfe\"}\n") << "malformed"
             << "not JSON";

@@ -359,6 +359,71 @@ private Q_SLOTS:
         QCOMPARE(s->state.job(big).lostWorkMs, 0);
     }
 
+    // An operator's layout, pinned, is the card's layout at the end of the run; unpinned, the twin
+    // changes it for waiting work (and says that it did).
+    void aPinnedLayoutSurvivesTheRun_data()
+    {
+        QTest::addColumn<bool>("pinned");
+        QTest::newRow("pinned") << true;
+        QTest::newRow("not pinned") << false;
+    }
+    void aPinnedLayoutSurvivesTheRun()
+    {
+        QFETCH(bool, pinned);
+        Session::SimulationSession session(smallScenario(), QString(), 3);
+        session.runTo(5 * 60'000);
+        Session::SnapshotPtr s = session.latest();
+        const int busy = cardOf(*s, jobNamed(*s, QStringLiteral("big")));
+        const int card = busy == 0 ? 1 : 0;
+        const Domain::CardModel &model = s->state.model(s->state.card(Domain::CardId(card)));
+        // Seven 1g instances: the service's replica (3g.71gb) that was there must wait for a 3g.
+        const int g1 = model.profileIndex(QStringLiteral("1g.18gb"));
+        QVERIFY(g1 >= 0);
+        QList<Domain::MigPlacement> mine;
+        for (int start = 0; start < 7; ++start)
+            mine.append({g1, start});
+        QSignalSpy done(&session, &Session::ApplianceSession::commandFinished);
+        // Pinned first, then changed: the cycle that follows the change must not undo it.
+        if (pinned) {
+            session.pinLayout(2, card, -1);
+            const auto r = done.takeFirst().first().value<Session::CommandResult>();
+            QVERIFY2(r.ok, qPrintable(r.error));
+            QCOMPARE(session.latest()->state.card(Domain::CardId(card)).layoutPinnedUntilMs, -1);
+            // Unpinning a card that is not pinned is refused with the card named.
+            session.pinLayout(3, busy, 0);
+            const auto no = done.takeFirst().first().value<Session::CommandResult>();
+            QVERIFY(!no.ok);
+            QVERIFY2(no.error.contains(QString::number(busy)), qPrintable(no.error));
+        }
+        session.applyLayout(1, card, mine, Session::ApplyMode::Immediate, 0);
+        QVERIFY(done.takeFirst().first().value<Session::CommandResult>().ok);
+        // Unpinned, the twin reconfigures the card for the waiting replica.
+        session.runTo(4 * 3600'000);
+        s = session.latest();
+        session.stop();
+        QString err;
+        auto reader = Storage::Reader::open(
+                session.storePath(), Storage::Reader::OpenMode::RequireCurrent, &err);
+        QVERIFY2(reader, qPrintable(err));
+        Storage::EventFilter onCard;
+        onCard.cards = {card};
+        QByteArrayList codes;
+        for (const Storage::Event &e : reader->events(onCard))
+            codes << e.code;
+        QList<Domain::MigPlacement> now = s->state.card(Domain::CardId(card)).migLayout();
+        std::sort(now.begin(), now.end(), [](const auto &a, const auto &b) {
+            return a.start < b.start;
+        });
+        if (pinned) {
+            QVERIFY2(now == mine, codes.join(' ').constData());
+            QVERIFY(codes.contains("layout-pinned"));
+            QVERIFY2(!codes.contains("card-changed-after-operator"), codes.join(' ').constData());
+        } else {
+            QVERIFY(now != mine);
+            QVERIFY2(codes.contains("card-changed-after-operator"), codes.join(' ').constData());
+        }
+    }
+
     void scheduleCheckedLikeTheHeadlessTool()
     {
         Session::SimulationSession session(smallScenario(), QString(), 3);

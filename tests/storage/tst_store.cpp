@@ -607,6 +607,8 @@ void TestStore::stateCodecRestoresLayoutsAndQueue()
     state.jobRef(done).endedMs = kT0 + 100;
     state.addJob(spec, kT0 + 2); // pending
     state.setCardHealth(whole, Sched::CardHealth::Throttled);
+    state.setLayoutPinned(mig, -1);               // until unpinned
+    state.setLayoutPinned(whole, kT0 + 3600'000); // for an hour
     QCOMPARE(state.checkInvariants(), QString());
 
     // Stored, and restored onto the appliance's topology after a restart.
@@ -640,6 +642,12 @@ void TestStore::stateCodecRestoresLayoutsAndQueue()
     QCOMPARE(restored.card(soft).units.size(), 1);
     QCOMPARE(restored.card(soft).units[0].milli, 250);
     QVERIFY(restored.card(whole).health == Sched::CardHealth::Throttled);
+    // An operator's pins outlive the restart.
+    QCOMPARE(restored.card(mig).layoutPinnedUntilMs, -1);
+    QVERIFY(restored.card(mig).layoutPinned);
+    QCOMPARE(restored.card(whole).layoutPinnedUntilMs, kT0 + 3600'000);
+    QCOMPARE(restored.card(soft).layoutPinnedUntilMs, 0);
+    QVERIFY(!restored.card(soft).layoutPinned);
     QCOMPARE(restored.classUsage(), state.classUsage());
     QCOMPARE(restored.host(Domain::HostId(0)).usedCpuMilli,
              state.host(Domain::HostId(0)).usedCpuMilli);

@@ -122,6 +122,7 @@ public:
     void submitWorkload(quint64, QJsonObject) override {}
     void cancelJob(quint64, int) override {}
     void setJobPriority(quint64, int, int) override {}
+    void pinLayout(quint64, int, qint64) override {}
     void requestJobLog(quint64, int, qint64) override {}
 
 private:

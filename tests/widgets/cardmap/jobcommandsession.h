@@ -121,6 +121,12 @@ public:
     {
         record({QStringLiteral("setJobPriority"), request, job, priority});
     }
+    void pinLayout(quint64 request, int card, qint64 untilMs) override
+    {
+        Call c{QStringLiteral("pinLayout"), request, card};
+        c.maxBytes = untilMs; // the card in `job`, the end in `maxBytes`
+        record(c);
+    }
     void requestJobLog(quint64 request, int job, qint64 maxBytes) override
     {
         Call c{QStringLiteral("requestJobLog"), request, job};

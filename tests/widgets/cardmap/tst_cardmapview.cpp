@@ -157,6 +157,7 @@ public:
     void submitWorkload(quint64, QJsonObject) override {}
     void cancelJob(quint64, int) override {}
     void setJobPriority(quint64, int, int) override {}
+    void pinLayout(quint64, int, qint64) override {}
     void requestJobLog(quint64, int, qint64) override {}
 
     void answer(const Asked &asked, PlacementPreview::Outcome outcome, Sched::Status status = {})

@@ -58,6 +58,7 @@ public:
     void submitWorkload(quint64, QJsonObject) override {}
     void cancelJob(quint64, int) override {}
     void setJobPriority(quint64, int, int) override {}
+    void pinLayout(quint64, int, qint64) override {}
     void requestJobLog(quint64, int, qint64) override {}
     int applies = 0;
 
