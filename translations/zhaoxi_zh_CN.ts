@@ -740,6 +740,30 @@
             <source>Temperature: %1 °C</source>
             <translation>温度：%1 °C</translation>
         </message>
+        <message>
+            <source>&amp;Repartition…</source>
+            <translation>重新分区(&amp;R)…</translation>
+        </message>
+        <message>
+            <source>&amp;Pin layout</source>
+            <translation>固定布局(&amp;P)</translation>
+        </message>
+        <message>
+            <source>Until unpinned, the scheduler neither creates nor destroys instances on this card nor switches its mode</source>
+            <translation>取消固定之前，调度器不会在此卡上创建或销毁实例，也不会切换其模式</translation>
+        </message>
+        <message>
+            <source>&amp;Unpin layout</source>
+            <translation>取消固定布局(&amp;U)</translation>
+        </message>
+        <message>
+            <source>Layout pinned until unpinned: the scheduler does not change it</source>
+            <translation>布局已固定，直到取消固定：调度器不会更改它</translation>
+        </message>
+        <message>
+            <source>Layout pinned until %1: the scheduler does not change it before then</source>
+            <translation>布局已固定至 %1：在此之前调度器不会更改它</translation>
+        </message>
     </context>
     <context>
         <name>Zhaoxi::Widgets::CardTile</name>
@@ -838,6 +862,10 @@
         <message>
             <source>%1 °C</source>
             <translation>%1 °C</translation>
+        </message>
+        <message>
+            <source>pinned</source>
+            <translation>已固定</translation>
         </message>
     </context>
     <context>
@@ -3159,6 +3187,34 @@
         <message>
             <source>&amp;Apply</source>
             <translation>应用(&amp;A)</translation>
+        </message>
+        <message>
+            <source>This layout is pinned until unpinned: the scheduler does not change it.</source>
+            <translation>此布局已固定，直到取消固定：调度器不会更改它。</translation>
+        </message>
+        <message>
+            <source>This layout is pinned until %1: the scheduler does not change it before then.</source>
+            <translation>此布局已固定至 %1：在此之前调度器不会更改它。</translation>
+        </message>
+        <message>
+            <source>&amp;Pin this layout (the scheduler will not change it)</source>
+            <translation>固定此布局(&amp;P)（调度器不会更改它）</translation>
+        </message>
+        <message>
+            <source>Until unpinned, the scheduler neither creates nor destroys instances on this card; its instances still take work.</source>
+            <translation>取消固定之前，调度器不会在此卡上创建或销毁实例；其实例仍可接收作业。</translation>
+        </message>
+        <message>
+            <source>&amp;Unpin</source>
+            <translation>取消固定(&amp;U)</translation>
+        </message>
+        <message>
+            <source>The layout could not be pinned: %1</source>
+            <translation>无法固定布局：%1</translation>
+        </message>
+        <message>
+            <source>Unpinned: the scheduler may change this card&apos;s layout again.</source>
+            <translation>已取消固定：调度器可以再次更改此卡的布局。</translation>
         </message>
     </context>
     <context>

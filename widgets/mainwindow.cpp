@@ -442,6 +442,10 @@ void MainWindow::createViews()
         showCard(card);
     });
     connect(m_cardMap, &CardMapView::jobSelected, this, &MainWindow::showJob);
+    connect(m_cardMap, &CardMapView::repartitionRequested, this, [this](Domain::CardId card) {
+        showCard(card);
+        m_sideTabs->setCurrentWidget(m_repartition);
+    });
     connect(m_cardMap, &CardMapView::statusMessage, this, [this](const QString &text) {
         statusBar()->showMessage(text, 6000);
     });

@@ -9,12 +9,17 @@
 #include "core/models/sessionclient.h"
 
 #include <QAction>
+#include <QContextMenuEvent>
+#include <QDateTime>
 #include <QDragEnterEvent>
 #include <QFontMetrics>
 #include <QHelpEvent>
 #include <QKeySequence>
+#include <QLocale>
+#include <QMenu>
 #include <QPainter>
 #include <QScrollBar>
+#include <QTimeZone>
 #include <QToolTip>
 #include <QUndoStack>
 
@@ -510,6 +515,63 @@ void CardMapView::mousePressEvent(QMouseEvent *event)
     event->accept();
 }
 
+void CardMapView::contextMenuEvent(QContextMenuEvent *event)
+{
+    const Hit hit = hitTest(event->pos());
+    if (!hit.card.isValid()) {
+        QAbstractScrollArea::contextMenuEvent(event);
+        return;
+    }
+    m_selection = hit;
+    viewport()->update();
+    Q_EMIT cardSelected(hit.card);
+    const std::unique_ptr<QMenu> menu(createCardMenu(hit.card, this));
+    if (menu)
+        menu->exec(event->globalPos());
+    event->accept();
+}
+
+QMenu *CardMapView::createCardMenu(CardId card, QWidget *parent)
+{
+    if (!m_snapshot || !card.isValid() || card.value() >= m_snapshot->state.cards().size())
+        return nullptr;
+    const Sched::CardState &c = m_snapshot->state.card(card);
+    const bool canChange
+            = m_client && !m_snapshot->readOnly && c.health != Sched::CardHealth::Failed;
+    auto *menu = new QMenu(parent);
+    menu->setObjectName(QStringLiteral("cardMenu"));
+    QAction *title = menu->addAction(cardName(card));
+    title->setEnabled(false);
+    menu->addSeparator();
+    QAction *repartition = menu->addAction(tr("&Repartition…"));
+    repartition->setObjectName(QStringLiteral("repartitionCard"));
+    repartition->setEnabled(c.mode == PartitionMode::Mig);
+    connect(repartition, &QAction::triggered, this, [this, card] {
+        Q_EMIT repartitionRequested(card);
+    });
+    if (c.layoutPinnedUntilMs == 0) {
+        QAction *pin = menu->addAction(tr("&Pin layout"));
+        pin->setObjectName(QStringLiteral("pinLayout"));
+        pin->setToolTip(tr("Until unpinned, the scheduler neither creates nor destroys instances "
+                           "on this card nor switches its mode"));
+        pin->setEnabled(canChange);
+        connect(pin, &QAction::triggered, this, [this, card] {
+            if (m_client)
+                m_client->pinLayout(card, -1);
+        });
+    } else {
+        QAction *unpin = menu->addAction(tr("&Unpin layout"));
+        unpin->setObjectName(QStringLiteral("unpinLayout"));
+        unpin->setEnabled(canChange);
+        connect(unpin, &QAction::triggered, this, [this, card] {
+            if (m_client)
+                m_client->pinLayout(card, 0);
+        });
+    }
+    menu->setToolTipsVisible(true);
+    return menu;
+}
+
 void CardMapView::wheelEvent(QWheelEvent *event)
 {
     if (event->modifiers() & Qt::ControlModifier) {
@@ -621,6 +683,15 @@ QString CardMapView::unitToolTip(const Hit &hit) const
         const QString state = CardTile::cardStateText(d);
         if (!state.isEmpty())
             lines << tr("State: %1").arg(state);
+        if (d.layoutPinnedUntilMs == -1) {
+            lines << tr("Layout pinned until unpinned: the scheduler does not change it");
+        } else if (d.layoutPinnedUntilMs > 0) {
+            const QDateTime at = QDateTime::fromMSecsSinceEpoch(
+                    d.layoutPinnedUntilMs,
+                    QTimeZone(m_snapshot ? m_snapshot->utcOffsetSeconds : 0));
+            lines << tr("Layout pinned until %1: the scheduler does not change it before then")
+                             .arg(QLocale().toString(at.time(), QLocale::ShortFormat));
+        }
     }
     return lines.join(QLatin1Char('\n'));
 }

@@ -17,6 +17,7 @@
 #include <optional>
 
 class QAction;
+class QMenu;
 
 namespace Zhaoxi::Models {
 class SessionClient;
@@ -118,6 +119,10 @@ public:
 
     QSize sizeHint() const override;
 
+    // The menu a right-click on `card` opens (the caller owns it): repartition the card, pin or
+    // unpin its layout. Null for no card.
+    QMenu *createCardMenu(Domain::CardId card, QWidget *parent);
+
 public Q_SLOTS:
     // Shows a snapshot (connected to SessionClient::snapshotChanged).
     void setSnapshot(const Zhaoxi::Session::SnapshotPtr &snapshot);
@@ -139,6 +144,8 @@ Q_SIGNALS:
     void jobPlaced(Zhaoxi::Domain::JobId job, Zhaoxi::Domain::CardId card, bool preempted);
     // A sentence for the status bar: a refused drop and why, a failed placement, an undo.
     void statusMessage(const QString &message);
+    // "Repartition…" in a card's menu: the main window opens the editor on it.
+    void repartitionRequested(Zhaoxi::Domain::CardId card);
 
 protected:
     void paintEvent(QPaintEvent *event) override;
@@ -146,6 +153,7 @@ protected:
     void scrollContentsBy(int dx, int dy) override;
     bool viewportEvent(QEvent *event) override;
     void mousePressEvent(QMouseEvent *event) override;
+    void contextMenuEvent(QContextMenuEvent *event) override;
     void wheelEvent(QWheelEvent *event) override;
     void changeEvent(QEvent *event) override;
     void dragEnterEvent(QDragEnterEvent *event) override;

@@ -356,6 +356,7 @@ Data makeData(const Session::Snapshot &snapshot, const Sched::CardState &card)
     d.health = card.health;
     d.hostUp = st.host(card.host).up;
     d.memoryTotalMiB = model.memoryMiB;
+    d.layoutPinnedUntilMs = card.layoutPinnedUntilMs;
 
     QSet<int> busy;
     const int i = card.id.value();
@@ -518,6 +519,12 @@ void paint(QPainter &p,
                       d.temperatureC >= 0 && !d.lost ? TileText::tr("%1 °C").arg(d.temperatureC)
                                                      : QString(),
                       temperatureLevel(d, thresholds));
+    right = drawBadge(p,
+                      style,
+                      g.title,
+                      right,
+                      d.layoutPinnedUntilMs != 0 ? TileText::tr("pinned") : QString(),
+                      Level::None);
     p.setPen(style.text);
     const QRectF titleRect(g.title.left(), g.title.top(), right - g.title.left(), g.title.height());
     const qreal gpuW = drawText(p,

@@ -86,6 +86,8 @@ struct Data
     int trainingPermille = -1; // of the card's utilisation serving training (-1: not available)
     int inferencePermille = -1;
     bool utilisationPerProcess = false; // the split is the processes' own samples
+    // An operator's pin on the layout: 0 none, -1 until unpinned, else its end (appliance time).
+    qint64 layoutPinnedUntilMs = 0;
     QList<Unit> units;
     friend bool operator==(const Data &, const Data &) = default;
 };

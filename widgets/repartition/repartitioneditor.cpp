@@ -11,6 +11,7 @@
 
 #include <QAction>
 #include <QButtonGroup>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDateTime>
 #include <QEvent>
@@ -90,6 +91,13 @@ RepartitionEditor::RepartitionEditor(Models::SessionClient *client, QWidget *par
     , m_applyButton(new QPushButton(this))
     , m_applyReason(new QLabel(this))
 {
+    m_pinCheck = new QCheckBox(this);
+    m_pinCheck->setObjectName(QStringLiteral("pinAfterApply"));
+    m_pinState = new QLabel(this);
+    m_pinState->setObjectName(QStringLiteral("pinState"));
+    m_pinState->setWordWrap(true);
+    m_unpinButton = new QPushButton(this);
+    m_unpinButton->setObjectName(QStringLiteral("unpinButton"));
     setObjectName(QStringLiteral("repartitionEditor"));
     QFont titleFont = m_title->font();
     titleFont.setBold(true);
@@ -193,6 +201,11 @@ RepartitionEditor::RepartitionEditor(Models::SessionClient *client, QWidget *par
     deadlineRow->addStretch(1);
     applyLayout->addLayout(deadlineRow);
     applyLayout->addWidget(m_applyReason);
+    applyLayout->addWidget(m_pinCheck);
+    auto *pinRow = new QHBoxLayout;
+    pinRow->addWidget(m_pinState, 1);
+    pinRow->addWidget(m_unpinButton);
+    applyLayout->addLayout(pinRow);
     applyLayout->addStretch(1);
     applyLayout->addWidget(m_applyButton, 0, Qt::AlignRight);
     m_deadlineLabel->setBuddy(m_deadlineSpin);
@@ -232,6 +245,7 @@ RepartitionEditor::RepartitionEditor(Models::SessionClient *client, QWidget *par
     });
     connect(m_modeGroup, &QButtonGroup::idToggled, this, [this](int, bool) { refreshControls(); });
     connect(m_applyButton, &QPushButton::clicked, this, &RepartitionEditor::apply);
+    connect(m_unpinButton, &QPushButton::clicked, this, &RepartitionEditor::unpin);
 
     if (m_client) {
         connect(m_client,
@@ -576,6 +590,25 @@ void RepartitionEditor::refreshControls()
     m_deadlineLabel->setEnabled(drain && !m_applyPending);
     m_immediateRadio->setEnabled(!m_applyPending);
     m_drainRadio->setEnabled(!m_applyPending);
+    // The pin: a line and Unpin while the card is pinned, else the choice to pin on Apply.
+    const Sched::CardState *pinCard = cardState();
+    const qint64 pinnedUntil = pinCard ? pinCard->layoutPinnedUntilMs : 0;
+    const bool readOnly = !m_snapshot || m_snapshot->readOnly;
+    m_pinCheck->setVisible(pinnedUntil == 0);
+    m_pinCheck->setEnabled(!m_applyPending && !readOnly);
+    m_pinState->setVisible(pinnedUntil != 0);
+    m_unpinButton->setVisible(pinnedUntil != 0);
+    m_unpinButton->setEnabled(!readOnly && m_pinRequest == 0);
+    if (pinnedUntil == -1) {
+        m_pinState->setText(tr("This layout is pinned until unpinned: the scheduler does not "
+                               "change it."));
+    } else if (pinnedUntil > 0) {
+        const QDateTime at = QDateTime::fromMSecsSinceEpoch(
+                pinnedUntil, QTimeZone(m_snapshot ? m_snapshot->utcOffsetSeconds : 0));
+        m_pinState->setText(tr("This layout is pinned until %1: the scheduler does not change "
+                               "it before then.")
+                                    .arg(QLocale().toString(at.time(), QLocale::ShortFormat)));
+    }
     const QString why = applyBlockedReason();
     m_applyButton->setEnabled(why.isEmpty());
     if (!why.isEmpty())
@@ -638,6 +671,10 @@ void RepartitionEditor::retranslateUi()
     m_deadlineLabel->setText(tr("Deadline:"));
     m_deadlineSpin->setSuffix(tr(" min"));
     m_applyButton->setText(tr("&Apply"));
+    m_pinCheck->setText(tr("&Pin this layout (the scheduler will not change it)"));
+    m_pinCheck->setToolTip(tr("Until unpinned, the scheduler neither creates nor destroys "
+                              "instances on this card; its instances still take work."));
+    m_unpinButton->setText(tr("&Unpin"));
     rebuildPresets();
     refreshTitle();
     refreshPlan();

@@ -14,6 +14,7 @@ class QAction;
 class QButtonGroup;
 class QComboBox;
 class QGroupBox;
+class QCheckBox;
 class QLabel;
 class QListWidget;
 class QPushButton;
@@ -114,6 +115,13 @@ public:
     void setApplyConfirmation(ConfirmApply confirm) { m_confirm = std::move(confirm); }
     // A change sent and not yet answered (a drain waits for its jobs).
     bool isApplying() const { return m_applyPending; }
+    // "Pin this layout": Apply pins the card's layout (until unpinned) before it changes it, so
+    // that the scheduler cannot undo the change the moment it is made; a refused apply takes
+    // the pin back. A card already pinned stays pinned.
+    void setPinAfterApply(bool pin);
+    bool pinAfterApply() const;
+    // Unpins the chosen card (the "Unpin" button); false when it is not pinned or read-only.
+    bool unpin();
 
     // The plan as shown: steps ("destroy 3g.71gb@0", "create 1g.18gb@4"), affected jobs' names
     // (from the session's preview) and its time ("about 14 s"; empty before the preview arrives).
@@ -180,6 +188,8 @@ private:
 
     bool m_applyPending = false;
     quint64 m_applyRequest = 0;
+    quint64 m_pinRequest = 0;      // a pin or unpin sent from here, not yet answered
+    bool m_pinnedForApply = false; // the pending apply pinned the card first
     ConfirmApply m_confirm;
     LayoutEdit::Layout m_applyTarget;
     bool m_watching = false; // following the card until it has m_applyTarget
@@ -190,6 +200,9 @@ private:
     QAction *m_undoAction = nullptr;
     QAction *m_redoAction = nullptr;
 
+    QCheckBox *m_pinCheck = nullptr;
+    QLabel *m_pinState = nullptr;
+    QPushButton *m_unpinButton = nullptr;
     QLabel *m_title = nullptr;
     QLabel *m_banner = nullptr;
     ProfilePalette *m_palette = nullptr;

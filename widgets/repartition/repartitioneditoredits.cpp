@@ -12,6 +12,7 @@
 
 #include <QAction>
 #include <QButtonGroup>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDateTime>
 #include <QEvent>
@@ -32,6 +33,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <utility>
 
 namespace Zhaoxi::Widgets {
 
@@ -320,6 +322,11 @@ bool RepartitionEditor::apply()
     const int utcOffset = m_snapshot ? m_snapshot->utcOffsetSeconds : 0;
     setStatus(tr("Applying the planned layout\u2026"), false);
     refreshControls();
+    // Pinned first: the cycle that follows the change cannot then undo it.
+    const Sched::CardState *card = cardState();
+    m_pinnedForApply = m_pinCheck->isChecked() && card && card->layoutPinnedUntilMs == 0;
+    if (m_pinnedForApply)
+        m_pinRequest = m_client->pinLayout(m_card, -1);
     m_applyRequest = m_client->applyLayout(m_card, m_pending, mode, deadlineMs);
     if (mode == ApplyMode::Drain && !jobs.isEmpty()) {
         const QDateTime at
@@ -336,16 +343,48 @@ bool RepartitionEditor::apply()
 
 void RepartitionEditor::onCommandFinished(const Session::CommandResult &result)
 {
+    if (m_pinRequest != 0 && result.request == m_pinRequest) {
+        m_pinRequest = 0;
+        if (!result.ok)
+            setStatus(tr("The layout could not be pinned: %1").arg(result.error), true);
+        refreshControls();
+        return;
+    }
     if (!m_applyPending || result.request != m_applyRequest)
         return;
     handleApplyResult(result);
+}
+
+void RepartitionEditor::setPinAfterApply(bool pin)
+{
+    m_pinCheck->setChecked(pin);
+}
+
+bool RepartitionEditor::pinAfterApply() const
+{
+    return m_pinCheck->isChecked();
+}
+
+bool RepartitionEditor::unpin()
+{
+    const Sched::CardState *card = cardState();
+    if (!m_client || !card || card->layoutPinnedUntilMs == 0 || !m_snapshot || m_snapshot->readOnly
+        || m_pinRequest != 0)
+        return false;
+    m_pinRequest = m_client->pinLayout(m_card, 0);
+    setStatus(tr("Unpinned: the scheduler may change this card's layout again."), false);
+    refreshControls();
+    return true;
 }
 
 void RepartitionEditor::handleApplyResult(const Session::CommandResult &result)
 {
     m_applyPending = false;
     m_applyRequest = 0;
+    const bool pinned = std::exchange(m_pinnedForApply, false);
     if (!result.ok) {
+        if (pinned && m_client) // the pin was for this change: taken back with it
+            m_client->pinLayout(m_card, 0);
         setStatus(tr("The appliance refused the change: %1").arg(result.error), true);
         refreshAll();
         return;

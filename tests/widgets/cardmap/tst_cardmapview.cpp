@@ -21,6 +21,9 @@
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTableView>
+#include <QMenu>
+#include <QAction>
+#include <QHelpEvent>
 #include <QTest>
 #include <QToolTip>
 #include <QUndoStack>
@@ -197,6 +200,7 @@ private Q_SLOTS:
     void clickSelectsCardPartitionAndJob();
     void tooltipTellsThePartition();
     void tooltipTellsWhoseTheCardIs();
+    void aCardsMenuRepartitionsPinsAndUnpins();
     void fitsSixtyFourCards();
     void badgesFollowTheThresholds();
     void everyReasonHasWords_data();
@@ -315,6 +319,58 @@ void TestCardMapView::tooltipTellsThePartition()
     QVERIFY2(text.contains(QStringLiteral("Job: none (free)")), qPrintable(text));
     QVERIFY2(text.contains(QStringLiteral("State: ready")), qPrintable(text));
     QToolTip::hideText();
+}
+
+void TestCardMapView::aCardsMenuRepartitionsPinsAndUnpins()
+{
+    Appliance a;
+    a.runTo(8 * kMinute);
+    CardMapView map(&a.client);
+    map.resize(1000, 700);
+    map.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&map));
+    const CardId card(kH200a); // whole: pinned, it is not switched to another mode either
+    const auto action = [](QMenu *menu, const char *name) {
+        return menu ? menu->findChild<QAction *>(QLatin1String(name)) : nullptr;
+    };
+    std::unique_ptr<QMenu> menu(map.createCardMenu(card, &map));
+    QVERIFY(menu);
+    QVERIFY(!action(menu.get(), "unpinLayout"));
+    QVERIFY(!action(menu.get(), "repartitionCard")->isEnabled()); // not a MIG card
+    {
+        // A MIG card's "Repartition…" asks the window to open the editor on it.
+        const Sched::Appliance demo = demoAppliance();
+        CardMapView shown(nullptr);
+        shown.setSnapshot(snapshotOf(demo.state));
+        const std::unique_ptr<QMenu> migMenu(shown.createCardMenu(CardId(5), &shown));
+        QSignalSpy repartition(&shown, &CardMapView::repartitionRequested);
+        QAction *open = action(migMenu.get(), "repartitionCard");
+        QVERIFY(open && open->isEnabled());
+        open->trigger();
+        QCOMPARE(repartition.size(), 1);
+        QCOMPARE(repartition.first().first().value<CardId>(), CardId(5));
+        // Without a session nothing can be pinned.
+        QVERIFY(!action(migMenu.get(), "pinLayout")->isEnabled());
+    }
+
+    QAction *pin = action(menu.get(), "pinLayout");
+    QVERIFY(pin && pin->isEnabled());
+    pin->trigger();
+    QTRY_COMPARE(a.now().state.card(card).layoutPinnedUntilMs, qint64(-1));
+    // The tile says so, and its tooltip says what it means.
+    const QPoint at = map.cardRect(card).topLeft() + QPoint(4, map.cardRect(card).height() - 4);
+    QHelpEvent help(QEvent::ToolTip, at, map.viewport()->mapToGlobal(at));
+    QCoreApplication::sendEvent(map.viewport(), &help);
+    QVERIFY2(QToolTip::text().contains(QStringLiteral("Layout pinned until unpinned")),
+             qPrintable(QToolTip::text()));
+    QToolTip::hideText();
+
+    menu.reset(map.createCardMenu(card, &map));
+    QVERIFY(!action(menu.get(), "pinLayout"));
+    action(menu.get(), "unpinLayout")->trigger();
+    QTRY_COMPARE(a.now().state.card(card).layoutPinnedUntilMs, qint64(0));
+    // No menu off the cards.
+    QVERIFY(!map.createCardMenu(CardId(), &map));
 }
 
 void TestCardMapView::tooltipTellsWhoseTheCardIs()

@@ -17,6 +17,7 @@
 #include <QMimeData>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QCheckBox>
 #include <QTest>
 #include <QTranslator>
 #include <QUndoStack>
@@ -103,6 +104,7 @@ class TestRepartitionApply : public QObject
 
 private Q_SLOTS:
     void applyImmediately();
+    void aPinnedLayoutSurvivesTheDay();
     void drainWaitsForTheJobOrTheDeadline();
     void notMigOrFailedCardsCannotBeEdited();
     void readOnlySnapshotDisablesApply();
@@ -196,6 +198,52 @@ void TestRepartitionApply::applyImmediately()
         break;
     }
     QVERIFY2(kept, "the scheduler took every card back");
+}
+
+// "Pin this layout": the card is pinned before it changes, so the very next cycle cannot take it
+// back for the job the change evicted (which it otherwise may, see applyImmediately), and the
+// layout is still there at the end of the day; Unpin gives the card back to the scheduler.
+void TestRepartitionApply::aPinnedLayoutSurvivesTheDay()
+{
+    Appliance a(10 * kHour);
+    const QList<QPair<CardId, int>> candidates = splittableBusyInstances(a);
+    QVERIFY(!candidates.isEmpty());
+    const auto [card, index] = candidates.first();
+    RepartitionEditor editor(a.client.get());
+    editor.setApplyConfirmation([](const QStringList &, const QStringList &) { return true; });
+    editor.setCard(card);
+    auto *pinBox = editor.findChild<QCheckBox *>(QStringLiteral("pinAfterApply"));
+    auto *unpin = editor.findChild<QPushButton *>(QStringLiteral("unpinButton"));
+    QVERIFY(pinBox && unpin);
+    QVERIFY(!pinBox->isHidden());
+    QVERIFY(unpin->isHidden());
+    QVERIFY(editor.splitPlacement(index));
+    const Layout pending = editor.pendingLayout();
+    editor.setPinAfterApply(true);
+    editor.setApplyMode(Session::ApplyMode::Immediate);
+    QTRY_VERIFY(editor.canApply());
+    QSignalSpy applied(&editor, &RepartitionEditor::layoutApplied);
+    QVERIFY(editor.apply());
+    QTRY_COMPARE(applied.size(), 1);
+    QCOMPARE(a.card(card).layoutPinnedUntilMs, -1);
+    QCOMPARE(a.layout(card), pending);
+    QCOMPARE(editor.statusText(), QStringLiteral("Done: the card has the planned layout now."));
+    // The editor says the card is pinned and offers Unpin instead of the box.
+    QTRY_VERIFY(!unpin->isHidden());
+    QVERIFY(pinBox->isHidden());
+    auto *state = editor.findChild<QLabel *>(QStringLiteral("pinState"));
+    QVERIFY(state && state->text().contains(QStringLiteral("pinned until unpinned")));
+
+    // To the end of the day, through the evening and the night's training, the layout stays.
+    for (qint64 t = 11 * kHour; t <= 24 * kHour - kMinute; t += kHour) {
+        a.session.runTo(std::min(t, 24 * kHour - kMinute));
+        QVERIFY2(a.layout(card) == pending,
+                 qPrintable(QStringLiteral("changed by %1:00").arg(t / kHour)));
+    }
+    QVERIFY(editor.unpin());
+    QTRY_COMPARE(a.card(card).layoutPinnedUntilMs, 0);
+    QTRY_VERIFY(unpin->isHidden());
+    QVERIFY(!pinBox->isHidden());
 }
 
 void TestRepartitionApply::drainWaitsForTheJobOrTheDeadline()
