@@ -199,6 +199,8 @@ void MainWindow::createRunBar()
     m_playAction->setObjectName(QStringLiteral("playPause"));
     m_playAction->setCheckable(true);
     m_playAction->setShortcut(Qt::Key_Space);
+    // The window carries it too: Space pauses from any view, also with the run bar hidden.
+    addAction(m_playAction);
     connect(m_playAction, &QAction::triggered, this, [this](bool running) {
         if (m_client)
             m_client->setPaused(!running);

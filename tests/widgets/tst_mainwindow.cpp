@@ -12,6 +12,7 @@
 #include "widgets/cardmap/jobsview.h"
 #include "widgets/cardmap/newworkloaddialog.h"
 #include "widgets/charts/livecharts.h"
+#include "widgets/eventlog/eventlogview.h"
 #include "widgets/languagecontroller.h"
 #include "widgets/mainwindow.h"
 #include "widgets/repartition/repartitioneditor.h"
@@ -19,7 +20,9 @@
 
 #include "tests/data/scenarios.h"
 
+#include <QAbstractItemView>
 #include <QAction>
+#include <QApplication>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QHeaderView>
@@ -29,9 +32,11 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTest>
+#include <QToolBar>
 #include <QTreeWidget>
 
 using namespace Zhaoxi;
@@ -88,6 +93,7 @@ private Q_SLOTS:
     void settingsAreRemembered();
     void consoleSwitchesLanguage();
     void theSpeedBoxShowsTheSpeedTheApplianceRunsAt();
+    void spacePausesFromAnywhere();
     void newWorkloadFromTheFileMenu();
 };
 
@@ -272,6 +278,49 @@ void TestMainWindow::theSpeedBoxShowsTheSpeedTheApplianceRunsAt()
             QVERIFY(combo->itemData(i - 1).toDouble() < v);
     }
     QCOMPARE(found, 1);
+}
+
+// Space runs and pauses the appliance's clock whichever view has the focus (text fields keep
+// their spaces).
+void TestMainWindow::spacePausesFromAnywhere()
+{
+    Session::SimulationSession session(demoDay(), QString(), 20260105);
+    session.runTo(10 * 3600'000);
+    Models::SessionClient client(&session);
+    MainWindow w;
+    w.setSession(&client, session.storePath());
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QTRY_VERIFY(client.snapshot());
+    QStringList failed;
+    const QList<QWidget *> targets{w.cardMap()->viewport(),
+                                   w.cardMap(),
+                                   w.jobsView()->findChild<QAbstractItemView *>(),
+                                   w.eventLog()->findChild<QAbstractItemView *>(),
+                                   w.cardView(),
+                                   w.findChild<QComboBox *>(QStringLiteral("speed")),
+                                   w.tabs()->tabBar(),
+                                   static_cast<QWidget *>(w.repartitionEditor())};
+    for (QWidget *target : targets) {
+        QVERIFY(target);
+        target->setFocus(Qt::OtherFocusReason);
+        const bool paused = client.snapshot()->paused;
+        QTest::keyClick(QApplication::focusWidget() ? QApplication::focusWidget() : &w,
+                        Qt::Key_Space);
+        if (!QTest::qWaitFor([&] { return client.snapshot()->paused != paused; }, 2000))
+            failed << QString::fromLatin1(target->metaObject()->className()) + QLatin1Char('/')
+                              + target->objectName();
+    }
+    // Also with the run bar hidden (its context menu hides toolbars).
+    auto *runBar = w.findChild<QToolBar *>(QStringLiteral("runBar"));
+    QVERIFY(runBar);
+    runBar->hide();
+    w.cardMap()->setFocus(Qt::OtherFocusReason);
+    const bool paused = client.snapshot()->paused;
+    QTest::keyClick(QApplication::focusWidget(), Qt::Key_Space);
+    if (!QTest::qWaitFor([&] { return client.snapshot()->paused != paused; }, 2000))
+        failed << QStringLiteral("with the run bar hidden");
+    QVERIFY2(failed.isEmpty(), qPrintable(failed.join(QStringLiteral(", "))));
 }
 
 void TestMainWindow::newWorkloadFromTheFileMenu()

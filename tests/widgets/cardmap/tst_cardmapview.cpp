@@ -15,15 +15,15 @@
 #include "widgets/cardmap/reasontext.h"
 
 #include <QAbstractItemModelTester>
+#include <QAction>
 #include <QDragEnterEvent>
+#include <QHelpEvent>
+#include <QMenu>
 #include <QMimeData>
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTableView>
-#include <QMenu>
-#include <QAction>
-#include <QHelpEvent>
 #include <QTest>
 #include <QToolTip>
 #include <QUndoStack>

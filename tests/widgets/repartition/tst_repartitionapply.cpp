@@ -10,6 +10,7 @@
 #include "widgets/repartition/repartitiontext.h"
 
 #include <QAction>
+#include <QCheckBox>
 #include <QCoreApplication>
 #include <QDragEnterEvent>
 #include <QLabel>
@@ -17,7 +18,6 @@
 #include <QMimeData>
 #include <QPushButton>
 #include <QSignalSpy>
-#include <QCheckBox>
 #include <QTest>
 #include <QTranslator>
 #include <QUndoStack>
