@@ -1231,6 +1231,18 @@
                 <numerusform>（另有 %n 个较早的事件仅保存在存储中）</numerusform>
             </translation>
         </message>
+        <message>
+            <source>Routine</source>
+            <translation>例行事件</translation>
+        </message>
+        <message>
+            <source>Also show routine events (the forecast&apos;s ramps): many a day, informational. A code typed in the filter shows its events anyway.</source>
+            <translation>同时显示例行事件（预测的负载爬升）：每天很多，仅供参考。在筛选中输入代码时，仍会显示该代码的事件。</translation>
+        </message>
+        <message>
+            <source>(routine events hidden)</source>
+            <translation>（已隐藏例行事件）</translation>
+        </message>
     </context>
     <context>
         <name>Zhaoxi::Widgets::EventText</name>

@@ -441,8 +441,15 @@ QHash<int, QByteArray> EventLogModel::roleNames() const
 
 // --- EventCriteria --------------------------------------------------------------------------
 
+bool EventCriteria::isRoutineCode(const QByteArray &code)
+{
+    return code == "forecast-ramp";
+}
+
 bool EventCriteria::accepts(const Event &e, const QString &message) const
 {
+    if (!showRoutine && code.isEmpty() && isRoutineCode(e.code))
+        return false;
     if (minId && e.id < *minId)
         return false;
     if (maxId && e.id > *maxId)

@@ -200,11 +200,16 @@ struct EventCriteria
     QString code;
     CodeMatch codeMatch = CodeMatch::Exact;
     QString text; // case-insensitive, over the message and the code
+    // Routine events (isRoutineCode: the forecast's ramps, most of a day's events) unless a code
+    // is asked for; the console's log hides them by default.
+    bool showRoutine = true;
     // Bounds on the store's ids: exports set them to the rows the model holds.
     std::optional<qint64> minId;
     std::optional<qint64> maxId;
 
     bool needsMessage() const { return !text.isEmpty(); }
+    // High-rate informational codes the log folds away unless asked: "forecast-ramp".
+    static bool isRoutineCode(const QByteArray &code);
     // `message` is read only when needsMessage().
     bool accepts(const Storage::Event &event, const QString &message) const;
     // The part the store can select itself (time, severities, sources, card, job, exact code);

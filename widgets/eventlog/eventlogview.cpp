@@ -8,6 +8,7 @@
 
 #include <QAbstractItemView>
 #include <QAction>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QCompleter>
 #include <QDateTimeEdit>
@@ -295,6 +296,8 @@ void EventLogView::buildUi()
     m_code->setClearButtonEnabled(true);
     m_text = new QLineEdit(this);
     m_text->setClearButtonEnabled(true);
+    m_routine = new QCheckBox(this);
+    m_routine->setObjectName(QStringLiteral("showRoutine"));
     m_clear = new QToolButton(this);
     m_exportButton = new QToolButton(this);
     m_exportButton->setPopupMode(QToolButton::MenuButtonPopup);
@@ -320,6 +323,7 @@ void EventLogView::buildUi()
     row1->addWidget(m_severity);
     row1->addWidget(m_source);
     row1->addWidget(m_card);
+    row1->addWidget(m_routine);
     row1->addStretch(1);
     auto *row2 = new QHBoxLayout;
     row2->addWidget(m_job, 2);
@@ -410,6 +414,10 @@ void EventLogView::buildUi()
             if (!m_applying)
                 applyFilter();
         });
+    connect(m_routine, &QCheckBox::toggled, this, [this] {
+        if (!m_applying)
+            applyFilter();
+    });
     for (QLineEdit *e : {m_job, m_code, m_text})
         connect(e, &QLineEdit::textChanged, this, [this] {
             if (!m_applying)
@@ -469,6 +477,9 @@ void EventLogView::retranslateUi()
     m_code->setPlaceholderText(tr("Code, e.g. job-placed or job-*"));
     m_code->setToolTip(tr("An event code; end it with * to match every code that starts so"));
     m_text->setPlaceholderText(tr("Search the messages"));
+    m_routine->setText(tr("Routine"));
+    m_routine->setToolTip(tr("Also show routine events (the forecast's ramps): many a day, "
+                             "informational. A code typed in the filter shows its events anyway."));
     m_text->setToolTip(tr("Shows events whose message or code contains this text (any case)"));
     m_clear->setText(tr("Clear filter"));
     m_exportButton->setText(tr("Export…"));
@@ -615,6 +626,7 @@ void EventLogView::applyFilter()
     }
     c.code = code;
     c.text = m_text->text().trimmed();
+    c.showRoutine = m_routine->isChecked();
     // The time range too, so that the rows are filtered once.
     std::tie(c.fromMs, c.toMs) = timePresetRange();
     m_filter->setCriteria(c);
@@ -647,6 +659,7 @@ QVariantMap EventLogView::filterState() const
     m.insert(QStringLiteral("job"), m_job->text());
     m.insert(QStringLiteral("code"), m_code->text());
     m.insert(QStringLiteral("text"), m_text->text());
+    m.insert(QStringLiteral("routine"), m_routine->isChecked());
     return m;
 }
 
@@ -690,6 +703,7 @@ void EventLogView::setFilterState(const QVariantMap &state)
     m_job->setText(state.value(QStringLiteral("job")).toString());
     m_code->setText(state.value(QStringLiteral("code")).toString());
     m_text->setText(state.value(QStringLiteral("text")).toString());
+    m_routine->setChecked(state.value(QStringLiteral("routine"), false).toBool());
     m_applying = false;
     applyFilter();
 }
@@ -797,6 +811,8 @@ void EventLogView::updateStatus()
                 + tr("(%n older event(s) are only in the store)",
                      nullptr,
                      int(std::min<qint64>(m_model->droppedCount(), INT_MAX)));
+    if (!m_routine->isChecked())
+        text += QLatin1Char(' ') + tr("(routine events hidden)");
     m_status->setText(text);
 }
 

@@ -124,6 +124,7 @@ private:
     QLineEdit *m_job = nullptr;
     QLineEdit *m_code = nullptr;
     QLineEdit *m_text = nullptr;
+    QCheckBox *m_routine = nullptr; // routine events (forecast ramps) shown; off by default
     QToolButton *m_clear = nullptr;
     QToolButton *m_exportButton = nullptr;
     QAction *m_bomAction = nullptr;

@@ -15,6 +15,7 @@
 
 #include <QAbstractItemView>
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
 #include <QJsonDocument>
@@ -98,6 +99,16 @@ Shown shown(const EventLogView &view)
     return s;
 }
 
+// The rows of the log whose code is routine (forecast ramps).
+int routineRows(const QAbstractItemModel &log)
+{
+    int n = 0;
+    for (int r = 0; r < log.rowCount(); ++r)
+        n += log.index(r, 0).data(EventLogModel::CodeRole).toString()
+             == QLatin1String("forecast-ramp");
+    return n;
+}
+
 } // namespace
 
 class TestEventExport : public QObject
@@ -112,6 +123,7 @@ private Q_SLOTS:
     void exportWaitsForTheStore();
     void noStoreNoExport();
     void filterStateRoundTrips();
+    void routineEventsAreHiddenUntilAsked();
     void followsTheNewestRowOnlyAtTheBottom();
     void whyFollowsTheSelectedJob();
     void theClickThatOpensTheSeverityFilterTogglesNothing();
@@ -248,7 +260,7 @@ void TestEventExport::exportHoldsToTheRowsTheLogHolds()
     const QString path = m_dir.filePath(QStringLiteral("bounded.csv"));
     const EventExportResult r = exportAndWait(small, path, Storage::ExportFormat::Csv);
     QVERIFY2(r.ok, qPrintable(r.error));
-    QCOMPARE(r.rows, 200);
+    QCOMPARE(r.rows, small.filterModel()->rowCount()); // routine events hidden, as shown
     QList<qint64> exported;
     const QList<QStringList> table = parseCsv(readAll(path));
     for (qsizetype i = 1; i < table.size(); ++i)
@@ -269,7 +281,7 @@ void TestEventExport::exportWaitsForTheStore()
     const QString path = m_dir.filePath(QStringLiteral("unflushed.jsonl"));
     const EventExportResult r = exportAndWait(view, path, Storage::ExportFormat::JsonLines);
     QVERIFY2(r.ok, qPrintable(r.error));
-    QCOMPARE(r.rows, view.model()->rowCount());
+    QCOMPARE(r.rows, view.filterModel()->rowCount());
     session.stop();
 }
 
@@ -294,7 +306,8 @@ void TestEventExport::filterStateRoundTrips()
                             {QStringLiteral("card"), 9},
                             {QStringLiteral("job"), QString()},
                             {QStringLiteral("code"), QStringLiteral("fault-*")},
-                            {QStringLiteral("text"), QStringLiteral("memory")}};
+                            {QStringLiteral("text"), QStringLiteral("memory")},
+                            {QStringLiteral("routine"), true}};
     m_view->setFilterState(state);
     QCOMPARE(m_view->filterState(), state);
     const Models::EventCriteria &c = m_view->filterModel()->criteria();
@@ -322,9 +335,32 @@ void TestEventExport::filterStateRoundTrips()
     m_view->setFilterState({{QStringLiteral("job"), QStringLiteral("no-such-job")}});
     QCOMPARE(m_view->filterModel()->rowCount(), 0);
     m_view->clearFilter();
-    QCOMPARE(m_view->filterModel()->rowCount(), m_view->model()->rowCount());
+    QCOMPARE(m_view->filterModel()->rowCount(),
+             m_view->model()->rowCount() - routineRows(*m_view->model()));
     QCOMPARE(m_view->filterState().value(QStringLiteral("timePreset")).toString(),
              QStringLiteral("all"));
+}
+
+// The forecast's ramps, most of the day's events, are hidden until asked for: by the Routine
+// box, or by their code.
+void TestEventExport::routineEventsAreHiddenUntilAsked()
+{
+    m_view->clearFilter();
+    const int routine = routineRows(*m_view->model());
+    QVERIFY2(routine > 0, "the demo day's forecast ramps");
+    auto *box = m_view->findChild<QCheckBox *>(QStringLiteral("showRoutine"));
+    QVERIFY(box && !box->isChecked());
+    const int all = m_view->model()->rowCount();
+    QCOMPARE(m_view->filterModel()->rowCount(), all - routine);
+    for (int r = 0; r < m_view->filterModel()->rowCount(); ++r)
+        QVERIFY(m_view->filterModel()->index(r, 0).data(EventLogModel::CodeRole).toString()
+                != QLatin1String("forecast-ramp"));
+    box->click();
+    QCOMPARE(m_view->filterModel()->rowCount(), all);
+    box->click();
+    m_view->setFilterState({{QStringLiteral("code"), QStringLiteral("forecast-ramp")}});
+    QCOMPARE(m_view->filterModel()->rowCount(), routine);
+    m_view->clearFilter();
 }
 
 void TestEventExport::followsTheNewestRowOnlyAtTheBottom()
