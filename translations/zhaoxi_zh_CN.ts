@@ -1794,6 +1794,18 @@
             <source>%1 h</source>
             <translation>%1 小时</translation>
         </message>
+        <message>
+            <source>Job %1 will leave its cards at %2 (at its checkpoint)</source>
+            <translation>作业 %1 将于 %2 在其检查点离开所占的卡</translation>
+        </message>
+        <message>
+            <source>Job %1 will leave its cards at its next checkpoint</source>
+            <translation>作业 %1 将在下一个检查点离开所占的卡</translation>
+        </message>
+        <message>
+            <source>%1 was reconfigured, %2 after an operator changed it</source>
+            <translation>%1 已被重新配置（距操作员修改 %2）</translation>
+        </message>
     </context>
     <context>
         <name>Zhaoxi::Widgets::JobLogDialog</name>

@@ -199,8 +199,17 @@ QString schedulerMessage(const Event &e, const EventNames &n, bool *known)
                              : EventText::tr("Job %1 is waiting: %2").arg(job, why);
     }
     if (c == "job-preempting") {
-        const QString other = jobLabel(n, int(intParam(e, "other")));
+        const int otherJob = int(intParam(e, "other"));
+        const QString other = jobLabel(n, otherJob);
         const qint64 at = intParam(e, "evictionAtMs", 0);
+        if (otherJob < 0) {
+            // Not for another job: sent back to the queue (a policy's move, an operator's
+            // requeue or drain); it leaves at its checkpoint.
+            if (at > 0)
+                return EventText::tr("Job %1 will leave its cards at %2 (at its checkpoint)")
+                        .arg(job, eventClockText(at, n.utcOffsetSeconds));
+            return EventText::tr("Job %1 will leave its cards at its next checkpoint").arg(job);
+        }
         if (at > 0)
             return EventText::tr("Job %1 will be preempted for job %2 at %3")
                     .arg(job, other, eventClockText(at, n.utcOffsetSeconds));
@@ -251,6 +260,9 @@ QString schedulerMessage(const Event &e, const EventNames &n, bool *known)
         if (param(e, "cause") == QLatin1String("reclaim-idle"))
             return EventText::tr("%1 was reset to one whole instance for waiting training, %2 "
                                  "after an operator changed it")
+                    .arg(cardLabel(n, e.card), since);
+        if (e.job < 0)
+            return EventText::tr("%1 was reconfigured, %2 after an operator changed it")
                     .arg(cardLabel(n, e.card), since);
         return EventText::tr("%1 was reconfigured for job %2, %3 after an operator changed it")
                 .arg(cardLabel(n, e.card), job, since);

@@ -124,6 +124,7 @@ private Q_SLOTS:
     void noStoreNoExport();
     void filterStateRoundTrips();
     void routineEventsAreHiddenUntilAsked();
+    void noMessageSaysNoJobOrNoCard();
     void followsTheNewestRowOnlyAtTheBottom();
     void whyFollowsTheSelectedJob();
     void theClickThatOpensTheSeverityFilterTogglesNothing();
@@ -360,6 +361,22 @@ void TestEventExport::routineEventsAreHiddenUntilAsked()
     box->click();
     m_view->setFilterState({{QStringLiteral("code"), QStringLiteral("forecast-ramp")}});
     QCOMPARE(m_view->filterModel()->rowCount(), routine);
+    m_view->clearFilter();
+}
+
+// Every message of the demo day names what it is about: none says "(no job)" or "(no card)".
+void TestEventExport::noMessageSaysNoJobOrNoCard()
+{
+    m_view->setFilterState({{QStringLiteral("routine"), true}});
+    const Shown rows = shown(*m_view);
+    QVERIFY(rows.messages.size() > 500);
+    QStringList bad;
+    for (const QString &m : rows.messages) {
+        if ((m.contains(QStringLiteral("(no job)")) || m.contains(QStringLiteral("(no card)")))
+            && bad.size() < 10)
+            bad << m;
+    }
+    QVERIFY2(bad.isEmpty(), qPrintable(bad.join(QLatin1Char('\n'))));
     m_view->clearFilter();
 }
 
