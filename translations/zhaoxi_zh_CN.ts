@@ -3941,4 +3941,15 @@ Open the simulated appliance instead?</source>
 改为打开模拟一体机吗？</translation>
         </message>
     </context>
+    <context>
+        <name>Zhaoxi::Widgets::CatchUp</name>
+        <message>
+            <source>Running the day up to %1…</source>
+            <translation>正在将这一天运行到 %1…</translation>
+        </message>
+        <message>
+            <source>Starting the day</source>
+            <translation>正在开始这一天</translation>
+        </message>
+    </context>
 </TS>

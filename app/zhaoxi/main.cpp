@@ -15,6 +15,7 @@
 #include "core/session/simulationsession.h"
 #include "core/sim/scenario.h"
 #include "core/storage/store.h"
+#include "widgets/catchup.h"
 #include "widgets/eventlog/eventlogview.h"
 #include "widgets/languagecontroller.h"
 #include "widgets/mainwindow.h"
@@ -474,9 +475,9 @@ int main(int argc, char **argv)
         // the event log have the morning behind them.
         const qint64 localStart = (scenario->startMs + scenario->utcOffsetMs) % 86'400'000;
         const qint64 until = std::max<qint64>(0, options->atMs - localStart);
-        for (qint64 t = 60'000; t < until; t += 60'000)
-            simulation->runTo(t);
-        simulation->runTo(until);
+        if (options->screenshot.isEmpty())
+            window.show(); // the day's progress is seen
+        Widgets::catchUp(*simulation, until, options->screenshot.isEmpty() ? &window : nullptr);
     }
 
     if (!options->screenshot.isEmpty()) {

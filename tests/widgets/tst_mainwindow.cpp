@@ -8,6 +8,7 @@
 #include "core/session/simulationsession.h"
 #include "core/sim/scenario.h"
 #include "widgets/carddetailsview.h"
+#include "widgets/catchup.h"
 #include "widgets/cardmap/cardmapview.h"
 #include "widgets/cardmap/jobsview.h"
 #include "widgets/cardmap/newworkloaddialog.h"
@@ -35,6 +36,8 @@
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTimer>
+#include <QSet>
 #include <QTest>
 #include <QToolBar>
 #include <QTreeWidget>
@@ -94,6 +97,7 @@ private Q_SLOTS:
     void consoleSwitchesLanguage();
     void theSpeedBoxShowsTheSpeedTheApplianceRunsAt();
     void spacePausesFromAnywhere();
+    void startingLateShowsTheDayGoingBy();
     void newWorkloadFromTheFileMenu();
 };
 
@@ -321,6 +325,31 @@ void TestMainWindow::spacePausesFromAnywhere()
     if (!QTest::qWaitFor([&] { return client.snapshot()->paused != paused; }, 2000))
         failed << QStringLiteral("with the run bar hidden");
     QVERIFY2(failed.isEmpty(), qPrintable(failed.join(QStringLiteral(", "))));
+}
+
+// zhaoxi --at 23:30: the window follows the day while it is run up to the moment (its clock
+// moves during the catch-up), and shows 23:30 at the end.
+void TestMainWindow::startingLateShowsTheDayGoingBy()
+{
+    Session::SimulationSession session(demoDay(), QString(), 20260105);
+    session.runTo(0);
+    Models::SessionClient client(&session);
+    MainWindow w;
+    w.setSession(&client, session.storePath());
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QSet<QString> clocks;
+    QTimer watch;
+    connect(&watch, &QTimer::timeout, this, [&] { clocks.insert(w.clockText().left(9)); });
+    watch.start(0);
+    const qint64 localStart = (demoDay().startMs + demoDay().utcOffsetMs) % 86'400'000;
+    Widgets::catchUp(session, (23 * 60 + 30) * 60'000 - localStart, &w);
+    watch.stop();
+    QTRY_VERIFY2(w.clockText().startsWith(QStringLiteral("Mon 23:30")), qPrintable(w.clockText()));
+    QVERIFY2(clocks.size() > 3, qPrintable(QStringList(clocks.values()).join(QLatin1Char(' '))));
+    // The progress dialog, when there was one, is gone.
+    const auto *dialog = w.findChild<QWidget *>(QStringLiteral("catchUpProgress"));
+    QVERIFY(!dialog || !dialog->isVisible());
 }
 
 void TestMainWindow::newWorkloadFromTheFileMenu()
