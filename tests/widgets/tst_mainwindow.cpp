@@ -8,10 +8,10 @@
 #include "core/session/simulationsession.h"
 #include "core/sim/scenario.h"
 #include "widgets/carddetailsview.h"
-#include "widgets/catchup.h"
 #include "widgets/cardmap/cardmapview.h"
 #include "widgets/cardmap/jobsview.h"
 #include "widgets/cardmap/newworkloaddialog.h"
+#include "widgets/catchup.h"
 #include "widgets/charts/livecharts.h"
 #include "widgets/eventlog/eventlogview.h"
 #include "widgets/languagecontroller.h"
@@ -30,15 +30,15 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QPushButton>
+#include <QSet>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTableView>
-#include <QTimer>
-#include <QSet>
 #include <QTest>
+#include <QTimer>
 #include <QToolBar>
 #include <QTreeWidget>
 
