@@ -25,6 +25,8 @@
 #include <QComboBox>
 #include <QDateTime>
 #include <QLocale>
+#include <QResizeEvent>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
 #include <QTabWidget>
@@ -53,6 +55,32 @@
 #endif
 
 namespace Zhaoxi::Widgets {
+
+namespace {
+
+// A view in a scroll area of its own: the tab it sits in may then be smaller than the view's
+// minimum (a laptop's screen), and the view scrolls instead of widening the window.
+QScrollArea *scrollable(QWidget *view, QWidget *parent)
+{
+    auto *area = new QScrollArea(parent);
+    area->setObjectName(view->objectName() + QStringLiteral("Scroll"));
+    area->setWidgetResizable(true);
+    area->setFrameShape(QFrame::NoFrame);
+    area->setWidget(view);
+    return area;
+}
+
+// The tab that shows `view` (itself, or the scroll area around it); -1: none.
+int tabOf(const QTabWidget *tabs, const QWidget *view)
+{
+    for (int i = 0; view && i < tabs->count(); ++i) {
+        if (tabs->widget(i) == view || tabs->widget(i)->isAncestorOf(view))
+            return i;
+    }
+    return -1;
+}
+
+} // namespace
 
 using Models::CardTableModel;
 
@@ -277,11 +305,11 @@ void MainWindow::retranslateUi()
     m_tabs->setTabText(m_tabs->indexOf(m_cardView), tr("Card table"));
     m_sideTabs->setTabText(0, tr("Details"));
     if (m_cardMap) {
-        m_tabs->setTabText(m_tabs->indexOf(m_charts), tr("Charts"));
-        m_tabs->setTabText(m_tabs->indexOf(m_eventLog), tr("Events"));
-        m_tabs->setTabText(m_tabs->indexOf(m_schedule), tr("Schedule"));
-        m_sideTabs->setTabText(m_sideTabs->indexOf(m_why), tr("Why?"));
-        m_sideTabs->setTabText(m_sideTabs->indexOf(m_repartition), tr("Repartition"));
+        m_tabs->setTabText(tabOf(m_tabs, m_charts), tr("Charts"));
+        m_tabs->setTabText(tabOf(m_tabs, m_eventLog), tr("Events"));
+        m_tabs->setTabText(tabOf(m_tabs, m_schedule), tr("Schedule"));
+        m_sideTabs->setTabText(tabOf(m_sideTabs, m_why), tr("Why?"));
+        m_sideTabs->setTabText(tabOf(m_sideTabs, m_repartition), tr("Repartition"));
         m_jobsDock->setWindowTitle(tr("Jobs"));
         m_jobsDock->toggleViewAction()->setText(tr("&Jobs"));
         m_editMenu->setTitle(tr("&Edit"));
@@ -373,8 +401,8 @@ void MainWindow::createViews()
     split->setSizes({480, 320});
     m_centralArea->layout()->addWidget(split);
     m_tabs->insertTab(0, m_charts, QString());
-    m_tabs->insertTab(1, m_eventLog, QString());
-    m_tabs->insertTab(2, m_schedule, QString());
+    m_tabs->insertTab(1, scrollable(m_eventLog, this), QString());
+    m_tabs->insertTab(2, scrollable(m_schedule, this), QString());
     m_tabs->setCurrentIndex(0);
 
     // Details with the card's mini-charts, Why?, Repartition.
@@ -391,9 +419,9 @@ void MainWindow::createViews()
     dl->addWidget(m_sparkUtil);
     dl->addWidget(m_sparkPower);
     details->setObjectName(QStringLiteral("detailsPage"));
-    m_sideTabs->insertTab(0, details, QString());
-    m_sideTabs->addTab(m_why, QString());
-    m_sideTabs->addTab(m_repartition, QString());
+    m_sideTabs->insertTab(0, scrollable(details, this), QString());
+    m_sideTabs->addTab(scrollable(m_why, this), QString());
+    m_sideTabs->addTab(scrollable(m_repartition, this), QString());
     removeDockWidget(m_detailsDock);
     addDockWidget(Qt::RightDockWidgetArea, m_detailsDock);
     m_detailsDock->show();
@@ -446,7 +474,7 @@ void MainWindow::createViews()
     connect(m_cardMap, &CardMapView::jobSelected, this, &MainWindow::showJob);
     connect(m_cardMap, &CardMapView::repartitionRequested, this, [this](Domain::CardId card) {
         showCard(card);
-        m_sideTabs->setCurrentWidget(m_repartition);
+        m_sideTabs->setCurrentIndex(tabOf(m_sideTabs, m_repartition));
     });
     connect(m_cardMap, &CardMapView::statusMessage, this, [this](const QString &text) {
         statusBar()->showMessage(text, 6000);
@@ -468,6 +496,30 @@ void MainWindow::createViews()
     connect(this, &MainWindow::settingsApplied, this, &MainWindow::applyThresholds);
     restoreGeometry(q.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(q.value(QStringLiteral("window/state")).toByteArray());
+}
+
+void MainWindow::resizeEvent(QResizeEvent *event)
+{
+    QMainWindow::resizeEvent(event);
+    foldDocks(width() < kFoldDocksBelowPx);
+}
+
+void MainWindow::foldDocks(bool fold)
+{
+    if (!m_jobsDock || !m_detailsDock || fold == m_docksFolded)
+        return;
+    m_docksFolded = fold;
+    if (fold) {
+        // One column: the jobs in front (the drags start there), details a tab away.
+        tabifyDockWidget(m_detailsDock, m_jobsDock);
+        m_jobsDock->raise();
+        return;
+    }
+    const bool shown = m_jobsDock->isVisible();
+    removeDockWidget(m_jobsDock);
+    addDockWidget(Qt::LeftDockWidgetArea, m_jobsDock);
+    m_jobsDock->setVisible(shown);
+    resizeDocks({m_jobsDock, m_detailsDock}, {340, 420}, Qt::Horizontal);
 }
 
 void MainWindow::applyThresholds()
@@ -500,7 +552,7 @@ void MainWindow::showJob(Domain::JobId job)
     if (!m_why || !job.isValid())
         return;
     m_why->setJob(job);
-    m_sideTabs->setCurrentWidget(m_why);
+    m_sideTabs->setCurrentIndex(tabOf(m_sideTabs, m_why));
 }
 
 void MainWindow::setSchedule(const QJsonObject &windowsParams, const QList<double> &forecastPerHour)

@@ -110,6 +110,10 @@ public:
     QString summaryText() const;
     // The About box's text (version, purpose, licence).
     QString aboutText() const;
+    // Below this width the jobs dock folds into a tab beside the details dock (one column of
+    // docks instead of two), and unfolds above it.
+    static constexpr int kFoldDocksBelowPx = 1600;
+    bool docksFolded() const { return m_docksFolded; }
 
 Q_SIGNALS:
     // After applySettings(): views re-read thresholds.
@@ -118,6 +122,7 @@ Q_SIGNALS:
 protected:
     void changeEvent(QEvent *event) override;
     void closeEvent(QCloseEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
 
 private:
     void createActions();
@@ -150,6 +155,8 @@ private:
     QTabWidget *m_tabs = nullptr;
     QTabWidget *m_sideTabs = nullptr;
     QDockWidget *m_jobsDock = nullptr;
+    bool m_docksFolded = false;
+    void foldDocks(bool fold);
     CardMapView *m_cardMap = nullptr;
     JobsView *m_jobs = nullptr;
     LiveCharts *m_charts = nullptr;

@@ -26,6 +26,7 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QDialogButtonBox>
+#include <QDockWidget>
 #include <QHeaderView>
 #include <QLabel>
 #include <QMenuBar>
@@ -98,6 +99,8 @@ private Q_SLOTS:
     void theSpeedBoxShowsTheSpeedTheApplianceRunsAt();
     void spacePausesFromAnywhere();
     void startingLateShowsTheDayGoingBy();
+    void fitsALaptopScreen_data();
+    void fitsALaptopScreen();
     void newWorkloadFromTheFileMenu();
 };
 
@@ -350,6 +353,79 @@ void TestMainWindow::startingLateShowsTheDayGoingBy()
     // The progress dialog, when there was one, is gone.
     const auto *dialog = w.findChild<QWidget *>(QStringLiteral("catchUpProgress"));
     QVERIFY(!dialog || !dialog->isVisible());
+}
+
+void TestMainWindow::fitsALaptopScreen_data()
+{
+    QTest::addColumn<QString>("language");
+    QTest::newRow("en") << QStringLiteral("en");
+    QTest::newRow("zh_CN") << QStringLiteral("zh_CN");
+}
+
+// At 1280x720 (and so at 1366x768) the window fits: its minimum size is no larger, and every
+// view can be brought up and is not squeezed to nothing.
+void TestMainWindow::fitsALaptopScreen()
+{
+    QFETCH(QString, language);
+    LanguageController languages;
+    Session::SimulationSession session(demoDay(), QString(), 20260105);
+    session.runTo(10 * 3600'000);
+    Models::SessionClient client(&session);
+    MainWindow w(&languages);
+    languages.setLanguage(language);
+    w.setSession(&client, session.storePath());
+    w.resize(1280, 720);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QCoreApplication::processEvents();
+    const QSize min = w.minimumSizeHint().expandedTo(w.minimumSize());
+    QStringList big;
+    for (QWidget *child : w.findChildren<QWidget *>()) {
+        if (!child->isVisibleTo(&w) || child->isWindow())
+            continue;
+        const QSize m = child->minimumSizeHint().expandedTo(child->minimumSize());
+        if (m.width() > 500 || m.height() > 400)
+            big << QStringLiteral("%1/%2 %3x%4")
+                            .arg(QString::fromLatin1(child->metaObject()->className()),
+                                 child->objectName())
+                            .arg(m.width())
+                            .arg(m.height());
+    }
+    QVERIFY2(min.width() <= 1280 && min.height() <= 720,
+             qPrintable(QStringLiteral("minimum %1x%2; large parts: %3")
+                                .arg(min.width())
+                                .arg(min.height())
+                                .arg(big.join(QStringLiteral(", ")))));
+    QVERIFY2(w.width() <= 1280 && w.height() <= 720,
+             qPrintable(QStringLiteral("shown at %1x%2").arg(w.width()).arg(w.height())));
+    qInfo("%s: minimum %dx%d", qPrintable(language), min.width(), min.height());
+    // One column of docks: the jobs and the details share it as tabs.
+    auto *jobsDock = w.findChild<QDockWidget *>(QStringLiteral("jobsDock"));
+    auto *detailsDock = w.findChild<QDockWidget *>(QStringLiteral("cardDetailsDock"));
+    QVERIFY(jobsDock && detailsDock);
+    QVERIFY(w.docksFolded());
+    QVERIFY(w.tabifiedDockWidgets(jobsDock).contains(detailsDock));
+    // Every view can be brought up and gets room: the card map, each tab, each side tab.
+    QVERIFY2(w.cardMap()->height() >= 150, qPrintable(QString::number(w.cardMap()->height())));
+    for (QTabWidget *tabs : {w.tabs(), w.findChild<QTabWidget *>(QStringLiteral("sideTabs"))}) {
+        QVERIFY(tabs);
+        for (int i = 0; i < tabs->count(); ++i) {
+            tabs->setCurrentIndex(i);
+            QCoreApplication::processEvents();
+            const QWidget *page = tabs->currentWidget();
+            QVERIFY2(page->isVisible() && page->width() >= 250 && page->height() >= 120,
+                     qPrintable(QStringLiteral("%1: %2x%3")
+                                        .arg(tabs->tabText(i))
+                                        .arg(page->width())
+                                        .arg(page->height())));
+        }
+    }
+    // Wide again: two columns.
+    w.resize(1800, 1000);
+    QCoreApplication::processEvents();
+    QVERIFY(!w.docksFolded());
+    QVERIFY(!w.tabifiedDockWidgets(jobsDock).contains(detailsDock));
+    QCOMPARE(w.dockWidgetArea(jobsDock), Qt::LeftDockWidgetArea);
 }
 
 void TestMainWindow::newWorkloadFromTheFileMenu()
