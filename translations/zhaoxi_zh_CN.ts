@@ -2339,6 +2339,38 @@
             <source>Submit a workload from a form or a spec file</source>
             <translation>通过表单或规格文件提交工作负载</translation>
         </message>
+        <message>
+            <source>static split</source>
+            <translation>静态划分</translation>
+        </message>
+        <message>
+            <source>time windows</source>
+            <translation>时间窗</translation>
+        </message>
+        <message>
+            <source>latency guard</source>
+            <translation>延迟守护</translation>
+        </message>
+        <message>
+            <source>forecast-driven</source>
+            <translation>预测驱动</translation>
+        </message>
+        <message>
+            <source>none</source>
+            <translation>无</translation>
+        </message>
+        <message>
+            <source>day</source>
+            <translation>白天</translation>
+        </message>
+        <message>
+            <source>night</source>
+            <translation>夜间</translation>
+        </message>
+        <message>
+            <source>policy: %1</source>
+            <translation>策略：%1</translation>
+        </message>
     </context>
     <context>
         <name>Zhaoxi::Widgets::NewWorkloadDialog</name>

@@ -581,6 +581,33 @@ void MainWindow::onSnapshot(const Session::SnapshotPtr &snapshot)
     updateRunBar();
 }
 
+// A policy's name in words ("forecast" → "forecast-driven"); an unknown one as it is.
+QString MainWindow::policyText(const QString &policy)
+{
+    if (policy == QLatin1String("static"))
+        return tr("static split");
+    if (policy == QLatin1String("windows"))
+        return tr("time windows");
+    if (policy == QLatin1String("guard"))
+        return tr("latency guard");
+    if (policy == QLatin1String("forecast"))
+        return tr("forecast-driven");
+    if (policy == QLatin1String("none"))
+        return tr("none");
+    return policy;
+}
+
+// A window's name: the schedule's own words, but the usual "day" and "night" in the console's
+// language.
+QString MainWindow::windowText(const QString &window)
+{
+    if (window == QLatin1String("day"))
+        return tr("day");
+    if (window == QLatin1String("night"))
+        return tr("night");
+    return window;
+}
+
 QString MainWindow::clockText() const
 {
     if (!m_snapshot)
@@ -589,9 +616,9 @@ QString MainWindow::clockText() const
     const QDateTime local = QDateTime::fromMSecsSinceEpoch(s.nowMs, QTimeZone(s.utcOffsetSeconds));
     QString text = QLocale().toString(local, QStringLiteral("ddd HH:mm"));
     if (!s.window.isEmpty())
-        text += QStringLiteral(" \u00b7 ") + tr("window %1").arg(s.window);
+        text += QStringLiteral(" \u00b7 ") + tr("window %1").arg(windowText(s.window));
     if (!s.policy.isEmpty())
-        text += QStringLiteral(" \u00b7 ") + tr("policy %1").arg(s.policy);
+        text += QStringLiteral(" \u00b7 ") + tr("policy: %1").arg(policyText(s.policy));
     if (s.finished)
         text += QStringLiteral(" \u00b7 ") + tr("the day is over");
     else if (s.paused)
