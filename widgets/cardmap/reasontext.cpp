@@ -58,13 +58,54 @@ QString memoryAmountText(qint64 memoryMiB)
     return ReasonText::tr("%1 GiB").arg(trimmedNumberText(double(memoryMiB) / 1024.0, 1));
 }
 
+namespace {
+bool isCjk(QChar c)
+{
+    const char16_t u = c.unicode();
+    return (u >= 0x4E00 && u <= 0x9FFF) || (u >= 0x3000 && u <= 0x303F)
+           || (u >= 0xFF00 && u <= 0xFFEF);
+}
+} // namespace
+
+QString tidyCjkSpacing(QString text)
+{
+    qsizetype out = 0;
+    const qsizetype n = text.size();
+    QChar *d = nullptr;
+    for (qsizetype i = 0; i < n; ++i) {
+        const QChar c = text.at(i);
+        if (c == QLatin1Char(' ') && i > 0 && i + 1 < n && isCjk(text.at(i - 1))
+            && isCjk(text.at(i + 1))) {
+            if (!d)
+                d = text.data(); // detaches once, only when there is something to drop
+            continue;
+        }
+        if (d)
+            d[out] = c;
+        ++out;
+    }
+    if (d)
+        text.truncate(out);
+    return text;
+}
+
 QString hoursMinutesText(qint64 ms)
 {
     const qint64 minutes = std::max<qint64>(0, ms) / 60'000;
     return QStringLiteral("%1:%2").arg(minutes / 60).arg(minutes % 60, 2, 10, QLatin1Char('0'));
 }
 
+namespace {
+QString reasonWords(const Status &status);
+}
+
 QString reasonText(const Status &status)
+{
+    return tidyCjkSpacing(reasonWords(status));
+}
+
+namespace {
+QString reasonWords(const Status &status)
 {
     const qint64 need = status.need;
     const qint64 have = status.have;
@@ -142,6 +183,7 @@ QString reasonText(const Status &status)
     return ReasonText::tr("Refused (%1).")
             .arg(QString::fromLatin1(Sched::reasonCode(status.reason)));
 }
+} // namespace
 
 QString readOnlyText(const QString &reason)
 {

@@ -25,6 +25,12 @@ QString memoryAmountText(qint64 memoryMiB);
 // numbers: (40.0, 1) -> "40", (35.50, 2) -> "35.5". Not translated; thread-safe.
 QString trimmedNumberText(double value, int decimals);
 
+// Chinese sentences put together from translated parts: a space between two Chinese characters
+// (or Chinese punctuation) is dropped ("需要 一张卡 的算力" -> "需要一张卡的算力"); the space
+// between Chinese and a number or Latin word stays ("需要 0.5 张卡"). Other text is returned
+// unchanged. Thread-safe.
+QString tidyCjkSpacing(QString text);
+
 // A length of work as hours and minutes, "h:mm" (e.g. 5400000 ms -> "1:30"); negative as 0.
 QString hoursMinutesText(qint64 ms);
 

@@ -638,7 +638,7 @@ QString eventMessage(const Event &event, const EventNames &names)
             text = otherMessage(event, &known);
         }
     }
-    return known ? text : Storage::englishMessage(event);
+    return known ? tidyCjkSpacing(text) : Storage::englishMessage(event);
 }
 
 QString eventMessage(const Event &event)

@@ -2,6 +2,7 @@
 // The console's words for events: every code the scheduler, the policies and the devices emit
 // has a sentence of its own (never the bare code), built from the params each carries and the
 // names the log knows; unknown codes fall back to the core's English.
+#include "widgets/cardmap/reasontext.h"
 #include "widgets/eventlog/eventtext.h"
 
 #include "core/device/applianceevents.h"
@@ -56,6 +57,8 @@ private Q_SLOTS:
     void sentences_data();
     void sentences();
     void unknownCodesFallBackToEnglish();
+    void chineseSentencesHaveNoSpaceBetweenChineseWords_data();
+    void chineseSentencesHaveNoSpaceBetweenChineseWords();
 };
 
 void TestEventText::everySchedulerCodeHasWords()
@@ -313,6 +316,30 @@ void TestEventText::unknownCodesFallBackToEnglish()
     e.actor = QStringLiteral("ops");
     QCOMPARE(eventMessage(e), Storage::englishMessage(e));
     QCOMPARE(eventMessage(e), QStringLiteral("ops: operator-note"));
+}
+
+void TestEventText::chineseSentencesHaveNoSpaceBetweenChineseWords_data()
+{
+    QTest::addColumn<QString>("in");
+    QTest::addColumn<QString>("out");
+    QTest::newRow("parts joined") << QStringLiteral("需要 一张卡 的算力")
+                                  << QStringLiteral("需要一张卡的算力");
+    QTest::newRow("numbers keep their spaces")
+            << QStringLiteral("需要 0.5 张卡 的算力") << QStringLiteral("需要 0.5 张卡的算力");
+    QTest::newRow("Latin words too")
+            << QStringLiteral("dgx-h200 卡 2 已固定") << QStringLiteral("dgx-h200 卡 2 已固定");
+    QTest::newRow("after punctuation")
+            << QStringLiteral("作业 A， 等待中") << QStringLiteral("作业 A，等待中");
+    QTest::newRow("English untouched") << QStringLiteral("Needs one card of compute")
+                                       << QStringLiteral("Needs one card of compute");
+    QTest::newRow("edges") << QStringLiteral(" 卡 ") << QStringLiteral(" 卡 ");
+}
+
+void TestEventText::chineseSentencesHaveNoSpaceBetweenChineseWords()
+{
+    QFETCH(QString, in);
+    QFETCH(QString, out);
+    QCOMPARE(Widgets::tidyCjkSpacing(in), out);
 }
 
 QTEST_GUILESS_MAIN(TestEventText)
