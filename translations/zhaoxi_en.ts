@@ -130,6 +130,13 @@
                 <numerusform>%n partitions</numerusform>
             </translation>
         </message>
+        <message numerus="yes">
+            <source>%n card(s) need attention</source>
+            <translation>
+                <numerusform>%n card needs attention</numerusform>
+                <numerusform>%n cards need attention</numerusform>
+            </translation>
+        </message>
     </context>
     <context>
         <name>Zhaoxi::Widgets::PreemptionDialog</name>
@@ -204,6 +211,23 @@
             <translation>
                 <numerusform>Why here: at %1, %2 of %n host could take it; the best:</numerusform>
                 <numerusform>Why here: at %1, %2 of %n hosts could take it; the best:</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
+        <name>Zhaoxi::Widgets::CardTile</name>
+        <message numerus="yes">
+            <source>%n Xid error(s)</source>
+            <translation>
+                <numerusform>%n Xid error</numerusform>
+                <numerusform>%n Xid errors</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n uncorrectable ECC error(s)</source>
+            <translation>
+                <numerusform>%n uncorrectable ECC error</numerusform>
+                <numerusform>%n uncorrectable ECC errors</numerusform>
             </translation>
         </message>
     </context>

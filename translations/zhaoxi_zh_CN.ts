@@ -764,6 +764,18 @@
             <source>Layout pinned until %1: the scheduler does not change it before then</source>
             <translation>布局已固定至 %1：在此之前调度器不会更改它</translation>
         </message>
+        <message>
+            <source>Needs attention: %1</source>
+            <translation>需要关注：%1</translation>
+        </message>
+        <message>
+            <source>; </source>
+            <translation>；</translation>
+        </message>
+        <message>
+            <source>Slows down at %1 °C, shuts down at %2 °C</source>
+            <translation>%1 °C 时降频，%2 °C 时关机</translation>
+        </message>
     </context>
     <context>
         <name>Zhaoxi::Widgets::CardTile</name>
@@ -866,6 +878,46 @@
         <message>
             <source>pinned</source>
             <translation>已固定</translation>
+        </message>
+        <message>
+            <source>thermal slowdown</source>
+            <translation>过热降频</translation>
+        </message>
+        <message>
+            <source>hardware slowdown</source>
+            <translation>硬件降频</translation>
+        </message>
+        <message>
+            <source>power cap</source>
+            <translation>功率封顶</translation>
+        </message>
+        <message>
+            <source>power brake</source>
+            <translation>功率制动</translation>
+        </message>
+        <message numerus="yes">
+            <source>%n Xid error(s)</source>
+            <translation>
+                <numerusform>%n 个 Xid 错误</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n uncorrectable ECC error(s)</source>
+            <translation>
+                <numerusform>%n 个不可纠正 ECC 错误</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>%1 °C, at its slowdown temperature (%2 °C)</source>
+            <translation>%1 °C，已达降频温度（%2 °C）</translation>
+        </message>
+        <message>
+            <source>throttled: %1</source>
+            <translation>降频：%1</translation>
+        </message>
+        <message>
+            <source>, </source>
+            <translation>、</translation>
         </message>
     </context>
     <context>
@@ -2371,6 +2423,20 @@
             <source>policy: %1</source>
             <translation>策略：%1</translation>
         </message>
+        <message>
+            <source>%1 GPU %2: %3</source>
+            <translation>%1 GPU %2：%3</translation>
+        </message>
+        <message>
+            <source>; </source>
+            <translation>；</translation>
+        </message>
+        <message numerus="yes">
+            <source>%n card(s) need attention</source>
+            <translation>
+                <numerusform>%n 张卡需要关注</numerusform>
+            </translation>
+        </message>
     </context>
     <context>
         <name>Zhaoxi::Widgets::NewWorkloadDialog</name>
@@ -3735,6 +3801,14 @@
         <message>
             <source>Read the cards every:</source>
             <translation>读取卡片的间隔：</translation>
+        </message>
+        <message>
+            <source>Card badges (models without their own limits)</source>
+            <translation>卡片标记（无自身限值的型号）</translation>
+        </message>
+        <message>
+            <source>A card is judged against its model&apos;s slowdown and shutdown temperatures (the catalogue, or the driver&apos;s own). These numbers apply only to a card whose model gives none.</source>
+            <translation>卡片按其型号的降频与关机温度判断（来自目录，或驱动自身的阈值）。以下数值仅用于型号未给出这些温度的卡。</translation>
         </message>
     </context>
     <context>

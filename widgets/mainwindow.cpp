@@ -6,6 +6,7 @@
 #include "settingsdialog.h"
 
 #include "cardmap/cardmapview.h"
+#include "cardmap/cardtile.h"
 #include "cardmap/jobsview.h"
 #include "cardmap/reasontext.h"
 #include "charts/livecharts.h"
@@ -579,6 +580,7 @@ void MainWindow::onSnapshot(const Session::SnapshotPtr &snapshot)
     if (!named)
         retranslateUi();
     updateRunBar();
+    updateSummary();
 }
 
 // A policy's name in words ("forecast" → "forecast-driven"); an unknown one as it is.
@@ -718,16 +720,39 @@ void MainWindow::selectCard(Domain::CardId card)
     m_cardView->scrollTo(index);
 }
 
+QStringList MainWindow::cardsNeedingAttention() const
+{
+    QStringList out;
+    if (!m_snapshot)
+        return out;
+    const CardMapThresholds t = m_cardMap ? m_cardMap->thresholds() : CardMapThresholds();
+    const Sched::ClusterState &st = m_snapshot->state;
+    for (const Sched::CardState &c : st.cards()) {
+        const CardTile::Attention a = CardTile::attention(CardTile::makeData(*m_snapshot, c), t);
+        if (a.level == CardTile::Level::Amber || a.level == CardTile::Level::Red)
+            out << tr("%1 GPU %2: %3")
+                            .arg(st.host(c.host).name)
+                            .arg(c.indexOnHost)
+                            .arg(a.reasons.join(tr("; ")));
+    }
+    return out;
+}
+
 QString MainWindow::summaryText() const
 {
-    return tr("%n host(s)", nullptr, m_cards->hostCount()) + QStringLiteral(" \u00b7 ")
-           + tr("%n card(s)", nullptr, m_cards->cardCount()) + QStringLiteral(" \u00b7 ")
-           + tr("%n partition(s)", nullptr, m_cards->partitionCount());
+    QString text = tr("%n host(s)", nullptr, m_cards->hostCount()) + QStringLiteral(" \u00b7 ")
+                   + tr("%n card(s)", nullptr, m_cards->cardCount()) + QStringLiteral(" \u00b7 ")
+                   + tr("%n partition(s)", nullptr, m_cards->partitionCount());
+    // One line for the cards that need the administrator, not a chip per reading.
+    if (const qsizetype n = cardsNeedingAttention().size(); n > 0)
+        text += QStringLiteral(" \u00b7 ") + tr("%n card(s) need attention", nullptr, int(n));
+    return text;
 }
 
 void MainWindow::updateSummary()
 {
     m_summary->setText(summaryText());
+    m_summary->setToolTip(cardsNeedingAttention().join(QLatin1Char('\n')));
 }
 
 void MainWindow::updateLanguageActions()

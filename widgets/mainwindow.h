@@ -108,6 +108,9 @@ public:
     CardDetailsView *detailsView() const { return m_details; }
     // The status bar's summary, e.g. "2 hosts · 12 cards · 27 partitions".
     QString summaryText() const;
+    // The cards that need the administrator now, one line each with the reasons (CardTile's
+    // attention: throttled, hot against the model's own limits, errors, lost).
+    QStringList cardsNeedingAttention() const;
     // The About box's text (version, purpose, licence).
     QString aboutText() const;
     // A policy's and a window's names as the clock line says them.

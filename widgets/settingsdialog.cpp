@@ -79,8 +79,14 @@ SettingsDialog::SettingsDialog(const ConsoleSettings &settings, QWidget *parent)
     g->addRow(tr("Language:"), m_language);
     g->addRow(tr("Simulation speed:"), m_speed);
 
-    auto *badges = new QGroupBox(tr("Card badges"), this);
+    auto *badges = new QGroupBox(tr("Card badges (models without their own limits)"), this);
     auto *b = new QFormLayout(badges);
+    auto *badgeNote = new QLabel(tr("A card is judged against its model's slowdown and shutdown "
+                                    "temperatures (the catalogue, or the driver's own). These "
+                                    "numbers apply only to a card whose model gives none."),
+                                 badges);
+    badgeNote->setWordWrap(true);
+    b->addRow(badgeNote);
     b->addRow(tr("Temperature amber at:"), m_tempAmber);
     b->addRow(tr("Temperature red at:"), m_tempRed);
     b->addRow(tr("Power amber at (of the limit):"), m_powerAmber);

@@ -258,6 +258,8 @@ std::optional<CardModel> ModelReader::read(const JsonScope &root)
                     "idlePowerW",
                     "maxPowerW",
                     "maxSmClockMHz",
+                    "slowdownTempC",
+                    "shutdownTempC",
                     "migComputeSlices",
                     "migMemorySlices",
                     "migProfiles",
@@ -312,6 +314,9 @@ std::optional<CardModel> ModelReader::read(const JsonScope &root)
         // Optional so that a model file written before the field still loads (the exporter
         // leaves the SM clock out for it); a value is a plausible clock, not a typo in kHz.
         || !readInt(root, "maxSmClockMHz", 1, kMaxSmClockMHz, &m.maxSmClockMHz)
+        // Optional too; degrees Celsius, the shutdown above the slowdown.
+        || !readInt(root, "slowdownTempC", 40, 130, &m.slowdownTempC)
+        || !readInt(root, "shutdownTempC", std::max(41, m.slowdownTempC + 1), 140, &m.shutdownTempC)
         || !readProfiles(root, &m) || !readSoftModes(root, &m)) {
         return std::nullopt;
     }

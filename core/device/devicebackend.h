@@ -97,6 +97,18 @@ struct CardLayout
 };
 
 // A card's readings at one moment.
+// Why a card's clocks are down, as NVML's nvmlClocksThrottleReason* bits say it (the same values,
+// so a real card's mask passes through unchanged).
+namespace ThrottleReason {
+constexpr quint64 SwPowerCap = 0x4;    // held under its power limit (a cap)
+constexpr quint64 HwSlowdown = 0x8;    // the board's hardware slowdown (heat or power brake)
+constexpr quint64 SwThermal = 0x20;    // the driver keeps it under its thermal limit
+constexpr quint64 HwThermal = 0x40;    // the hardware's thermal slowdown
+constexpr quint64 HwPowerBrake = 0x80; // an external power brake
+// The reasons that mean trouble (not idle clocks, application clocks, boost sync).
+constexpr quint64 Alarming = SwPowerCap | HwSlowdown | SwThermal | HwThermal | HwPowerBrake;
+} // namespace ThrottleReason
+
 struct CardMetrics
 {
     qint64 atMs = 0;
@@ -104,8 +116,9 @@ struct CardMetrics
     qint64 memoryUsedMiB = 0;
     double temperatureC = 0;
     double powerW = 0;
-    bool throttled = false; // clocks reduced (heat or an injected fault)
-    double clockFactor = 1; // throughput kept by the clocks (1 = full)
+    bool throttled = false;      // clocks reduced (heat or an injected fault)
+    quint64 throttleReasons = 0; // ThrottleReason bits while throttled
+    double clockFactor = 1;      // throughput kept by the clocks (1 = full)
     bool lost = false;
 };
 

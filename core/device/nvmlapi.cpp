@@ -96,6 +96,9 @@ bool Library::load(const QString &path, QString *error)
     optional("nvmlDeviceGetClockInfo", m_fn.deviceGetClockInfo);
     optional("nvmlDeviceGetMaxClockInfo", m_fn.deviceGetMaxClockInfo);
     optional("nvmlDeviceGetTotalEccErrors", m_fn.deviceGetTotalEccErrors);
+    optional("nvmlDeviceGetCurrentClocksThrottleReasons",
+             m_fn.deviceGetCurrentClocksThrottleReasons);
+    optional("nvmlDeviceGetTemperatureThreshold", m_fn.deviceGetTemperatureThreshold);
     optional("nvmlEventSetCreate", m_fn.eventSetCreate);
     optional("nvmlDeviceRegisterEvents", m_fn.deviceRegisterEvents);
     optional("nvmlEventSetWait_v2", m_fn.eventSetWait);

@@ -197,9 +197,11 @@ static_assert(kGpuInstanceProfileInfoV2 == 0x2000098u);
 constexpr unsigned int kGpuInstanceProfileIndexCount = 17;    // NVML_GPU_INSTANCE_PROFILE_* 0..16
 constexpr unsigned int kComputeInstanceProfileIndexCount = 8; // NVML_COMPUTE_INSTANCE_PROFILE_*
 constexpr unsigned int kComputeInstanceEngineProfileShared = 0;
-constexpr unsigned int kTemperatureGpu = 0;         // NVML_TEMPERATURE_GPU
-constexpr unsigned int kClockSm = 1;                // NVML_CLOCK_SM (nvmlClockType_t)
-constexpr unsigned int kMemoryErrorUncorrected = 1; // NVML_MEMORY_ERROR_TYPE_UNCORRECTED
+constexpr unsigned int kTemperatureGpu = 0;               // NVML_TEMPERATURE_GPU
+constexpr unsigned int kTemperatureThresholdShutdown = 0; // NVML_TEMPERATURE_THRESHOLD_SHUTDOWN
+constexpr unsigned int kTemperatureThresholdSlowdown = 1; // NVML_TEMPERATURE_THRESHOLD_SLOWDOWN
+constexpr unsigned int kClockSm = 1;                      // NVML_CLOCK_SM (nvmlClockType_t)
+constexpr unsigned int kMemoryErrorUncorrected = 1;       // NVML_MEMORY_ERROR_TYPE_UNCORRECTED
 constexpr unsigned int kMemoryErrorCorrected = 0;
 constexpr unsigned int kVolatileEcc = 0;                 // NVML_VOLATILE_ECC
 constexpr unsigned long long kEventXidCritical = 0x8;    // nvmlEventTypeXidCriticalError
@@ -230,6 +232,12 @@ struct Functions
     // The current and the maximum clock of a domain (kClockSm), MHz.
     nvmlReturn_t (*deviceGetClockInfo)(nvmlDevice_t, unsigned int, unsigned int *) = nullptr;
     nvmlReturn_t (*deviceGetMaxClockInfo)(nvmlDevice_t, unsigned int, unsigned int *) = nullptr;
+    // Why the clocks are down now (nvmlClocksThrottleReason* bits, Device::ThrottleReason).
+    nvmlReturn_t (*deviceGetCurrentClocksThrottleReasons)(nvmlDevice_t, unsigned long long *)
+            = nullptr;
+    // The card's slowdown and shutdown temperatures (kTemperatureThreshold*), degrees C.
+    nvmlReturn_t (*deviceGetTemperatureThreshold)(nvmlDevice_t, unsigned int, unsigned int *)
+            = nullptr;
     nvmlReturn_t (*deviceGetTotalEccErrors)(nvmlDevice_t,
                                             unsigned int,
                                             unsigned int,

@@ -104,7 +104,11 @@ struct NvmlReading
     std::optional<double> maxSmClockMHz;   // ... and its maximum (the driver's)
     std::optional<quint64> eccUncorrected; // volatile counts since the driver loaded
     std::optional<quint64> eccCorrected;
-    QList<quint64> recentXids; // the last few Xids seen, oldest first
+    QList<quint64> recentXids;              // the last few Xids seen, oldest first
+    int xidCount = 0;                       // critical Xids seen since the backend opened
+    std::optional<quint64> throttleReasons; // ThrottleReason bits (the driver's mask)
+    std::optional<int> slowdownTempC;       // the driver's thresholds, read once
+    std::optional<int> shutdownTempC;
     bool lost = false;
     // The compute processes on the card (with MIG on: on each MIG instance, read through the MIG
     // device handles, since the card's own handle lists them only to privileged callers).

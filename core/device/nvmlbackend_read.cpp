@@ -416,6 +416,23 @@ void NvmlBackend::readMetrics(int i, qint64 nowMs)
         if (fn.deviceGetMaxClockInfo(dev, Nvml::kClockSm, &mhz) == Nvml::kSuccess && mhz > 0)
             r.maxSmClockMHz = double(mhz);
     }
+    r.throttleReasons.reset();
+    if (fn.deviceGetCurrentClocksThrottleReasons) {
+        unsigned long long mask = 0;
+        if (fn.deviceGetCurrentClocksThrottleReasons(dev, &mask) == Nvml::kSuccess)
+            r.throttleReasons = quint64(mask);
+    }
+    if (fn.deviceGetTemperatureThreshold && !r.slowdownTempC) { // fixed for the card
+        unsigned int slow = 0, shut = 0;
+        if (fn.deviceGetTemperatureThreshold(dev, Nvml::kTemperatureThresholdSlowdown, &slow)
+                    == Nvml::kSuccess
+            && slow > 0)
+            r.slowdownTempC = int(slow);
+        if (fn.deviceGetTemperatureThreshold(dev, Nvml::kTemperatureThresholdShutdown, &shut)
+                    == Nvml::kSuccess
+            && shut > 0)
+            r.shutdownTempC = int(shut);
+    }
     if (fn.deviceGetTotalEccErrors) {
         unsigned long long n = 0;
         if (fn.deviceGetTotalEccErrors(dev, Nvml::kMemoryErrorUncorrected, Nvml::kVolatileEcc, &n)
@@ -454,6 +471,7 @@ void NvmlBackend::drainEvents(qint64 nowMs)
         const int i = int(it - m_devices.cbegin());
         QList<quint64> &xids = m_readings[i].recentXids;
         xids << quint64(ev.eventData);
+        ++m_readings[i].xidCount;
         while (xids.size() > kRecentXids)
             xids.removeFirst();
         if (const std::optional<FaultKind> f = faultForXid(ev.eventData)) {

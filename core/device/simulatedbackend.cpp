@@ -433,6 +433,14 @@ CardMetrics SimulatedBackend::metrics(CardId card) const
     m.powerW = power(c);
     m.clockFactor = clockFactor(c);
     m.throttled = !c.lost && m.clockFactor < 1;
+    if (m.throttled) {
+        if (c.hot)
+            m.throttleReasons |= ThrottleReason::HwThermal;
+        if (c.faultThrottleUntilMs > m_nowMs || c.faultThrottleUntilMs > c.updatedMs)
+            m.throttleReasons |= ThrottleReason::HwSlowdown;
+        if (m.throttleReasons == 0) // neither: the power cap
+            m.throttleReasons = ThrottleReason::SwPowerCap;
+    }
     m.lost = c.lost;
     return m;
 }

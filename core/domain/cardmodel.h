@@ -67,6 +67,11 @@ struct CardModel
     // The highest SM clock the model runs at (NVML's maximum SM clock, NVIDIA's published boost
     // clock), for the exported SM clock (core/service/exposition.h); 0: unknown.
     int maxSmClockMHz = 0;
+    // The GPU temperatures at which the card slows its clocks and shuts down (nvidia-smi -q's
+    // "GPU Slowdown Temp" / "GPU Shutdown Temp"): a card is "hot" against its own model, not one
+    // global number. 0: unknown (a real card's driver may still say, NVML thresholds).
+    int slowdownTempC = 0;
+    int shutdownTempC = 0;
     int migComputeSlices = 7;
     int migMemorySlices = 8;
     QList<MigProfile> migProfiles; // empty: the model has no MIG

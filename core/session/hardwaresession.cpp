@@ -588,6 +588,13 @@ SnapshotPtr HardwareSession::publish()
         cs.temperatureC = r.temperatureC.value_or(0);
         cs.powerW = r.powerW.value_or(0);
         cs.powerLimitW = models[c.model].maxPowerW; // the model's nominal limit
+        // The driver's own thresholds where it gives them, else the model's.
+        cs.slowdownTempC = r.slowdownTempC.value_or(models[c.model].slowdownTempC);
+        cs.shutdownTempC = r.shutdownTempC.value_or(models[c.model].shutdownTempC);
+        cs.throttleReasons = r.throttleReasons.value_or(0);
+        cs.throttled = (cs.throttleReasons & Device::ThrottleReason::Alarming) != 0;
+        cs.xidErrors = r.xidCount;
+        cs.eccUncorrected = qint64(r.eccUncorrected.value_or(0));
         // The SM clock over the model's full clock (so that clock x the catalogue's maximum, what
         // /metrics exports, is the driver's reading), or over the driver's maximum; NaN when
         // the driver gives no clock.

@@ -312,7 +312,10 @@ SnapshotPtr LiveSession::publish()
         cs.powerW = m.powerW;
         cs.powerLimitW = models[c.model].maxPowerW;
         cs.throttled = m.throttled;
+        cs.throttleReasons = m.throttleReasons;
         cs.clockFactor = m.clockFactor;
+        cs.slowdownTempC = models[c.model].slowdownTempC;
+        cs.shutdownTempC = models[c.model].shutdownTempC;
         splitByUnits(st, c, m_run.get(), &cs);
         s->cards.append(cs);
     }

@@ -145,9 +145,20 @@ void SimulationSession::collectEvents()
     const QList<Device::ApplianceEvent> &all = m_engine->applianceEvents().events();
     if (m_applianceSeen > all.size()) // the bounded sink dropped its oldest
         m_applianceSeen = all.size();
-    if (Storage::Recorder *rec = recorder()) {
-        for (qsizetype i = m_applianceSeen; i < all.size(); ++i)
-            recordApplianceEvent(*rec, all[i]);
+    Storage::Recorder *rec = recorder();
+    for (qsizetype i = m_applianceSeen; i < all.size(); ++i) {
+        const Device::ApplianceEvent &ev = all[i];
+        if (ev.code == Device::ApplianceEventCode::FaultCardLost)
+            ++m_xidErrors[ev.card.value()];
+        else if (ev.code == Device::ApplianceEventCode::FaultMemoryError)
+            ++m_eccErrors[ev.card.value()];
+        else if (ev.code == Device::ApplianceEventCode::CardRecovered) {
+            // The card was reset: its volatile counters start again, as a real one's do.
+            m_xidErrors.remove(ev.card.value());
+            m_eccErrors.remove(ev.card.value());
+        }
+        if (rec)
+            recordApplianceEvent(*rec, ev);
     }
     m_applianceSeen = all.size();
 }
@@ -201,9 +212,14 @@ SnapshotPtr SimulationSession::publish()
             cs.temperatureC = m.temperatureC;
             cs.powerW = m.powerW;
             cs.throttled = m.throttled;
+            cs.throttleReasons = m.throttleReasons;
             cs.clockFactor = m.clockFactor;
         }
         const Domain::CardModel &model = models[c.model];
+        cs.slowdownTempC = model.slowdownTempC;
+        cs.shutdownTempC = model.shutdownTempC;
+        cs.xidErrors = m_xidErrors.value(c.id.value());
+        cs.eccUncorrected = m_eccErrors.value(c.id.value());
         cs.memoryTotalMiB = model.memoryMiB;
         cs.powerLimitW = model.maxPowerW;
         // The card's measured busy time, split by the class of the jobs whose units it was.

@@ -108,6 +108,10 @@ private:
     bool m_paused = false;
     bool m_started = false;
     qsizetype m_applianceSeen = 0;
+    // Per card id: the twin's lost-card faults (a real card's Xid 79) and memory errors (an
+    // uncorrectable ECC error), counted as their events come.
+    QHash<int, int> m_xidErrors;
+    QHash<int, int> m_eccErrors;
     qint64 m_nextMetricMs = 0;
     QList<PendingLayout> m_pendingLayouts;
 };

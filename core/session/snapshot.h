@@ -40,6 +40,15 @@ struct CardSample
     double powerW = 0;
     double powerLimitW = 0;
     bool throttled = false;
+    quint64 throttleReasons = 0; // Device::ThrottleReason bits (NVML's) while throttled
+    // The model's (or, on a real card, the driver's) slowdown and shutdown temperatures; 0:
+    // unknown.
+    int slowdownTempC = 0;
+    int shutdownTempC = 0;
+    // Errors seen on the card since the session began: critical Xids (a real card's driver
+    // events; the twin's lost-card faults) and uncorrectable ECC errors.
+    int xidErrors = 0;
+    qint64 eccUncorrected = 0;
     // The share of its full clock the card runs at (1: full; lower while throttled): the
     // simulated backend's model, or NVML's SM clock over its maximum; NaN when unknown.
     double clockFactor = 1;

@@ -303,6 +303,47 @@ private Q_SLOTS:
         QVERIFY(!codesOf(snap->events).contains("xid")); // seen once, told once
     }
 
+    // The card's health as the driver tells it: its clocks' throttle reasons, its own slowdown
+    // and shutdown temperatures (else the catalogue's), Xids and uncorrectable ECC errors.
+    void healthAsTheDriverTellsIt()
+    {
+        QJsonObject root = threeCards();
+        QJsonArray gpus = root.value("gpus").toArray();
+        QJsonObject h200 = gpus[2].toObject();
+        h200.insert("slowdownTempC", 86);
+        h200.insert("shutdownTempC", 91);
+        gpus[2] = h200;
+        root.insert("gpus", gpus);
+        useFixture(root);
+        auto s = open(false);
+        QVERIFY(s);
+        Session::SnapshotPtr snap = s->latest();
+        const Session::CardSample &a100 = snap->cards[0];
+        QCOMPARE(a100.slowdownTempC, model("A100-SXM4-40GB").slowdownTempC); // the catalogue's
+        QVERIFY(a100.slowdownTempC > 0);
+        QCOMPARE(snap->cards[1].slowdownTempC, 86); // the driver's own
+        QCOMPARE(snap->cards[1].shutdownTempC, 91);
+        QVERIFY(!snap->cards[1].throttled);
+        QCOMPARE(snap->cards[1].throttleReasons, quint64(0));
+
+        m_control(R"({"throttle": {"gpu": 2, "reasons": 64, "temperature": 87}})");
+        m_control(R"({"eccUncorrected": {"gpu": 2, "count": 1}})");
+        m_control(R"({"xid": {"gpu": 2, "xid": 48}})");
+        m_clock += 2000;
+        snap = s->pollNow();
+        const Session::CardSample &hot = snap->cards[1];
+        QCOMPARE(hot.throttleReasons, Device::ThrottleReason::HwThermal);
+        QVERIFY(hot.throttled);
+        QCOMPARE(hot.temperatureC, 87.0);
+        QCOMPARE(hot.eccUncorrected, 1);
+        QCOMPARE(hot.xidErrors, 1);
+        // Idle clocks alone are no throttling.
+        m_control(R"({"throttle": {"gpu": 2, "reasons": 1}})");
+        m_clock += 2000;
+        snap = s->pollNow();
+        QVERIFY(!snap->cards[1].throttled);
+    }
+
     void layoutsChangedBehindTheConsoleAreFollowed()
     {
         useFixture(threeCards());

@@ -683,6 +683,13 @@ QString CardMapView::unitToolTip(const Hit &hit) const
         const QString state = CardTile::cardStateText(d);
         if (!state.isEmpty())
             lines << tr("State: %1").arg(state);
+        const CardTile::Attention a = CardTile::attention(d, m_thresholds);
+        if (a.level == CardTile::Level::Amber || a.level == CardTile::Level::Red)
+            lines << tr("Needs attention: %1").arg(a.reasons.join(tr("; ")));
+        if (d.slowdownTempC > 0 && d.temperatureC >= 0 && !d.lost)
+            lines << tr("Slows down at %1 °C, shuts down at %2 °C")
+                             .arg(d.slowdownTempC)
+                             .arg(d.shutdownTempC > 0 ? d.shutdownTempC : d.slowdownTempC + 5);
         if (d.layoutPinnedUntilMs == -1) {
             lines << tr("Layout pinned until unpinned: the scheduler does not change it");
         } else if (d.layoutPinnedUntilMs > 0) {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cardtile.h"
 
+#include "core/device/devicebackend.h"
+
 #include <QCoreApplication>
 #include <QFontMetricsF>
 #include <QPainter>
@@ -8,6 +10,7 @@
 #include <QStaticText>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 
 namespace Zhaoxi::Widgets::CardTile {
@@ -357,6 +360,8 @@ Data makeData(const Session::Snapshot &snapshot, const Sched::CardState &card)
     d.hostUp = st.host(card.host).up;
     d.memoryTotalMiB = model.memoryMiB;
     d.layoutPinnedUntilMs = card.layoutPinnedUntilMs;
+    d.slowdownTempC = model.slowdownTempC;
+    d.shutdownTempC = model.shutdownTempC;
 
     QSet<int> busy;
     const int i = card.id.value();
@@ -364,6 +369,13 @@ Data makeData(const Session::Snapshot &snapshot, const Sched::CardState &card)
         const Session::CardSample &s = snapshot.cards[i];
         d.lost = s.lost;
         d.throttled = s.throttled;
+        d.throttleReasons = s.throttleReasons;
+        if (s.slowdownTempC > 0)
+            d.slowdownTempC = s.slowdownTempC;
+        if (s.shutdownTempC > 0)
+            d.shutdownTempC = s.shutdownTempC;
+        d.xidErrors = s.xidErrors;
+        d.eccUncorrected = s.eccUncorrected;
         d.utilisationPermille = std::isnan(s.utilisation)
                                         ? -1
                                         : std::clamp(roundInt(s.utilisation * 1000), 0, 1000);
@@ -440,6 +452,14 @@ Level temperatureLevel(const Data &d, const CardMapThresholds &t)
 {
     if (d.temperatureC < 0 || d.lost)
         return Level::None;
+    if (d.slowdownTempC > 0) {
+        const int shutdown = d.shutdownTempC > 0 ? d.shutdownTempC : d.slowdownTempC + 5;
+        if (d.temperatureC >= shutdown - 3)
+            return Level::Red;
+        if (d.temperatureC >= d.slowdownTempC)
+            return Level::Amber;
+        return Level::None;
+    }
     if (d.temperatureC >= t.temperatureRedC)
         return Level::Red;
     if (d.temperatureC >= t.temperatureAmberC)
@@ -451,12 +471,72 @@ Level powerLevel(const Data &d, const CardMapThresholds &t)
 {
     if (d.powerPermille < 0 || d.lost)
         return Level::None;
+    using namespace Device::ThrottleReason;
+    if (d.throttleReasons & (SwPowerCap | HwPowerBrake))
+        return Level::Amber;
+    if (d.slowdownTempC > 0)
+        return Level::None;
     const double f = d.powerPermille / 1000.0;
     if (f >= t.powerRed)
         return Level::Red;
     if (f >= t.powerAmber)
         return Level::Amber;
     return Level::Green;
+}
+
+QStringList throttleReasonTexts(quint64 reasons)
+{
+    using namespace Device::ThrottleReason;
+    QStringList out;
+    if (reasons & (HwThermal | SwThermal))
+        out << TileText::tr("thermal slowdown");
+    if (reasons & HwSlowdown)
+        out << TileText::tr("hardware slowdown");
+    if (reasons & SwPowerCap)
+        out << TileText::tr("power cap");
+    if (reasons & HwPowerBrake)
+        out << TileText::tr("power brake");
+    return out;
+}
+
+Attention attention(const Data &d, const CardMapThresholds &t)
+{
+    Attention a;
+    auto raise = [&](Level l, const QString &why) {
+        if (int(l) > int(a.level))
+            a.level = l;
+        a.reasons << why;
+    };
+    if (!d.hostUp)
+        raise(Level::Red, TileText::tr("host down"));
+    if (d.lost)
+        raise(Level::Red, TileText::tr("lost"));
+    if (d.health == CardHealth::Failed)
+        raise(Level::Red, TileText::tr("failed"));
+    if (d.xidErrors > 0)
+        raise(Level::Red, TileText::tr("%n Xid error(s)", nullptr, d.xidErrors));
+    if (d.eccUncorrected > 0)
+        raise(Level::Red,
+              TileText::tr("%n uncorrectable ECC error(s)",
+                           nullptr,
+                           int(std::min<qint64>(d.eccUncorrected, INT_MAX))));
+    const Level temp = temperatureLevel(d, t);
+    if (temp == Level::Red || temp == Level::Amber)
+        raise(temp,
+              d.slowdownTempC > 0 && temp == Level::Amber
+                      ? TileText::tr("%1 °C, at its slowdown temperature (%2 °C)")
+                                .arg(d.temperatureC)
+                                .arg(d.slowdownTempC)
+                      : TileText::tr("%1 °C").arg(d.temperatureC));
+    const QStringList throttle = throttleReasonTexts(d.throttleReasons);
+    if (!throttle.isEmpty())
+        raise(Level::Amber, TileText::tr("throttled: %1").arg(throttle.join(TileText::tr(", "))));
+    else if ((d.throttled || d.health == CardHealth::Throttled) && !d.lost)
+        raise(Level::Amber, TileText::tr("throttled"));
+    const Level power = powerLevel(d, t);
+    if ((power == Level::Red || power == Level::Amber) && throttle.isEmpty())
+        raise(power, TileText::tr("%1 W").arg(d.powerW));
+    return a;
 }
 
 Geometry geometry(const QRectF &tile, const Style &style, bool mig)
@@ -499,10 +579,14 @@ void paint(QPainter &p,
     p.save();
     p.setRenderHint(QPainter::Antialiasing, false);
 
-    // The tile.
+    // The tile, framed in amber or red when the card needs attention.
     const QRect tile = rect.toRect();
     p.fillRect(tile, style.base);
-    frame(p, tile, style.mid, 1);
+    const Level alert = attention(d, thresholds).level;
+    if (alert == Level::Amber || alert == Level::Red)
+        frame(p, tile, levelColor(alert), 2);
+    else
+        frame(p, tile, style.mid, 1);
 
     // Title: "GPU 3 · H200-141GB · MIG" and the temperature and power badges.
     qreal right = g.title.right();

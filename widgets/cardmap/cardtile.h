@@ -8,6 +8,7 @@
 #include <QList>
 #include <QRectF>
 #include <QString>
+#include <QStringList>
 
 #include <cstdint>
 #include <memory>
@@ -18,6 +19,8 @@ namespace Zhaoxi::Widgets {
 
 // The card map's warning levels for the badges: a reading at or above `amber` shows amber (with
 // a ▲), at or above `red` shows red. Power is a fraction of the card's power limit.
+// The console's own badge thresholds, for a card whose model (the catalogue) and driver give no
+// slowdown temperature: only then are temperature and power judged against one number.
 struct CardMapThresholds
 {
     double temperatureAmberC = 75;
@@ -88,14 +91,39 @@ struct Data
     bool utilisationPerProcess = false; // the split is the processes' own samples
     // An operator's pin on the layout: 0 none, -1 until unpinned, else its end (appliance time).
     qint64 layoutPinnedUntilMs = 0;
+    // Health: the clocks' throttle reasons (NVML's bits), the card's own slowdown and shutdown
+    // temperatures (0: unknown), errors seen.
+    quint64 throttleReasons = 0;
+    int slowdownTempC = 0;
+    int shutdownTempC = 0;
+    int xidErrors = 0;
+    qint64 eccUncorrected = 0;
     QList<Unit> units;
     friend bool operator==(const Data &, const Data &) = default;
 };
 
 Data makeData(const Session::Snapshot &snapshot, const Sched::CardState &card);
 
+// A card's temperature against its own slowdown and shutdown temperatures: amber from the
+// slowdown, red from the shutdown less 3 °C, else no alarm (None: a plain badge). Without them
+// (an unknown model), the console's thresholds `t`.
 Level temperatureLevel(const Data &d, const CardMapThresholds &t);
+// Drawing power is not an alarm, whatever the load: amber only while the clocks are held down
+// for power (a cap, a power brake). Without the card's thresholds, the console's `t`.
 Level powerLevel(const Data &d, const CardMapThresholds &t);
+
+// Whether a card needs the administrator, and why (the reasons in words): red for a failed or
+// lost card, a host down, Xid or uncorrectable ECC errors, the shutdown temperature near; amber
+// for throttled clocks (with the reason) or the slowdown temperature reached. Full-power work at
+// a normal temperature is None.
+struct Attention
+{
+    Level level = Level::None;
+    QStringList reasons;
+};
+Attention attention(const Data &d, const CardMapThresholds &t);
+// The throttle reasons in words ("thermal slowdown", "power cap"); empty when none alarming.
+QStringList throttleReasonTexts(quint64 reasons);
 
 // Texts laid out once (QStaticText per text, font and width, elided to fit) so that painting a
 // tile draws glyph runs instead of laying its texts out again: a map of 64 tiles whose readings

@@ -17,7 +17,9 @@
 //    "permission": true, "failCreateAt": -1, "failComputeCreate": false,
 //    "gpus": [{"name", "uuid", "busId", "pciDeviceId": "0x20B010DE", "memoryTotalMiB",
 //              "memoryUsedMiB", "utilisation", "temperature", "powerMw", "smClockMHz",
-//              "maxSmClockMHz" (absent or 0: not supported), "eccUncorrected",
+//              "maxSmClockMHz" (absent or 0: not supported), "throttleReasons" (NVML's
+//              bits), "slowdownTempC", "shutdownTempC" (absent or 0: not supported),
+//              "eccUncorrected",
 //              "eccCorrected", "mig": {"current": bool, "pending": bool} | absent (no MIG),
 //              "profiles": [{"index", "id", "name", "slices", "instances", "memoryMB", "size",
 //                            "starts": [..]}],
@@ -26,6 +28,7 @@
 // Control (tests): fakenvml_control(json) with one of {"busy": {"gpu", "start", "busy"}},
 // {"lost": {"gpu", "lost"}}, {"xid": {"gpu", "xid"}}, {"eccUncorrected": {"gpu", "count"}},
 // {"permission": bool}, {"failCreateAt": n}, {"utilisation": {"gpu", "value"}},
+// {"throttle": {"gpu", "reasons", "temperature" (optional)}},
 // {"processes": {"gpu", "list": [{"pid", "memoryMiB" (absent or -1: not available),
 //                                 "start" (the MIG instance's; absent: the whole card),
 //                                 "smUtil" (percent)}]}} (replaces the card's list);
@@ -229,6 +232,28 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t dev,
     if (sensor != kTemperatureGpu)
         return kErrorInvalidArgument;
     *t = g->temperature;
+    return kSuccess;
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t dev,
+                                                                   unsigned long long *mask)
+{
+    GPU_OR_RETURN(dev)
+    *mask = g->throttleReasons;
+    return kSuccess;
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t dev,
+                                                           unsigned int type,
+                                                           unsigned int *t)
+{
+    GPU_OR_RETURN(dev)
+    const unsigned v = type == 0 ? g->shutdownTempC : type == 1 ? g->slowdownTempC : 0;
+    if (type > 1)
+        return kErrorInvalidArgument;
+    if (v == 0)
+        return kErrorNotSupported;
+    *t = v;
     return kSuccess;
 }
 

@@ -165,6 +165,10 @@ void loadFixture()
         g.powerMw = unsigned(o.value(QLatin1String("powerMw")).toInt());
         g.smClockMHz = unsigned(o.value(QLatin1String("smClockMHz")).toInt());
         g.maxSmClockMHz = unsigned(o.value(QLatin1String("maxSmClockMHz")).toInt());
+        g.throttleReasons
+                = (unsigned long long)o.value(QLatin1String("throttleReasons")).toInteger();
+        g.slowdownTempC = unsigned(o.value(QLatin1String("slowdownTempC")).toInt());
+        g.shutdownTempC = unsigned(o.value(QLatin1String("shutdownTempC")).toInt());
         g.eccUncorrected = o.value(QLatin1String("eccUncorrected")).toInteger();
         g.eccCorrected = o.value(QLatin1String("eccCorrected")).toInteger();
         g.lost = o.value(QLatin1String("lost")).toBool();
@@ -248,6 +252,14 @@ FAKE_EXPORT int fakenvml_control(const char *json)
         const QJsonObject b = o.value(QLatin1String("eccUncorrected")).toObject();
         if (Gpu *g = gpuAt(b.value(QLatin1String("gpu")).toInt()))
             g->eccUncorrected = b.value(QLatin1String("count")).toInteger();
+    }
+    if (o.contains(QLatin1String("throttle"))) {
+        const QJsonObject b = o.value(QLatin1String("throttle")).toObject();
+        if (Gpu *g = gpuAt(b.value(QLatin1String("gpu")).toInt())) {
+            g->throttleReasons = (unsigned long long)b.value(QLatin1String("reasons")).toInteger();
+            if (b.contains(QLatin1String("temperature")))
+                g->temperature = unsigned(b.value(QLatin1String("temperature")).toInt());
+        }
     }
     if (o.contains(QLatin1String("utilisation"))) {
         const QJsonObject b = o.value(QLatin1String("utilisation")).toObject();

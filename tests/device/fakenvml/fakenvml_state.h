@@ -64,6 +64,8 @@ struct Gpu
     unsigned long long memTotalMiB = 0, memUsedMiB = 0;
     unsigned utilisation = 0, temperature = 0, powerMw = 0;
     unsigned smClockMHz = 0, maxSmClockMHz = 0; // 0: the driver does not say
+    unsigned long long throttleReasons = 0;
+    unsigned slowdownTempC = 0, shutdownTempC = 0; // 0: the driver does not say
     unsigned long long eccUncorrected = 0, eccCorrected = 0;
     bool hasMig = false, migCurrent = false, migPending = false;
     bool lost = false;

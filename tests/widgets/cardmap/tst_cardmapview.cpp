@@ -201,6 +201,7 @@ private Q_SLOTS:
     void tooltipTellsThePartition();
     void tooltipTellsWhoseTheCardIs();
     void aCardsMenuRepartitionsPinsAndUnpins();
+    void healthNotLevel();
     void fitsSixtyFourCards();
     void badgesFollowTheThresholds();
     void everyReasonHasWords_data();
@@ -489,6 +490,91 @@ void TestCardMapView::badgesFollowTheThresholds()
     CardMapView map(nullptr);
     map.setThresholds(hot);
     QCOMPARE(map.thresholds(), hot);
+}
+
+// Health, not level: against the card's own slowdown and shutdown temperatures, full-power work
+// at a normal temperature is no alarm; throttling (with its reason), heat past the slowdown,
+// Xid and ECC errors are.
+void TestCardMapView::healthNotLevel()
+{
+    using namespace Widgets::CardTile;
+    namespace R = Device::ThrottleReason;
+    const Widgets::CardMapThresholds console; // 75/85 °C, 80/95 % power
+    Data d;
+    d.slowdownTempC = 87; // an H200's, from the catalogue
+    d.shutdownTempC = 92;
+    d.temperatureC = 85;
+    d.powerW = 700;
+    d.powerPermille = 1000; // training at the board limit
+    QCOMPARE(temperatureLevel(d, console), Level::None);
+    QCOMPARE(powerLevel(d, console), Level::None);
+    QCOMPARE(attention(d, console).level, Level::None);
+    QVERIFY(attention(d, console).reasons.isEmpty());
+    // The clocks held down, with the reason.
+    d.throttleReasons = R::HwThermal;
+    Attention a = attention(d, console);
+    QCOMPARE(a.level, Level::Amber);
+    QVERIFY2(a.reasons.join(' ').contains(QStringLiteral("thermal slowdown")),
+             qPrintable(a.reasons.join(' ')));
+    d.throttleReasons = R::SwPowerCap;
+    QCOMPARE(powerLevel(d, console), Level::Amber);
+    QVERIFY(attention(d, console).reasons.join(' ').contains(QStringLiteral("power cap")));
+    d.throttleReasons = 0x1; // idle clocks: not trouble
+    QCOMPARE(attention(d, console).level, Level::None);
+    d.throttleReasons = 0;
+    // Heat: amber from the slowdown, red near the shutdown.
+    d.temperatureC = 88;
+    QCOMPARE(attention(d, console).level, Level::Amber);
+    d.temperatureC = 90;
+    QCOMPARE(attention(d, console).level, Level::Red);
+    d.temperatureC = 60;
+    // Errors.
+    d.xidErrors = 1;
+    QCOMPARE(attention(d, console).level, Level::Red);
+    QVERIFY(attention(d, console).reasons.join(' ').contains(QStringLiteral("Xid")));
+    d.xidErrors = 0;
+    d.eccUncorrected = 2;
+    QCOMPARE(attention(d, console).level, Level::Red);
+    QVERIFY(attention(d, console).reasons.join(' ').contains(QStringLiteral("ECC")));
+    d.eccUncorrected = 0;
+    QCOMPARE(attention(d, console).level, Level::None);
+    // A model the catalogue gives no limits for: the console's own thresholds.
+    Data unknown;
+    unknown.temperatureC = 80;
+    unknown.powerPermille = 900;
+    QCOMPARE(temperatureLevel(unknown, console), Level::Amber);
+    QCOMPARE(attention(unknown, console).level, Level::Amber);
+
+    // From a snapshot: the samples' throttling and Xids reach the tile and its tooltip.
+    const Sched::Appliance demo = demoAppliance();
+    auto snap = std::const_pointer_cast<Session::Snapshot>(snapshotOf(demo.state));
+    for (Session::CardSample &c : snap->cards) {
+        c.temperatureC = 84; // hot for the console's old 75 °C, normal for the models
+        c.powerW = 690;
+        c.powerLimitW = 700;
+    }
+    snap->cards[3].throttled = true;
+    snap->cards[3].throttleReasons = R::HwThermal;
+    snap->cards[4].xidErrors = 1;
+    int flagged = 0;
+    for (const Sched::CardState &c : demo.state.cards())
+        flagged += attention(makeData(*snap, c), console).level != Level::None;
+    QCOMPARE(flagged, 2);
+    QCOMPARE(attention(makeData(*snap, demo.state.cards()[3]), console).level, Level::Amber);
+    QCOMPARE(attention(makeData(*snap, demo.state.cards()[4]), console).level, Level::Red);
+    CardMapView map(nullptr);
+    map.resize(1200, 800);
+    map.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&map));
+    map.setSnapshot(snap);
+    const QPoint at
+            = map.cardRect(CardId(3)).topLeft() + QPoint(4, map.cardRect(CardId(3)).height() - 4);
+    QHelpEvent help(QEvent::ToolTip, at, map.viewport()->mapToGlobal(at));
+    QCoreApplication::sendEvent(map.viewport(), &help);
+    QVERIFY2(QToolTip::text().contains(
+                     QStringLiteral("Needs attention: throttled: thermal slowdown")),
+             qPrintable(QToolTip::text()));
+    QToolTip::hideText();
 }
 
 void TestCardMapView::everyReasonHasWords_data()
