@@ -94,6 +94,26 @@ quint64 SessionClient::placeJob(Domain::JobId job, Domain::CardId card, bool all
     return id;
 }
 
+quint64 SessionClient::placeJobConfirmed(Domain::JobId job,
+                                         Domain::CardId card,
+                                         const QList<int> &victims)
+{
+    const quint64 id = m_nextRequest++;
+    QJsonArray ids;
+    for (int v : victims)
+        ids.append(v);
+    Q_EMIT changeAsked(id,
+                       QStringLiteral("place"),
+                       {{QStringLiteral("job"), job.value()},
+                        {QStringLiteral("card"), card.value()},
+                        {QStringLiteral("preempt"), true},
+                        {QStringLiteral("victims"), ids}});
+    call([=](ApplianceSession *s) {
+        s->placeJobConfirmed(id, job.value(), card.value(), victims);
+    });
+    return id;
+}
+
 quint64 SessionClient::requeueJob(Domain::JobId job)
 {
     const quint64 id = m_nextRequest++;

@@ -39,6 +39,8 @@ public:
     void setAllowChanges(bool allow);
     quint64 previewPlacement(Domain::JobId job, Domain::CardId card);
     quint64 placeJob(Domain::JobId job, Domain::CardId card, bool allowPreemption);
+    // ApplianceSession::placeJobConfirmed: preempting exactly the confirmed `victims`.
+    quint64 placeJobConfirmed(Domain::JobId job, Domain::CardId card, const QList<int> &victims);
     quint64 requeueJob(Domain::JobId job);
     quint64 previewLayout(Domain::CardId card, const QList<Domain::MigPlacement> &target);
     quint64 applyLayout(Domain::CardId card,

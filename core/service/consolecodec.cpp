@@ -426,6 +426,7 @@ Session::CommandResult commandResultFromAnswer(const QJsonObject &answer)
         r.error = QStringLiteral("the service gave no reason");
     r.field = body.value(QStringLiteral("field")).toString();
     r.job = Domain::JobId(body.value(QStringLiteral("job")).toInt(-1));
+    r.planChanged = !r.ok && body.value(QStringLiteral("plan_changed")).toBool(false);
     QString why;
     if (const auto status
         = Storage::statusFromJson(body.value(QStringLiteral("status")).toObject(), &why))

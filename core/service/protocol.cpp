@@ -37,7 +37,10 @@ const QList<CommandInfo> &commands()
             {"cancel", true, "{\"job\": N}"},
             {"requeue", true, "{\"job\": N}"},
             {"priority", true, "{\"job\": N, \"priority\": N}"},
-            {"place", true, "{\"job\": N, \"card\": N, \"preempt\": BOOL}"},
+            {"place",
+             true,
+             "{\"job\": N, \"card\": N, \"preempt\": BOOL, \"victims\": [N, ...]}: with "
+             "victims, refused (plan_changed) unless the appliance would preempt exactly those"},
             {"layout-apply",
              true,
              "{\"card\": N, \"layout\": [...], \"drain_deadline_ms\": N}: "

@@ -406,6 +406,19 @@ void RemoteSession::placeJob(quint64 request, int job, int card, bool allowPreem
          {request, Answer::Command, job, card});
 }
 
+void RemoteSession::placeJobConfirmed(quint64 request, int job, int card, QList<int> victims)
+{
+    QJsonArray ids;
+    for (int v : victims)
+        ids.append(v);
+    send({{QStringLiteral("cmd"), QStringLiteral("place")},
+          {QStringLiteral("job"), job},
+          {QStringLiteral("card"), card},
+          {QStringLiteral("preempt"), true},
+          {QStringLiteral("victims"), ids}},
+         {request, Answer::Command, job, card});
+}
+
 void RemoteSession::requeueJob(quint64 request, int job)
 {
     send({{QStringLiteral("cmd"), QStringLiteral("requeue")}, {QStringLiteral("job"), job}},

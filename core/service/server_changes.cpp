@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 
 namespace Zhaoxi::Service {
 
@@ -265,10 +266,30 @@ void Server::change(Client &client,
         if (!card)
             return bad(QStringLiteral("card"));
         p.card = int(std::clamp<qint64>(*card, -1, INT_MAX));
+        // "victims": the plan the operator confirmed; refused when the appliance would now
+        // preempt others (or none, or cannot place it).
+        const QJsonValue victims = request.value(QStringLiteral("victims"));
+        QList<int> confirmed;
+        if (!victims.isUndefined()) {
+            if (!victims.isArray()) {
+                why = QStringLiteral("must be the confirmed victims' job ids (an array)");
+                return bad(QStringLiteral("victims"));
+            }
+            for (const QJsonValue &v : victims.toArray()) {
+                if (!v.isDouble() || v.toDouble() != std::floor(v.toDouble()) || v.toDouble() < 0) {
+                    why = QStringLiteral("must hold job ids (integers)");
+                    return bad(QStringLiteral("victims"));
+                }
+                confirmed << v.toInt();
+            }
+        }
         p.before = subjectState(command, -1, p.job);
         m_pending.insert(req, p);
-        m_session.placeJob(
-                req, p.job, p.card, request.value(QStringLiteral("preempt")).toBool(false));
+        if (!victims.isUndefined())
+            m_session.placeJobConfirmed(req, p.job, p.card, confirmed);
+        else
+            m_session.placeJob(
+                    req, p.job, p.card, request.value(QStringLiteral("preempt")).toBool(false));
         return;
     }
     p.before = subjectState(command, -1, p.job);
@@ -322,6 +343,8 @@ void Server::finish(quint64 request, const CommandResult &r)
         QJsonObject answer = errorAnswer(p.id, Code::Refused, r.error, r.field);
         QJsonObject error = answer.value(QStringLiteral("error")).toObject();
         error.insert(QStringLiteral("status"), Storage::statusToJson(r.status));
+        if (r.planChanged)
+            error.insert(QStringLiteral("plan_changed"), true);
         answer.insert(QStringLiteral("error"), error);
         reply(p.socket, answer);
     }

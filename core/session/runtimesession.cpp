@@ -100,6 +100,26 @@ void RuntimeSession::placeJob(quint64 request, int job, int card, bool allowPree
     publish();
 }
 
+void RuntimeSession::placeJobConfirmed(quint64 request, int job, int card, QList<int> victims)
+{
+    CommandResult r;
+    r.request = request;
+    if (readyForWork(&r)) {
+        const Sched::ClusterState &st = m_run->scheduler().state();
+        if (job >= 0 && job < st.jobs().size() && card >= 0 && card < st.cards().size()
+            && !confirmedPlanHolds(m_run->scheduler(),
+                                   Domain::JobId(job),
+                                   Domain::CardId(card),
+                                   m_run->now(),
+                                   victims,
+                                   &r)) {
+            Q_EMIT commandFinished(r);
+            return;
+        }
+    }
+    placeJob(request, job, card, true);
+}
+
 void RuntimeSession::jobCommand(quint64 request,
                                 int job,
                                 const std::function<bool(QString *)> &command)

@@ -32,6 +32,7 @@ public:
 public Q_SLOTS:
     // Placing, preempting only when allowed (a waiting job, a valid card).
     void placeJob(quint64 request, int job, int card, bool allowPreemption) override;
+    void placeJobConfirmed(quint64 request, int job, int card, QList<int> victims) override;
     // Back to the queue: at the job's checkpoint when it checkpoints, else at once.
     void requeueJob(quint64 request, int job) override;
     void cancelJob(quint64 request, int job) override;

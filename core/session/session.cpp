@@ -5,6 +5,8 @@
 
 #include <QMetaType>
 
+#include <algorithm>
+
 namespace Zhaoxi::Session {
 
 LayoutPreview previewLayoutChange(const Sched::ClusterState &st,
@@ -71,6 +73,52 @@ PlacementPreview previewPlacementOn(const Sched::Scheduler &sched,
         }
     }
     return p;
+}
+
+bool confirmedPlanHolds(const Sched::Scheduler &scheduler,
+                        Domain::JobId job,
+                        Domain::CardId card,
+                        qint64 nowMs,
+                        QList<int> victims,
+                        CommandResult *r)
+{
+    const PlacementPreview fresh = previewPlacementOn(scheduler, job, card, nowMs);
+    QList<int> now;
+    for (const Sched::Victim &v : fresh.victims)
+        now << v.job.value();
+    std::sort(now.begin(), now.end());
+    std::sort(victims.begin(), victims.end());
+    if (fresh.outcome == PlacementPreview::Outcome::NeedsPreemption && now == victims)
+        return true;
+    r->ok = false;
+    r->planChanged = true;
+    r->status = fresh.status;
+    const auto ids = [](const QList<int> &jobs) {
+        QStringList out;
+        for (int j : jobs)
+            out << QString::number(j);
+        return out.join(QStringLiteral(", "));
+    };
+    switch (fresh.outcome) {
+    case PlacementPreview::Outcome::Direct:
+        r->error = QStringLiteral("the appliance changed since you confirmed: job %1 now fits "
+                                  "on card %2 without preempting anyone")
+                           .arg(job.value())
+                           .arg(card.value());
+        break;
+    case PlacementPreview::Outcome::NeedsPreemption:
+        r->error = QStringLiteral("the appliance changed since you confirmed: placing job %1 on "
+                                  "card %2 would now preempt jobs %3, not %4")
+                           .arg(job.value())
+                           .arg(card.value())
+                           .arg(ids(now), ids(victims));
+        break;
+    case PlacementPreview::Outcome::Refused:
+        r->error = QStringLiteral("the appliance changed since you confirmed: %1")
+                           .arg(fresh.status.describe());
+        break;
+    }
+    return false;
 }
 
 std::optional<Domain::WorkloadSpec> specForSubmission(const QJsonObject &json, CommandResult *r)

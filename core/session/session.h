@@ -66,6 +66,9 @@ struct CommandResult
     // inference spec: its service's first replica).
     QString field = {};
     Domain::JobId job = {};
+    // placeJobConfirmed: refused because a fresh plan differs from the one the operator
+    // confirmed (the console asks again with the fresh preview).
+    bool planChanged = false;
 };
 
 // The answer to requestJobLog: the last bytes of a job's output (stdout and stderr, as its
@@ -129,6 +132,15 @@ public Q_SLOTS:
     virtual void previewPlacement(quint64 request, int job, int card) = 0;
     // Places a waiting job on a card (preempting only when `allowPreemption`).
     virtual void placeJob(quint64 request, int job, int card, bool allowPreemption) = 0;
+    // Places it preempting exactly the jobs the operator confirmed (`victims`, from a
+    // placement preview): refused with CommandResult::planChanged and the reason when a plan made
+    // now differs (other victims, none needed, or no room any more), so that what runs is what
+    // was confirmed. The default (a session without its own check) places with preemption.
+    virtual void placeJobConfirmed(quint64 request, int job, int card, QList<int> victims)
+    {
+        Q_UNUSED(victims);
+        placeJob(request, job, card, true);
+    }
     // Takes a running job back to the queue (an operator's undo of a placement).
     virtual void requeueJob(quint64 request, int job) = 0;
     virtual void previewLayout(quint64 request, int card, QList<Domain::MigPlacement> target) = 0;
@@ -182,6 +194,16 @@ PlacementPreview previewPlacementOn(const Sched::Scheduler &scheduler,
                                     Domain::JobId job,
                                     Domain::CardId card,
                                     qint64 nowMs);
+
+// Whether the plan the operator confirmed (the victims' job ids) is the plan `scheduler` would
+// carry out now; false with r->planChanged, r->status and the English r->error saying what
+// changed.
+bool confirmedPlanHolds(const Sched::Scheduler &scheduler,
+                        Domain::JobId job,
+                        Domain::CardId card,
+                        qint64 nowMs,
+                        QList<int> victims,
+                        CommandResult *r);
 
 // Reads a spec for submitWorkload with the workload spec reader: nullopt with r->error and
 // r->field (the spec error's message and JSON path) when it is not a valid spec.

@@ -329,6 +329,19 @@ void SimulationSession::placeJob(quint64 request, int job, int card, bool allowP
     publish();
 }
 
+void SimulationSession::placeJobConfirmed(quint64 request, int job, int card, QList<int> victims)
+{
+    CommandResult r;
+    r.request = request;
+    if (validJob(job) && validCard(card)
+        && !confirmedPlanHolds(
+                m_engine->scheduler(), JobId(job), CardId(card), m_engine->nowMs(), victims, &r)) {
+        Q_EMIT commandFinished(r);
+        return;
+    }
+    placeJob(request, job, card, true);
+}
+
 void SimulationSession::requeueJob(quint64 request, int job)
 {
     CommandResult r;

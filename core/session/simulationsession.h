@@ -57,6 +57,7 @@ public Q_SLOTS:
     void setPollIntervalMs(int) override {}
     void previewPlacement(quint64 request, int job, int card) override;
     void placeJob(quint64 request, int job, int card, bool allowPreemption) override;
+    void placeJobConfirmed(quint64 request, int job, int card, QList<int> victims) override;
     void requeueJob(quint64 request, int job) override;
     void previewLayout(quint64 request, int card, QList<Domain::MigPlacement> target) override;
     void applyLayout(quint64 request,

@@ -481,6 +481,11 @@ void TestServer::badInputGetsAnErrorNamingIt_data()
             "{\"id\": 1, \"cmd\": \"layout-apply\", \"card\": 99, \"layout\": []}\n")
                                   << "bad-argument"
                                   << "no card 99";
+    QTest::newRow("victims that are not job ids")
+            << QByteArray("{\"id\": 1, \"cmd\": \"place\", \"job\": 0, \"card\": 0, "
+                          "\"victims\": [\"x\"]}\n")
+            << "bad-argument"
+            << "victims";
     QTest::newRow("a pin that ends in the past")
             << QByteArray("{\"id\": 1, \"cmd\": \"layout-pin\", \"card\": 0, \"until_ms\": 5}\n")
             << "bad-argument"

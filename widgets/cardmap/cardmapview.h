@@ -212,6 +212,10 @@ private:
         Domain::JobId job;
         Domain::CardId card;
         bool allowPreemption = false;
+        // The victims the operator confirmed (a first placement with preemption): the session
+        // refuses when its plan differs, and the map asks again.
+        QList<int> confirmedVictims = {};
+        bool confirmed = false;
     };
     using Key = QPair<int, int>; // job, card
 

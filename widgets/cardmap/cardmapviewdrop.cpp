@@ -265,9 +265,13 @@ void CardMapView::actOnDrop(const PlacementPreview &preview)
         request.preview = preview;
         request.jobName = job;
         request.cardName = card;
-        if (confirmPreemption(request))
-            issue({PendingCommand::Kind::Place, preview.job, preview.card, true});
-        else
+        if (confirmPreemption(request)) {
+            PendingCommand command{PendingCommand::Kind::Place, preview.job, preview.card, true};
+            for (const Sched::Victim &v : preview.victims)
+                command.confirmedVictims << v.job.value();
+            command.confirmed = true;
+            issue(command);
+        } else
             Q_EMIT statusMessage(tr("%1 was not placed: preemption declined.").arg(job));
         break;
     }
@@ -283,8 +287,10 @@ void CardMapView::issue(const PendingCommand &command)
     if (!m_client)
         return;
     const quint64 request
-            = command.kind == PendingCommand::Kind::UndoRequeue
-                      ? m_client->requeueJob(command.job)
+            = command.kind == PendingCommand::Kind::UndoRequeue ? m_client->requeueJob(command.job)
+              : command.confirmed
+                      ? m_client->placeJobConfirmed(
+                              command.job, command.card, command.confirmedVictims)
                       : m_client->placeJob(command.job, command.card, command.allowPreemption);
     m_commands.insert(request, command);
 }
@@ -319,6 +325,17 @@ void CardMapView::finishCommand(const PendingCommand &command, const Session::Co
                     command.allowPreemption
                             ? tr("%1 goes on %2 once the preempted jobs have left.").arg(job, card)
                             : tr("Placed %1 on %2.").arg(job, card));
+        } else if (result.planChanged) {
+            // What was confirmed is not what would run now: a fresh preview, and the question
+            // again with it (or the placement, when nobody need leave any more).
+            Q_EMIT statusMessage(tr("The appliance changed since you confirmed placing %1 on %2: "
+                                    "asking again.")
+                                         .arg(job, card));
+            const Key key(command.job.value(), command.card.value());
+            m_previews.remove(key);
+            m_pendingDrop = key;
+            m_previewRequests.insert(m_client->previewPlacement(command.job, command.card),
+                                     qMakePair(key, m_snapshot ? m_snapshot->serial : 0));
         } else {
             // A failure without a reason: the job was no longer waiting, or is gone.
             const Sched::Status why = result.status.isSuccess()

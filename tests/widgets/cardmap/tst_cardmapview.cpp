@@ -210,6 +210,7 @@ private Q_SLOTS:
     void dropIsRefusedWithTheReason_data();
     void dropIsRefusedWithTheReason();
     void preemptionAsksFirst();
+    void aConfirmedPlanThatChangedIsRefusedAndAskedAgain();
     void undoRequeuesRedoPlaces();
     void answersAreCachedPerSnapshot();
     void lateAnswersShowCheckingFirst();
@@ -719,6 +720,42 @@ void TestCardMapView::preemptionAsksFirst()
     QTRY_COMPARE(asked.size(), 2);
     QTRY_COMPARE(a.jobState(QStringLiteral("solo-b")).state, JobState::Preempting);
     QCOMPARE(a.jobState(QStringLiteral("solo-b")).preemptedBy, mid);
+}
+
+// What runs is what was confirmed: the appliance changes while the question is open (the victim
+// ends by itself), so the confirmed plan is refused and the map asks the appliance again; now
+// nobody need leave, and the job is placed without another question.
+void TestCardMapView::aConfirmedPlanThatChangedIsRefusedAndAskedAgain()
+{
+    Appliance a;
+    a.runTo(8 * kMinute);
+    CardMapView map(&a.client);
+    map.resize(1000, 700);
+    map.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&map));
+    const JobId mid = a.job(QStringLiteral("mid-m"));
+    const JobId solo = a.job(QStringLiteral("solo-b"));
+    QList<Widgets::PreemptionRequest> asked;
+    map.setPreemptionConfirmation([&](const Widgets::PreemptionRequest &r) {
+        asked.append(r);
+        if (asked.size() == 1) // meanwhile, on the appliance
+            a.session.cancelJob(999, solo.value());
+        return true;
+    });
+    QSignalSpy messages(&map, &CardMapView::statusMessage);
+    QSignalSpy placed(&map, &CardMapView::jobPlaced);
+    QVERIFY(dragAndDrop(map, mid, kH200c));
+    QTRY_COMPARE(placed.size(), 1);
+    QCOMPARE(asked.size(), 1);
+    QCOMPARE(asked.first().preview.victims.first().job, solo);
+    bool said = false;
+    for (const QList<QVariant> &m : messages)
+        said |= m.first().toString().contains(QStringLiteral("changed since you confirmed"));
+    QVERIFY(said);
+    QCOMPARE(placed.first().at(2).toBool(), false); // placed as it is: nobody preempted
+    QCOMPARE(a.jobState(QStringLiteral("mid-m")).state, JobState::Running);
+    QCOMPARE(a.cardsOf(QStringLiteral("mid-m")), QList<int>{kH200c});
+    QCOMPARE(a.jobState(QStringLiteral("solo-b")).preemptions, 0);
 }
 
 void TestCardMapView::undoRequeuesRedoPlaces()
