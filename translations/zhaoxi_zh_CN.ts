@@ -776,6 +776,10 @@
             <source>Slows down at %1 °C, shuts down at %2 °C</source>
             <translation>%1 °C 时降频，%2 °C 时关机</translation>
         </message>
+        <message>
+            <source>The appliance changed since you confirmed placing %1 on %2: asking again.</source>
+            <translation>确认将 %1 放到 %2 之后，一体机已发生变化：正在重新询问。</translation>
+        </message>
     </context>
     <context>
         <name>Zhaoxi::Widgets::CardTile</name>

@@ -33,6 +33,7 @@
 #include <QPixmap>
 #include <QRegularExpression>
 #include <QSettings>
+#include <QSize>
 #include <QTextStream>
 #include <QThread>
 
@@ -59,6 +60,7 @@ struct Options
     QString connect;             // set: attach to the service listening on this socket
     QString language;            // empty: follow the system locale
     QString screenshot;          // empty: run interactively
+    QSize size;                  // --size; invalid: the last one used
     bool platformChosen = false; // QT_QPA_PLATFORM or -platform
     bool displayGiven = false;   // -display
 };
@@ -66,7 +68,7 @@ struct Options
 void printUsage(QTextStream &s)
 {
     s << "usage: zhaoxi [--scenario FILE | --appliance FILE] [--policy NAME] [--speed X]\n"
-         "              [--at HH:MM] [--lang en|zh_CN] [--screenshot FILE.png]\n"
+         "              [--at HH:MM] [--lang en|zh_CN] [--size WxH] [--screenshot FILE.png]\n"
          "       zhaoxi --connect [SOCKET] [--lang en|zh_CN] [--screenshot FILE.png]\n"
          "\n"
          "The Zhaoxi console: runs a GPU appliance's day (by default the embedded simulated\n"
@@ -91,6 +93,8 @@ void printUsage(QTextStream &s)
          "                       socket: $ZHAOXI_SOCKET, else /run/zhaoxi/zhaoxid.sock\n"
          "  --lang LANG          the display language: en or zh_CN;\n"
          "                       default: zh_CN on a Chinese system locale, else en\n"
+         "  --size WxH           the window's size in pixels, e.g. 1366x768 (640x480 and\n"
+         "                       up); default: the last one used\n"
          "  --screenshot FILE    render the main window to a PNG file and exit; uses the\n"
          "                       offscreen platform unless QT_QPA_PLATFORM chooses another\n"
          "  -h, --help           show this help and exit\n"
@@ -129,6 +133,8 @@ std::optional<Options> parseArguments(
     const QCommandLineOption connectTo(QStringLiteral("connect"), QStringLiteral("connect"));
     const QCommandLineOption screenshot(
             QStringLiteral("screenshot"), QStringLiteral("screenshot"), QStringLiteral("FILE"));
+    const QCommandLineOption size(
+            QStringLiteral("size"), QStringLiteral("size"), QStringLiteral("WxH"));
     // QGuiApplication's own options that take a value; QApplication consumes them later.
     QList<QCommandLineOption> qtOptions;
     for (const char *name : {"platform",
@@ -147,8 +153,17 @@ std::optional<Options> parseArguments(
     }
     for (const char *name : {"reverse", "widgetcount", "nograb", "dograb", "sync"})
         qtOptions.append(QCommandLineOption(QString::fromLatin1(name), QString()));
-    parser.addOptions(
-            {help, appliance, lang, screenshot, scenario, policy, speed, at, hardware, connectTo});
+    parser.addOptions({help,
+                       appliance,
+                       lang,
+                       screenshot,
+                       size,
+                       scenario,
+                       policy,
+                       speed,
+                       at,
+                       hardware,
+                       connectTo});
     parser.addOptions(qtOptions);
 
     if (!parser.parse(args)) {
@@ -226,6 +241,17 @@ std::optional<Options> parseArguments(
             return fail(QStringLiteral("--at: expected HH:MM (00:00..23:59), got '%1'")
                                 .arg(parser.value(at)));
         o.atMs = (m.captured(1).toLongLong() * 60 + m.captured(2).toLongLong()) * 60'000;
+    }
+    if (parser.isSet(size)) {
+        static const QRegularExpression wxh(QStringLiteral("^(\\d{3,5})x(\\d{3,5})$"));
+        const QRegularExpressionMatch m = wxh.match(parser.value(size));
+        const int w = m.hasMatch() ? m.captured(1).toInt() : 0;
+        const int h = m.hasMatch() ? m.captured(2).toInt() : 0;
+        if (w < 640 || h < 480 || w > 16384 || h > 16384)
+            return fail(QStringLiteral("--size: expected WIDTHxHEIGHT in pixels, at least 640x480 "
+                                       "(e.g. 1366x768), got '%1'")
+                                .arg(parser.value(size)));
+        o.size = QSize(w, h);
     }
     if (parser.isSet(lang)) {
         o.language = parser.value(lang);
@@ -438,6 +464,8 @@ int main(int argc, char **argv)
 
     Widgets::MainWindow window(&languages);
     window.setSession(&client, storePath);
+    if (options->size.isValid())
+        window.resize(options->size); // after the views restored the last geometry
     // The operator's changes are audited: by the service when attached to one, else here, into
     // the session's store.
     std::unique_ptr<Service::ConsoleAudit> audit;

@@ -8,6 +8,7 @@
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QSet>
+#include <QSize>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -101,30 +102,43 @@ void TestZhaoxi::screenshot_data()
 {
     QTest::addColumn<QString>("lang");
     QTest::addColumn<QString>("at");
-    QTest::newRow("en, start of the day") << QStringLiteral("en") << QString();
-    QTest::newRow("zh_CN, start of the day") << QStringLiteral("zh_CN") << QString();
-    QTest::newRow("en, day") << QStringLiteral("en") << QStringLiteral("10:30");
-    QTest::newRow("zh_CN, night") << QStringLiteral("zh_CN") << QStringLiteral("23:30");
+    QTest::addColumn<QSize>("size"); // invalid: the window's own
+    QTest::newRow("en, start of the day") << QStringLiteral("en") << QString() << QSize();
+    QTest::newRow("zh_CN, start of the day") << QStringLiteral("zh_CN") << QString() << QSize();
+    QTest::newRow("en, day") << QStringLiteral("en") << QStringLiteral("10:30") << QSize();
+    QTest::newRow("zh_CN, night") << QStringLiteral("zh_CN") << QStringLiteral("23:30") << QSize();
+    QTest::newRow("en, a laptop's screen")
+            << QStringLiteral("en") << QStringLiteral("10:30") << QSize(1366, 768);
+    QTest::newRow("zh_CN, 1280x720")
+            << QStringLiteral("zh_CN") << QStringLiteral("10:30") << QSize(1280, 720);
 }
 
 void TestZhaoxi::screenshot()
 {
     QFETCH(QString, lang);
     QFETCH(QString, at);
+    QFETCH(QSize, size);
     // Kept in the build tree (screenshots/), so a run leaves the console's pictures to look at.
     QDir().mkpath(QStringLiteral("screenshots"));
     const QString png
             = QFileInfo(QStringLiteral("screenshots/console-%1%2.png")
                                 .arg(lang,
-                                     at.isEmpty() ? QString()
-                                                  : QLatin1Char('-')
-                                                            + QString(at).remove(QLatin1Char(':'))))
+                                     (at.isEmpty() ? QString()
+                                                   : QLatin1Char('-')
+                                                             + QString(at).remove(QLatin1Char(':')))
+                                             + (size.isValid() ? QStringLiteral("-%1x%2")
+                                                                         .arg(size.width())
+                                                                         .arg(size.height())
+                                                               : QString())))
                       .absoluteFilePath();
     QFile::remove(png);
     // No display and no platform chosen: --screenshot renders offscreen by itself.
     QStringList args{QStringLiteral("--lang"), lang, QStringLiteral("--screenshot"), png};
     if (!at.isEmpty())
         args << QStringLiteral("--at") << at;
+    if (size.isValid())
+        args << QStringLiteral("--size")
+             << QStringLiteral("%1x%2").arg(size.width()).arg(size.height());
     const Run r = zhaoxi(args);
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     QVERIFY(QFile::exists(png));
@@ -133,6 +147,8 @@ void TestZhaoxi::screenshot()
     QVERIFY(!image.isNull());
     QVERIFY2(image.width() >= 800 && image.height() >= 500,
              qPrintable(QStringLiteral("%1x%2").arg(image.width()).arg(image.height())));
+    if (size.isValid()) // the window fits that screen: nothing forced it larger
+        QCOMPARE(image.size(), size);
     // Something was drawn: a blank frame has one colour.
     QSet<QRgb> colours;
     for (int y = 0; y < image.height() && colours.size() < 3; y += 7) {
@@ -151,6 +167,8 @@ void TestZhaoxi::usageErrors_data()
             << QStringList{"--lang", "fr", "--screenshot", "x.png"} << "unknown language 'fr'";
     QTest::newRow("missing value") << QStringList{"--appliance"} << "Missing value";
     QTest::newRow("stray argument") << QStringList{"demo.json"} << "unexpected argument";
+    QTest::newRow("bad --size") << QStringList{"--size", "12x3", "--screenshot", "x.png"}
+                                << QStringLiteral("--size");
     QTest::newRow("bad --at") << QStringList{"--at", "25:00", "--screenshot", "x.png"}
                               << "--at: expected HH:MM (00:00..23:59), got '25:00'";
     QTest::newRow("bad --speed") << QStringList{"--speed", "fast", "--screenshot", "x.png"}
