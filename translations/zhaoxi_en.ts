@@ -231,4 +231,21 @@
             </translation>
         </message>
     </context>
+    <context>
+        <name>Zhaoxi::Widgets::OverviewView</name>
+        <message numerus="yes">
+            <source>%n more running</source>
+            <translation>
+                <numerusform>%n more running</numerusform>
+                <numerusform>%n more running</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n job(s) waiting</source>
+            <translation>
+                <numerusform>%n job waiting</numerusform>
+                <numerusform>%n jobs waiting</numerusform>
+            </translation>
+        </message>
+    </context>
 </TS>

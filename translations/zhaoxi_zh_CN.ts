@@ -2441,6 +2441,10 @@
                 <numerusform>%n 张卡需要关注</numerusform>
             </translation>
         </message>
+        <message>
+            <source>Overview</source>
+            <translation>概览</translation>
+        </message>
     </context>
     <context>
         <name>Zhaoxi::Widgets::NewWorkloadDialog</name>
@@ -4060,6 +4064,113 @@ Open the simulated appliance instead?</source>
         <message>
             <source>Starting the day</source>
             <translation>正在开始这一天</translation>
+        </message>
+    </context>
+    <context>
+        <name>Zhaoxi::Widgets::OverviewView</name>
+        <message>
+            <source>Services</source>
+            <translation>服务</translation>
+        </message>
+        <message>
+            <source>none</source>
+            <translation>无</translation>
+        </message>
+        <message>
+            <source>%1: p99 %2 of %3 ms now; %4 within the SLO today; %5 of %6 replicas</source>
+            <translation>%1：当前 p99 %2 ms（SLO %3 ms）；今日 %4 满足 SLO；副本 %5/%6</translation>
+        </message>
+        <message>
+            <source>Training</source>
+            <translation>训练</translation>
+        </message>
+        <message>
+            <source>%1 of %2 card-hours delivered</source>
+            <translation>已交付 %1 / %2 卡时</translation>
+        </message>
+        <message>
+            <source>%1: %2 done</source>
+            <translation>%1：已完成 %2</translation>
+        </message>
+        <message numerus="yes">
+            <source>%n more running</source>
+            <translation>
+                <numerusform>另有 %n 个运行中</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>%1 waiting, %2 completed</source>
+            <translation>%1 个等待，%2 个已完成</translation>
+        </message>
+        <message>
+            <source>Cards now</source>
+            <translation>当前的卡</translation>
+        </message>
+        <message>
+            <source>inference</source>
+            <translation>推理</translation>
+        </message>
+        <message>
+            <source>training</source>
+            <translation>训练</translation>
+        </message>
+        <message>
+            <source>batch</source>
+            <translation>批处理</translation>
+        </message>
+        <message>
+            <source>reconfiguring</source>
+            <translation>重新配置中</translation>
+        </message>
+        <message>
+            <source>idle</source>
+            <translation>空闲</translation>
+        </message>
+        <message>
+            <source>lost</source>
+            <translation>丢失</translation>
+        </message>
+        <message>
+            <source>busy: %1 of %2 cards</source>
+            <translation>繁忙：%1 / %2 张卡</translation>
+        </message>
+        <message>
+            <source>Waiting</source>
+            <translation>等待</translation>
+        </message>
+        <message>
+            <source>no job waits</source>
+            <translation>没有等待的作业</translation>
+        </message>
+        <message numerus="yes">
+            <source>%n job(s) waiting</source>
+            <translation>
+                <numerusform>%n 个作业等待中</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>the oldest: %1, for %2 h %3 min</source>
+            <translation>等待最久：%1，已等 %2 小时 %3 分钟</translation>
+        </message>
+        <message>
+            <source>window: %1</source>
+            <translation>时间窗：%1</translation>
+        </message>
+        <message>
+            <source>policy: %1</source>
+            <translation>策略：%1</translation>
+        </message>
+        <message>
+            <source>measured utilisation</source>
+            <translation>实测利用率</translation>
+        </message>
+        <message>
+            <source>cards</source>
+            <translation>卡</translation>
+        </message>
+        <message>
+            <source>Who held the cards, the last 24 hours (utilisation drawn over)</source>
+            <translation>过去 24 小时各类工作占用的卡（叠加实测利用率）</translation>
         </message>
     </context>
 </TS>

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "mainwindow.h"
+#include "overviewview.h"
 
 #include "carddetailsview.h"
 #include "languagecontroller.h"
@@ -306,6 +307,7 @@ void MainWindow::retranslateUi()
     m_tabs->setTabText(m_tabs->indexOf(m_cardView), tr("Card table"));
     m_sideTabs->setTabText(0, tr("Details"));
     if (m_cardMap) {
+        m_tabs->setTabText(tabOf(m_tabs, m_overview), tr("Overview"));
         m_tabs->setTabText(tabOf(m_tabs, m_charts), tr("Charts"));
         m_tabs->setTabText(tabOf(m_tabs, m_eventLog), tr("Events"));
         m_tabs->setTabText(tabOf(m_tabs, m_schedule), tr("Schedule"));
@@ -401,9 +403,11 @@ void MainWindow::createViews()
     split->setStretchFactor(1, 2);
     split->setSizes({480, 320});
     m_centralArea->layout()->addWidget(split);
-    m_tabs->insertTab(0, m_charts, QString());
-    m_tabs->insertTab(1, scrollable(m_eventLog, this), QString());
-    m_tabs->insertTab(2, scrollable(m_schedule, this), QString());
+    m_overview = new OverviewView(m_client, this);
+    m_tabs->insertTab(0, scrollable(m_overview, this), QString());
+    m_tabs->insertTab(1, m_charts, QString());
+    m_tabs->insertTab(2, scrollable(m_eventLog, this), QString());
+    m_tabs->insertTab(3, scrollable(m_schedule, this), QString());
     m_tabs->setCurrentIndex(0);
 
     // Details with the card's mini-charts, Why?, Repartition.

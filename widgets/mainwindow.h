@@ -43,6 +43,7 @@ class EventLogView;
 class JobsView;
 class LanguageController;
 class LiveCharts;
+class OverviewView;
 class RepartitionEditor;
 class ScheduleEditor;
 class SparkChart;
@@ -84,6 +85,7 @@ public:
     CardMapView *cardMap() const { return m_cardMap; }
     JobsView *jobsView() const { return m_jobs; }
     LiveCharts *charts() const { return m_charts; }
+    OverviewView *overview() const { return m_overview; }
     EventLogView *eventLog() const { return m_eventLog; }
     WhyView *whyView() const { return m_why; }
     ScheduleEditor *scheduleEditor() const { return m_schedule; }
@@ -166,6 +168,7 @@ private:
     CardMapView *m_cardMap = nullptr;
     JobsView *m_jobs = nullptr;
     LiveCharts *m_charts = nullptr;
+    OverviewView *m_overview = nullptr;
     EventLogView *m_eventLog = nullptr;
     WhyView *m_why = nullptr;
     ScheduleEditor *m_schedule = nullptr;

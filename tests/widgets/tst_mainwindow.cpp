@@ -162,7 +162,8 @@ void TestMainWindow::consoleFollowsTheSession()
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     QVERIFY(w.cardMap() && w.jobsView() && w.charts() && w.eventLog() && w.whyView()
             && w.scheduleEditor() && w.repartitionEditor());
-    QCOMPARE(w.tabs()->count(), 4);
+    QCOMPARE(w.tabs()->count(), 5);        // overview, charts, events, schedule, card table
+    QCOMPARE(w.tabs()->currentIndex(), 0); // the overview is the landing view
     QVERIFY2(w.clockText().startsWith(QStringLiteral("Mon 10:00")), qPrintable(w.clockText()));
     QVERIFY(w.clockText().contains(QStringLiteral("forecast")));
     QVERIFY(w.bannerText().isEmpty());

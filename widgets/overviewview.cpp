@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "overviewview.h"
+
+#include "cardmap/cardtile.h"
+#include "cardmap/reasontext.h"
+#include "charts/qcp.h"
+#include "mainwindow.h"
+
+#include "core/models/sessionclient.h"
+
+#include <QDateTime>
+#include <QEvent>
+#include <QGridLayout>
+#include <QLabel>
+#include <QLocale>
+#include <QTextDocumentFragment>
+#include <QTimeZone>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+namespace Zhaoxi::Widgets {
+
+namespace {
+
+constexpr qint64 kPointEveryMs = 60'000;        // one history point per minute
+constexpr qint64 kHistoryMs = 24 * 3600 * 1000; // the chart's day
+
+QString percent(double v, int decimals)
+{
+    return trimmedNumberText(v * 100.0, decimals) + QStringLiteral(" %");
+}
+
+QString cards(double v)
+{
+    return trimmedNumberText(v, 1);
+}
+
+} // namespace
+
+CardHolders cardHoldersOf(const Session::Snapshot &s)
+{
+    CardHolders h;
+    const Sched::ClusterState &st = s.state;
+    for (const Sched::CardState &c : st.cards()) {
+        const int i = c.id.value();
+        const bool lost = (i < s.cards.size() && s.cards[i].lost)
+                          || c.health == Sched::CardHealth::Failed || !st.host(c.host).up;
+        if (lost) {
+            h.lost += 1;
+            continue;
+        }
+        if (i < s.cards.size() && !std::isnan(s.cards[i].utilisation))
+            h.utilised += std::clamp(s.cards[i].utilisation, 0.0, 1.0);
+        double held = 0;
+        for (const Sched::Unit &u : c.units) {
+            const double share = std::clamp(st.unitMilli(c, u) / 1000.0, 0.0, 1.0);
+            held += share;
+            if (u.state != Sched::UnitState::Ready) {
+                h.reconfiguring += share;
+            } else if (u.job.isValid() && u.job.value() < st.jobs().size()) {
+                switch (st.job(u.job).spec.kind) {
+                case Domain::WorkloadKind::Inference:
+                    h.inference += share;
+                    break;
+                case Domain::WorkloadKind::Training:
+                    h.training += share;
+                    break;
+                case Domain::WorkloadKind::Batch:
+                    h.batch += share;
+                    break;
+                }
+            } else {
+                h.idle += share;
+            }
+        }
+        h.idle += std::max(0.0, 1.0 - held); // capacity no unit takes
+    }
+    return h;
+}
+
+OverviewFigures overviewFiguresOf(const Session::Snapshot &s,
+                                  const QHash<int, Sched::Status> &reasons)
+{
+    OverviewFigures f;
+    for (const Session::ServiceSample &v : s.services) {
+        OverviewFigures::Service o;
+        o.name = v.name;
+        o.sloMs = v.sloMs;
+        o.p99Ms = v.p99Ms;
+        o.today = v.attainment;
+        o.metNow = v.sloMs <= 0 || v.p99Ms <= v.sloMs;
+        o.replicas = v.replicas;
+        o.targetReplicas = v.targetReplicas;
+        f.services << o;
+    }
+    for (const Session::TrainingSample &t : s.training) {
+        f.training << OverviewFigures::Training{t.name, t.progress, t.speed, t.completed};
+        f.trainingDoneHours += t.doneHours;
+        f.trainingWorkHours += t.workHours;
+    }
+    f.holders = cardHoldersOf(s);
+    f.cards = int(s.state.cards().size());
+    const Sched::ClusterState &st = s.state;
+    for (const Domain::JobId id : s.queue) {
+        if (!id.isValid() || id.value() >= st.jobs().size())
+            continue;
+        const Sched::Job &j = st.job(id);
+        if (j.state != Sched::JobState::Pending)
+            continue;
+        ++f.waiting;
+        const qint64 waited = std::max<qint64>(0, s.nowMs - j.submittedMs);
+        if (!f.oldest.isValid() || waited > f.oldestWaitMs) {
+            f.oldest = id;
+            f.oldestName = j.spec.name;
+            f.oldestWaitMs = waited;
+        }
+    }
+    if (f.oldest.isValid())
+        f.oldestReason = reasons.value(f.oldest.value(), Sched::Status::success());
+    f.window = s.window;
+    f.policy = s.policy;
+    return f;
+}
+
+OverviewView::OverviewView(Models::SessionClient *client, QWidget *parent)
+    : QWidget(parent)
+    , m_client(client)
+{
+    setObjectName(QStringLiteral("overview"));
+    auto *grid = new QGridLayout;
+    const auto box = [this](const char *name) {
+        auto *l = new QLabel(this);
+        l->setObjectName(QLatin1String(name));
+        l->setTextFormat(Qt::RichText);
+        l->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+        l->setWordWrap(true);
+        l->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        l->setFrameShape(QFrame::StyledPanel);
+        l->setMargin(6);
+        return l;
+    };
+    m_services = box("overviewServices");
+    m_training = box("overviewTraining");
+    m_cards = box("overviewCards");
+    m_waiting = box("overviewWaiting");
+    grid->addWidget(m_services, 0, 0);
+    grid->addWidget(m_training, 0, 1);
+    grid->addWidget(m_cards, 0, 2);
+    grid->addWidget(m_waiting, 0, 3);
+    for (int c = 0; c < 4; ++c)
+        grid->setColumnStretch(c, 1);
+    m_chartTitle = new QLabel(this);
+    m_chartTitle->setObjectName(QStringLiteral("overviewChartTitle"));
+    m_plot = new QCustomPlot(this);
+    m_plot->setObjectName(QStringLiteral("overviewHolders"));
+    m_plot->setMinimumHeight(140);
+    m_plot->legend->setVisible(true);
+    m_plot->legend->setFont(font());
+    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    auto ticker = QSharedPointer<QCPAxisTickerDateTime>::create();
+    ticker->setDateTimeFormat(QStringLiteral("HH:mm"));
+    m_plot->xAxis->setTicker(ticker);
+    // Bottom to top: lost, reconfiguring, batch, training, inference, idle; each filled down
+    // to the one below, so that the areas stack.
+    const QList<QColor> colours{QColor(0xc8, 0x2a, 0x2a),
+                                QColor(0xd9, 0xa4, 0x00),
+                                CardTile::classColor(CardTile::UnitClass::Batch),
+                                CardTile::classColor(CardTile::UnitClass::Training),
+                                CardTile::classColor(CardTile::UnitClass::Inference),
+                                QColor(0xdd, 0xdd, 0xdd)};
+    QCPGraph *below = nullptr;
+    for (const QColor &c : colours) {
+        QCPGraph *g = m_plot->addGraph();
+        g->setPen(QPen(c.darker(115), 1));
+        QColor fill = c;
+        fill.setAlpha(200);
+        g->setBrush(fill);
+        if (below)
+            g->setChannelFillGraph(below);
+        below = g;
+    }
+    QCPGraph *util = m_plot->addGraph();
+    util->setPen(QPen(QColor(0x20, 0x20, 0x20), 2));
+    m_refresh = new QTimer(this);
+    m_refresh->setSingleShot(true);
+    m_refresh->setInterval(0);
+    connect(m_refresh, &QTimer::timeout, this, &OverviewView::refreshNow);
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(grid);
+    layout->addWidget(m_chartTitle);
+    layout->addWidget(m_plot, 1);
+    if (m_client) {
+        connect(m_client,
+                &Models::SessionClient::snapshotChanged,
+                this,
+                &OverviewView::setSnapshot);
+        if (m_client->snapshot())
+            setSnapshot(m_client->snapshot());
+    }
+    retranslateUi();
+}
+
+OverviewView::~OverviewView() = default;
+
+void OverviewView::setSnapshot(const Session::SnapshotPtr &snapshot)
+{
+    if (!snapshot)
+        return;
+    m_snapshot = snapshot;
+    for (const Sched::DecisionTrace &t : snapshot->traces)
+        m_reasons.insert(t.job.value(), t.result);
+    m_figures = overviewFiguresOf(*snapshot, m_reasons);
+    // A point per minute; a clock that went back (another day) starts the history again.
+    if (!m_history.isEmpty() && snapshot->nowMs < m_history.last().atMs)
+        m_history.clear();
+    if (m_history.isEmpty() || snapshot->nowMs - m_history.last().atMs >= kPointEveryMs) {
+        m_history.append(Point{snapshot->nowMs, m_figures.holders});
+        while (!m_history.isEmpty() && m_history.first().atMs < snapshot->nowMs - kHistoryMs)
+            m_history.removeFirst();
+        m_chartDirty = true;
+    }
+    m_textDirty = true;
+    scheduleRefresh();
+}
+
+void OverviewView::scheduleRefresh()
+{
+    if (!m_refresh->isActive())
+        m_refresh->start(0);
+}
+
+void OverviewView::refreshNow()
+{
+    constexpr qint64 kChartEveryMs = 250;
+    if (m_textDirty)
+        refreshText();
+    if (!m_chartDirty || !isVisible())
+        return;
+    if (m_chartDrawn.isValid() && m_chartDrawn.elapsed() < kChartEveryMs) {
+        m_refresh->start(int(kChartEveryMs - m_chartDrawn.elapsed()));
+        return;
+    }
+    refreshChart();
+    m_chartDrawn.start();
+}
+
+void OverviewView::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    refreshChart();
+}
+
+QString OverviewView::headlineText() const
+{
+    if (m_textDirty)
+        const_cast<OverviewView *>(this)->refreshText();
+    QStringList parts;
+    for (const QLabel *l : {m_services, m_training, m_cards, m_waiting})
+        parts << QTextDocumentFragment::fromHtml(l->text()).toPlainText();
+    return parts.join(QLatin1Char('\n'));
+}
+
+void OverviewView::refreshText()
+{
+    m_textDirty = false;
+    const OverviewFigures &f = m_figures;
+    // Services: now and today against the SLO.
+    QString s = QStringLiteral("<b>%1</b>").arg(tr("Services").toHtmlEscaped());
+    if (f.services.isEmpty())
+        s += QStringLiteral("<br>") + tr("none").toHtmlEscaped();
+    for (const OverviewFigures::Service &v : f.services) {
+        const QString colour = v.metNow ? QStringLiteral("#2e7d32") : QStringLiteral("#c62828");
+        s += QStringLiteral("<br><span style='color:%1'>%2</span> ")
+                     .arg(colour, v.metNow ? QStringLiteral("\u25cf") : QStringLiteral("\u25b2"))
+             + tr("%1: p99 %2 of %3 ms now; %4 within the SLO today; %5 of %6 replicas")
+                       .arg(v.name,
+                            trimmedNumberText(v.p99Ms, 0),
+                            trimmedNumberText(v.sloMs, 0),
+                            percent(v.today, 1))
+                       .arg(v.replicas)
+                       .arg(v.targetReplicas)
+                       .toHtmlEscaped();
+    }
+    m_services->setText(s);
+    // Training: delivered so far, and each job's progress.
+    QString t = QStringLiteral("<b>%1</b>").arg(tr("Training").toHtmlEscaped());
+    if (f.trainingWorkHours > 0)
+        t += QStringLiteral("<br>")
+             + tr("%1 of %2 card-hours delivered")
+                       .arg(trimmedNumberText(f.trainingDoneHours, 1),
+                            trimmedNumberText(f.trainingWorkHours, 1))
+                       .toHtmlEscaped();
+    // The running jobs by progress (at most eight lines), then how many wait or are done.
+    QList<OverviewFigures::Training> running;
+    int waitingJobs = 0, done = 0;
+    for (const OverviewFigures::Training &j : f.training) {
+        if (j.completed)
+            ++done;
+        else if (j.speed > 0)
+            running << j;
+        else
+            ++waitingJobs;
+    }
+    std::stable_sort(running.begin(), running.end(), [](const auto &a, const auto &b) {
+        return a.progress > b.progress;
+    });
+    constexpr int kShown = 8;
+    for (int i = 0; i < running.size() && i < kShown; ++i)
+        t += QStringLiteral("<br>")
+             + tr("%1: %2 done")
+                       .arg(running[i].name, percent(running[i].progress, 0))
+                       .toHtmlEscaped();
+    if (running.size() > kShown)
+        t += QStringLiteral("<br>")
+             + tr("%n more running", nullptr, int(running.size()) - kShown).toHtmlEscaped();
+    if (waitingJobs > 0 || done > 0)
+        t += QStringLiteral("<br>")
+             + tr("%1 waiting, %2 completed").arg(waitingJobs).arg(done).toHtmlEscaped();
+    m_training->setText(t);
+    // The cards by holder now.
+    const CardHolders &h = f.holders;
+    QString c = QStringLiteral("<b>%1</b>").arg(tr("Cards now").toHtmlEscaped());
+    const auto line = [&c](const QString &what, double n) {
+        if (n > 0.005)
+            c += QStringLiteral("<br>")
+                 + QStringLiteral("%1: %2").arg(what, cards(n)).toHtmlEscaped();
+    };
+    line(tr("inference"), h.inference);
+    line(tr("training"), h.training);
+    line(tr("batch"), h.batch);
+    line(tr("reconfiguring"), h.reconfiguring);
+    line(tr("idle"), h.idle);
+    line(tr("lost"), h.lost);
+    c += QStringLiteral("<br>")
+         + tr("busy: %1 of %2 cards").arg(cards(h.utilised)).arg(f.cards).toHtmlEscaped();
+    m_cards->setText(c);
+    // Waiting, with the oldest wait and its reason; the window and policy in force.
+    QString w = QStringLiteral("<b>%1</b>").arg(tr("Waiting").toHtmlEscaped());
+    if (f.waiting == 0) {
+        w += QStringLiteral("<br>") + tr("no job waits").toHtmlEscaped();
+    } else {
+        w += QStringLiteral("<br>") + tr("%n job(s) waiting", nullptr, f.waiting).toHtmlEscaped();
+        w += QStringLiteral("<br>")
+             + tr("the oldest: %1, for %2 h %3 min")
+                       .arg(f.oldestName)
+                       .arg(f.oldestWaitMs / 3'600'000)
+                       .arg((f.oldestWaitMs / 60'000) % 60)
+                       .toHtmlEscaped();
+        if (!f.oldestReason.isSuccess())
+            w += QStringLiteral("<br>") + reasonText(f.oldestReason).toHtmlEscaped();
+    }
+    if (!f.window.isEmpty())
+        w += QStringLiteral("<br>")
+             + tr("window: %1").arg(MainWindow::windowText(f.window)).toHtmlEscaped();
+    if (!f.policy.isEmpty())
+        w += QStringLiteral("<br>")
+             + tr("policy: %1").arg(MainWindow::policyText(f.policy)).toHtmlEscaped();
+    m_waiting->setText(w);
+}
+
+void OverviewView::refreshChart()
+{
+    m_chartDirty = false;
+    const int offset = m_snapshot ? m_snapshot->utcOffsetSeconds : 0;
+    QVector<double> x;
+    QVector<QVector<double>> layers(6);
+    QVector<double> util;
+    x.reserve(m_history.size());
+    for (const Point &p : m_history) {
+        // The time axis in the appliance's local time.
+        x << double(p.atMs) / 1000.0 + offset;
+        const CardHolders &h = p.holders;
+        const double values[6]
+                = {h.lost, h.reconfiguring, h.batch, h.training, h.inference, h.idle};
+        double sum = 0;
+        for (int k = 0; k < 6; ++k) {
+            sum += values[k];
+            layers[k] << sum;
+        }
+        util << h.utilised;
+    }
+    for (int k = 0; k < 6; ++k)
+        m_plot->graph(k)->setData(x, layers[k], true);
+    m_plot->graph(6)->setData(x, util, true);
+    if (!x.isEmpty()) {
+        const double end = x.last();
+        m_plot->xAxis->setRange(std::max(x.first(), end - kHistoryMs / 1000.0),
+                                std::max(end, x.first() + 60));
+    }
+    m_plot->yAxis->setRange(0, std::max(1, m_figures.cards) * 1.02);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void OverviewView::changeEvent(QEvent *event)
+{
+    if (event->type() == QEvent::LanguageChange)
+        retranslateUi();
+    QWidget::changeEvent(event);
+}
+
+void OverviewView::retranslateUi()
+{
+    const QStringList names{tr("lost"),
+                            tr("reconfiguring"),
+                            tr("batch"),
+                            tr("training"),
+                            tr("inference"),
+                            tr("idle"),
+                            tr("measured utilisation")};
+    for (int k = 0; k < names.size(); ++k)
+        m_plot->graph(k)->setName(names[k]);
+    m_plot->yAxis->setLabel(tr("cards"));
+    m_chartTitle->setText(tr("Who held the cards, the last 24 hours (utilisation drawn over)"));
+    refreshText();
+    refreshChart();
+}
+
+} // namespace Zhaoxi::Widgets
