@@ -111,7 +111,10 @@ OverviewFigures overviewFiguresOf(const Session::Snapshot &s,
         if (j.state != Sched::JobState::Pending)
             continue;
         ++f.waiting;
-        const qint64 waited = std::max<qint64>(0, s.nowMs - j.submittedMs);
+        // Since its submission, or since it last left its cards (its progress was counted up to
+        // then): a job evicted at 08:00 has waited since 08:00, not since the night before.
+        const qint64 waited
+                = std::max<qint64>(0, s.nowMs - std::max(j.submittedMs, j.accountedAtMs));
         if (!f.oldest.isValid() || waited > f.oldestWaitMs) {
             f.oldest = id;
             f.oldestName = j.spec.name;
@@ -157,9 +160,17 @@ OverviewView::OverviewView(Models::SessionClient *client, QWidget *parent)
     m_plot = new QCustomPlot(this);
     m_plot->setObjectName(QStringLiteral("overviewHolders"));
     m_plot->setMinimumHeight(140);
+    // The legend as one row above the areas, not a box over them.
     m_plot->legend->setVisible(true);
-    m_plot->legend->setFont(font());
-    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    QFont legendFont = font();
+    legendFont.setPointSizeF(legendFont.pointSizeF() * 0.85);
+    m_plot->legend->setFont(legendFont);
+    m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    m_plot->legend->setWrap(7);
+    m_plot->legend->setBrush(QColor(255, 255, 255, 200));
+    m_plot->legend->setRowSpacing(0);
+    m_plot->legend->setColumnSpacing(6);
+    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
     auto ticker = QSharedPointer<QCPAxisTickerDateTime>::create();
     ticker->setDateTimeFormat(QStringLiteral("HH:mm"));
     m_plot->xAxis->setTicker(ticker);

@@ -66,7 +66,9 @@ struct OverviewFigures
     CardHolders holders;
     int cards = 0;
     int waiting = 0;
-    Domain::JobId oldest; // the longest waiting job (invalid: none waits)
+    // The longest waiting job (invalid: none waits), waiting since its submission or since it
+    // last left its cards.
+    Domain::JobId oldest;
     QString oldestName;
     qint64 oldestWaitMs = 0;
     Sched::Status oldestReason; // its latest decision (success: not decided yet)

@@ -83,7 +83,8 @@ void TestOverview::theFiguresAreTheSessions()
         if (s.state.job(id).state != Sched::JobState::Pending)
             continue;
         ++waiting;
-        oldest = std::max(oldest, s.nowMs - s.state.job(id).submittedMs);
+        const Sched::Job &j = s.state.job(id);
+        oldest = std::max(oldest, s.nowMs - std::max(j.submittedMs, j.accountedAtMs));
     }
     QCOMPARE(f.waiting, waiting);
     QCOMPARE(f.oldestWaitMs, oldest);
