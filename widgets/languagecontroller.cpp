@@ -90,6 +90,10 @@ bool LanguageController::setLanguage(const QString &code)
     if (m_qt)
         QCoreApplication::installTranslator(m_qt.get());
     m_language = code;
+    // Dates and numbers the views format with QLocale() follow the language ("周一 23:30");
+    // English keeps the system's conventions.
+    QLocale::setDefault(code == QLatin1String("zh_CN") ? QLocale(QLocale::Chinese, QLocale::China)
+                                                       : QLocale::system());
     Q_EMIT languageChanged(code);
     return true;
 }

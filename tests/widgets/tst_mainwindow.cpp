@@ -260,6 +260,7 @@ void TestMainWindow::consoleSwitchesLanguage()
     QCOMPARE(w.tabs()->tabText(w.tabs()->indexOf(w.charts())), QStringLiteral("图表"));
     // The clock line whole: the policy and the window in words, no identifier left in English.
     QVERIFY2(w.clockText().contains(QStringLiteral("策略：预测驱动")), qPrintable(w.clockText()));
+    QVERIFY2(w.clockText().startsWith(QStringLiteral("周一")), qPrintable(w.clockText()));
     QVERIFY2(!w.clockText().contains(QStringLiteral("forecast")), qPrintable(w.clockText()));
     // Qt's own texts too (qt6-translations-l10n): a dialog's standard buttons.
     {
