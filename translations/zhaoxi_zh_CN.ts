@@ -115,6 +115,30 @@
             <source>Link domain</source>
             <translation>链路域</translation>
         </message>
+        <message>
+            <source>n/a</source>
+            <translation>不可用</translation>
+        </message>
+        <message>
+            <source>%1 °C</source>
+            <translation>%1 °C</translation>
+        </message>
+        <message>
+            <source>%1 W</source>
+            <translation>%1 W</translation>
+        </message>
+        <message>
+            <source>Utilisation</source>
+            <translation>利用率</translation>
+        </message>
+        <message>
+            <source>Temperature</source>
+            <translation>温度</translation>
+        </message>
+        <message>
+            <source>Power</source>
+            <translation>功率</translation>
+        </message>
     </context>
     <context>
         <name>Zhaoxi::Models::EventLogModel</name>

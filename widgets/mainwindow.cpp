@@ -577,6 +577,7 @@ void MainWindow::onSnapshot(const Session::SnapshotPtr &snapshot)
     const bool named = m_applianceName == snapshot->applianceName;
     m_applianceName = snapshot->applianceName;
     m_cards->setState(snapshot->state);
+    m_cards->setReadings(snapshot->cards);
     if (!m_cardView->currentIndex().isValid() && m_sorted->rowCount() > 0)
         m_cardView->selectRow(0);
     else

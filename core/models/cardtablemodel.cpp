@@ -7,6 +7,8 @@
 
 #include <QStringList>
 
+#include <cmath>
+
 namespace Zhaoxi::Models {
 
 using Domain::PartitionMode;
@@ -61,6 +63,59 @@ CardTableModel::Row CardTableModel::makeRow(const Sched::ClusterState &state,
         r.partitions.append(p);
     }
     return r;
+}
+
+void CardTableModel::setReadings(const QList<Session::CardSample> &samples)
+{
+    QList<Reading> readings(m_rows.size());
+    for (qsizetype i = 0; i < readings.size() && i < samples.size(); ++i) {
+        const Session::CardSample &s = samples[i];
+        if (s.lost)
+            continue;
+        readings[i].utilisation = std::isnan(s.utilisation) ? -1 : s.utilisation;
+        readings[i].temperatureC = s.temperatureC;
+        readings[i].powerW = s.powerW;
+    }
+    m_readings.resize(readings.size());
+    forEachChangedRun(
+            readings.size(),
+            [&](qsizetype i) {
+                if (readings[i] == m_readings[i])
+                    return false;
+                m_readings[i] = readings[i];
+                return true;
+            },
+            [&](int first, int last) {
+                Q_EMIT dataChanged(index(first, UtilisationColumn), index(last, PowerColumn));
+            });
+}
+
+QVariant CardTableModel::readingText(int row, int column) const
+{
+    if (row >= m_readings.size())
+        return QString();
+    const Reading &r = m_readings[row];
+    switch (column) {
+    case UtilisationColumn:
+        return r.utilisation < 0 ? tr("n/a")
+                                 : QStringLiteral("%1 %").arg(std::round(r.utilisation * 100));
+    case TemperatureColumn:
+        return r.temperatureC < 0 ? QString() : tr("%1 °C").arg(std::round(r.temperatureC));
+    case PowerColumn:
+        return r.powerW < 0 ? QString() : tr("%1 W").arg(std::round(r.powerW));
+    default:
+        return QVariant();
+    }
+}
+
+QVariant CardTableModel::readingSort(int row, int column) const
+{
+    if (row >= m_readings.size())
+        return -1.0;
+    const Reading &r = m_readings[row];
+    return column == UtilisationColumn   ? r.utilisation
+           : column == TemperatureColumn ? r.temperatureC
+                                         : r.powerW;
 }
 
 void CardTableModel::setState(const Sched::ClusterState &state)
@@ -236,6 +291,10 @@ QVariant CardTableModel::displayData(const Row &row, int column) const
         return layoutText(row);
     case AllocatedColumn:
         return percentText(row.usedMilli);
+    case UtilisationColumn:
+    case TemperatureColumn:
+    case PowerColumn:
+        return readingText(rowOf(row.card), column);
     case HealthColumn:
         return healthText(row.health, row.hostUp);
     case LinkDomainColumn:
@@ -261,6 +320,10 @@ QVariant CardTableModel::sortData(const Row &row, int column) const
         return int(row.partitions.size());
     case AllocatedColumn:
         return row.usedMilli;
+    case UtilisationColumn:
+    case TemperatureColumn:
+    case PowerColumn:
+        return readingSort(rowOf(row.card), column);
     case HealthColumn:
         return row.hostUp ? int(row.health) : int(CardHealth::Failed) + 1;
     case LinkDomainColumn:
@@ -306,6 +369,9 @@ QVariant CardTableModel::data(const QModelIndex &index, int role) const
     case Qt::TextAlignmentRole:
         switch (index.column()) {
         case AllocatedColumn:
+        case UtilisationColumn:
+        case TemperatureColumn:
+        case PowerColumn:
         case LinkDomainColumn:
             return int(Qt::AlignRight | Qt::AlignVCenter);
         default:
@@ -371,6 +437,12 @@ QVariant CardTableModel::headerData(int section, Qt::Orientation orientation, in
         return tr("Layout");
     case AllocatedColumn:
         return tr("Allocated");
+    case UtilisationColumn:
+        return tr("Utilisation");
+    case TemperatureColumn:
+        return tr("Temperature");
+    case PowerColumn:
+        return tr("Power");
     case HealthColumn:
         return tr("Health");
     case LinkDomainColumn:

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/sched/clusterstate.h"
+#include "core/session/snapshot.h"
 
 #include <QAbstractTableModel>
 #include <QList>
@@ -46,6 +47,9 @@ public:
         ModeColumn,
         LayoutColumn,
         AllocatedColumn,
+        UtilisationColumn, // the latest readings (setReadings)
+        TemperatureColumn,
+        PowerColumn,
         HealthColumn,
         LinkDomainColumn,
         ColumnCount
@@ -77,6 +81,9 @@ public:
 
     // Takes a snapshot of `state`'s cards (the state is not kept).
     void setState(const Sched::ClusterState &state);
+    // The cards' latest readings (a snapshot's samples, index = card id): utilisation,
+    // temperature and power. Cards without a sample show none.
+    void setReadings(const QList<Session::CardSample> &samples);
     // Re-announces headers and display texts after the application's language changed.
     void retranslate();
 
@@ -130,7 +137,18 @@ private:
     QVariant displayData(const Row &row, int column) const;
     QVariant sortData(const Row &row, int column) const;
 
+    struct Reading
+    {
+        double utilisation = -1; // 0..1; -1: not available
+        double temperatureC = -1;
+        double powerW = -1;
+        friend bool operator==(const Reading &, const Reading &) = default;
+    };
+    QVariant readingText(int row, int column) const;
+    QVariant readingSort(int row, int column) const;
+
     QList<Row> m_rows;
+    QList<Reading> m_readings; // by row (card id); may be shorter
     int m_hostCount = 0;
     int m_partitionCount = 0;
 };

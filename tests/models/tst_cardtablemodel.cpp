@@ -11,6 +11,8 @@
 #include <QSignalSpy>
 #include <QTest>
 
+#include <limits>
+
 using namespace Zhaoxi;
 using Domain::CardId;
 using Domain::PartitionMode;
@@ -106,6 +108,7 @@ private Q_SLOTS:
     void summary();
     void sortByHostKeepsHostsTogether();
     void retranslateAnnouncesHeaders();
+    void readingsShowAndSort();
 };
 
 void TestCardTableModel::rowsAndRoles()
@@ -317,6 +320,54 @@ void TestCardTableModel::retranslateAnnouncesHeaders()
     QCOMPARE(changedRows(changed), (QList<Range>{{0, 11}}));
     QCOMPARE(model.headerData(CardTableModel::HostColumn, Qt::Horizontal).toString(),
              QStringLiteral("Host"));
+}
+
+// The card table carries the cards' latest utilisation, temperature and power, announced per
+// changed row, "n/a" where the driver cannot say (a MIG card's utilisation), sortable.
+void TestCardTableModel::readingsShowAndSort()
+{
+    CardTableModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    model.setState(demo());
+    const int n = model.rowCount();
+    QVERIFY(n >= 3);
+    QList<Session::CardSample> samples(n);
+    for (int i = 0; i < n; ++i) {
+        samples[i].card = i;
+        samples[i].utilisation = 0.1 * i;
+        samples[i].temperatureC = 40 + i;
+        samples[i].powerW = 100 + 10 * i;
+    }
+    samples[1].utilisation = std::numeric_limits<double>::quiet_NaN();
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    model.setReadings(samples);
+    QVERIFY(!changed.isEmpty());
+    QCOMPARE(model.index(2, CardTableModel::UtilisationColumn).data().toString(),
+             QStringLiteral("20 %"));
+    QCOMPARE(model.index(1, CardTableModel::UtilisationColumn).data().toString(),
+             QStringLiteral("n/a"));
+    QCOMPARE(model.index(2, CardTableModel::TemperatureColumn).data().toString(),
+             QStringLiteral("42 °C"));
+    QCOMPARE(model.index(2, CardTableModel::PowerColumn).data().toString(),
+             QStringLiteral("120 W"));
+    QVERIFY(model.index(3, CardTableModel::PowerColumn).data(CardTableModel::SortRole).toDouble()
+            > model.index(2, CardTableModel::PowerColumn)
+                      .data(CardTableModel::SortRole)
+                      .toDouble());
+    // The same readings again: nothing announced.
+    changed.clear();
+    model.setReadings(samples);
+    QVERIFY(changed.isEmpty());
+    // One card's power changes: that row only, the reading columns only.
+    samples[2].powerW = 300;
+    model.setReadings(samples);
+    QCOMPARE(changed.size(), 1);
+    QCOMPARE(changed.first()[0].value<QModelIndex>().row(), 2);
+    QCOMPARE(changed.first()[0].value<QModelIndex>().column(),
+             int(CardTableModel::UtilisationColumn));
+    QCOMPARE(changed.first()[1].value<QModelIndex>().column(), int(CardTableModel::PowerColumn));
+    QCOMPARE(model.headerData(CardTableModel::TemperatureColumn, Qt::Horizontal).toString(),
+             QStringLiteral("Temperature"));
 }
 
 QTEST_GUILESS_MAIN(TestCardTableModel)
