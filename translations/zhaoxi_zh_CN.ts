@@ -2040,6 +2040,14 @@
             <source>Submit a workload from a form or a spec file (Ctrl+N)</source>
             <translation>通过表单或规格文件提交工作负载（Ctrl+N）</translation>
         </message>
+        <message>
+            <source>&amp;Why?</source>
+            <translation>原因(&amp;W)？</translation>
+        </message>
+        <message>
+            <source>Why the job runs where it runs, or why it waits</source>
+            <translation>作业为何在此运行，或为何等待</translation>
+        </message>
     </context>
     <context>
         <name>Zhaoxi::Widgets::LayoutStrip</name>

@@ -47,6 +47,8 @@
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QMenu>
+
+#include <memory>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QStatusBar>
@@ -477,6 +479,13 @@ void MainWindow::createViews()
         showCard(card);
     });
     connect(m_cardMap, &CardMapView::jobSelected, this, &MainWindow::showJob);
+    connect(m_cardMap,
+            &CardMapView::jobMenuRequested,
+            this,
+            [this](Domain::JobId job, const QPoint &at) {
+                const std::unique_ptr<QMenu> menu(m_jobs->createContextMenu(job, this));
+                menu->exec(at);
+            });
     connect(m_cardMap, &CardMapView::repartitionRequested, this, [this](Domain::CardId card) {
         showCard(card);
         m_sideTabs->setCurrentIndex(tabOf(m_sideTabs, m_repartition));

@@ -525,6 +525,13 @@ void CardMapView::contextMenuEvent(QContextMenuEvent *event)
     m_selection = hit;
     viewport()->update();
     Q_EMIT cardSelected(hit.card);
+    if (hit.job.isValid()) {
+        // On a job's partition: the job's actions (cancel, requeue, priority, log, why).
+        Q_EMIT jobSelected(hit.job);
+        Q_EMIT jobMenuRequested(hit.job, event->globalPos());
+        event->accept();
+        return;
+    }
     const std::unique_ptr<QMenu> menu(createCardMenu(hit.card, this));
     if (menu)
         menu->exec(event->globalPos());

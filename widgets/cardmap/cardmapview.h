@@ -146,6 +146,8 @@ Q_SIGNALS:
     void statusMessage(const QString &message);
     // "Repartition…" in a card's menu: the main window opens the editor on it.
     void repartitionRequested(Zhaoxi::Domain::CardId card);
+    // A right-click on a job's partition: the main window opens the job's menu there.
+    void jobMenuRequested(Zhaoxi::Domain::JobId job, const QPoint &globalPos);
 
 protected:
     void paintEvent(QPaintEvent *event) override;

@@ -263,6 +263,11 @@ QMenu *JobsView::createContextMenu(Domain::JobId job, QWidget *parent)
         priority->setEnabled(live && !ended);
         connect(priority, &QAction::triggered, this, [this, job] { changePriority(job); });
         menu->addSeparator();
+        QAction *why = menu->addAction(tr("&Why?"));
+        why->setObjectName(QStringLiteral("whyJob"));
+        why->setToolTip(tr("Why the job runs where it runs, or why it waits"));
+        why->setEnabled(live);
+        connect(why, &QAction::triggered, this, [this, job] { Q_EMIT jobSelected(job); });
         QAction *log = menu->addAction(tr("View &log…"));
         log->setObjectName(QStringLiteral("viewLog"));
         log->setEnabled(live);

@@ -16,6 +16,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QAction>
+#include <QContextMenuEvent>
 #include <QDragEnterEvent>
 #include <QHelpEvent>
 #include <QMenu>
@@ -373,6 +374,22 @@ void TestCardMapView::aCardsMenuRepartitionsPinsAndUnpins()
     QTRY_COMPARE(a.now().state.card(card).layoutPinnedUntilMs, qint64(0));
     // No menu off the cards.
     QVERIFY(!map.createCardMenu(CardId(), &map));
+    // A right-click on a job's partition asks for the job's menu, not the card's.
+    const Sched::ClusterState &st = a.now().state;
+    for (const Sched::CardState &c : st.cards()) {
+        const auto u = std::find_if(c.units.cbegin(), c.units.cend(), [](const Sched::Unit &x) {
+            return x.job.isValid();
+        });
+        if (u == c.units.cend())
+            continue;
+        QSignalSpy jobMenu(&map, &CardMapView::jobMenuRequested);
+        const QPoint on = map.unitRect(c.id, u->uid).center();
+        QContextMenuEvent right(QContextMenuEvent::Mouse, on, map.viewport()->mapToGlobal(on));
+        QCoreApplication::sendEvent(map.viewport(), &right);
+        QCOMPARE(jobMenu.size(), 1);
+        QCOMPARE(jobMenu.first().first().value<JobId>(), u->job);
+        break;
+    }
 }
 
 void TestCardMapView::tooltipTellsWhoseTheCardIs()

@@ -101,8 +101,12 @@ void TestJobsView::menuFollowsTheJobsState()
     QCOMPARE(action(menu.get(), "cancelJob")->isEnabled(), cancel);
     QCOMPARE(action(menu.get(), "requeueJob")->isEnabled(), requeue);
     QCOMPARE(action(menu.get(), "changePriority")->isEnabled(), priority);
-    // Every job has a log to look at, ended ones too.
+    // Every job has a log to look at, ended ones too, and its "why".
     QVERIFY(action(menu.get(), "viewLog")->isEnabled());
+    QSignalSpy selected(&view, &JobsView::jobSelected);
+    action(menu.get(), "whyJob")->trigger();
+    QCOMPARE(selected.size(), 1);
+    QCOMPARE(selected.first().first().value<JobId>(), JobId(job));
     QVERIFY(action(menu.get(), "newWorkload")->isEnabled());
 
     // No row: only a new workload; no session: nothing.
