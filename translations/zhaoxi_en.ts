@@ -213,6 +213,13 @@
                 <numerusform>Why here: at %1, %2 of %n hosts could take it; the best:</numerusform>
             </translation>
         </message>
+        <message numerus="yes">
+            <source>%n MIG partition(s) of at least one slice</source>
+            <translation>
+                <numerusform>%n MIG partition of at least one slice</numerusform>
+                <numerusform>%n MIG partitions of at least one slice</numerusform>
+            </translation>
+        </message>
     </context>
     <context>
         <name>Zhaoxi::Widgets::CardTile</name>

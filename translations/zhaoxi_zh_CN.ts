@@ -4071,6 +4071,12 @@
             <source>It was preempted by %1 at %2.</source>
             <translation>它于 %2 被 %1 抢占。</translation>
         </message>
+        <message numerus="yes">
+            <source>%n MIG partition(s) of at least one slice</source>
+            <translation>
+                <numerusform>%n 个至少 1 个切片的 MIG 分区</numerusform>
+            </translation>
+        </message>
     </context>
     <context>
         <name>main</name>

@@ -204,8 +204,10 @@ QString WhyView::explanation(const Snapshot &s) const
         demand = tr("%n MIG partition(s) %1", nullptr, d.cards).arg(d.compute.profile);
         break;
     case Domain::ComputeDemand::Kind::MigSlices:
-        demand = tr("%n MIG partition(s) of at least %1 slices", nullptr, d.cards)
-                         .arg(d.compute.slices);
+        demand = d.compute.slices == 1
+                         ? tr("%n MIG partition(s) of at least one slice", nullptr, d.cards)
+                         : tr("%n MIG partition(s) of at least %1 slices", nullptr, d.cards)
+                                   .arg(d.compute.slices);
         break;
     case Domain::ComputeDemand::Kind::Fraction:
         demand = tr("%n share(s) of %1% of a card", nullptr, d.cards)
