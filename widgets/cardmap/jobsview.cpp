@@ -12,7 +12,9 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QDrag>
 #include <QEvent>
+#include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QInputDialog>
@@ -20,6 +22,9 @@
 #include <QLabel>
 #include <QMenu>
 #include <QMessageBox>
+#include <QMimeData>
+#include <QPainter>
+#include <QPixmap>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QTableView>
@@ -62,6 +67,35 @@ private:
     bool m_waitingOnly = true;
 };
 
+// The jobs table, with a small drag image: a chip with the job's name beside the pointer,
+// never a picture of the whole row over the card it is dropped on.
+class JobTable : public QTableView
+{
+public:
+    using QTableView::QTableView;
+
+protected:
+    void startDrag(Qt::DropActions actions) override
+    {
+        QModelIndexList rows;
+        for (const QModelIndex &i : selectionModel()->selectedRows(JobTableModel::NameColumn))
+            rows << i;
+        if (rows.isEmpty())
+            return;
+        QMimeData *data = model()->mimeData(rows);
+        if (!data)
+            return;
+        QStringList names;
+        for (const QModelIndex &i : rows)
+            names << i.data().toString();
+        auto *drag = new QDrag(this);
+        drag->setMimeData(data);
+        drag->setPixmap(JobsView::dragImage(names, devicePixelRatioF(), font()));
+        drag->setHotSpot(JobsView::kDragHotSpot);
+        drag->exec(actions, defaultDropAction());
+    }
+};
+
 } // namespace
 
 JobsView::JobsView(Models::SessionClient *client, QWidget *parent)
@@ -90,7 +124,7 @@ JobsView::JobsView(Models::SessionClient *client, QWidget *parent)
     m_new->setEnabled(client != nullptr);
     connect(m_new, &QPushButton::clicked, this, [this] { newWorkload(); });
 
-    m_table = new QTableView(this);
+    m_table = new JobTable(this);
     m_table->setObjectName(QStringLiteral("jobTable"));
     m_table->setModel(m_proxy);
     m_table->setSortingEnabled(true);
@@ -460,6 +494,27 @@ void JobsView::changeEvent(QEvent *event)
     if (event->type() == QEvent::LanguageChange)
         retranslateUi();
     QWidget::changeEvent(event);
+}
+
+QPixmap JobsView::dragImage(const QStringList &names, qreal devicePixelRatio, const QFont &font)
+{
+    const QString text
+            = names.size() == 1 ? names.first() : tr("%n job(s)", nullptr, int(names.size()));
+    QFontMetrics fm(font);
+    const QString shown = fm.elidedText(text, Qt::ElideRight, 200);
+    const QSize size(fm.horizontalAdvance(shown) + 16, fm.height() + 8);
+    QPixmap pixmap(size * devicePixelRatio);
+    pixmap.setDevicePixelRatio(devicePixelRatio);
+    pixmap.fill(Qt::transparent);
+    QPainter p(&pixmap);
+    p.setRenderHint(QPainter::Antialiasing);
+    p.setPen(QColor(0x2f, 0x6f, 0xc0));
+    p.setBrush(QColor(0xe8, 0xf0, 0xfb, 230));
+    p.drawRoundedRect(QRectF(0.5, 0.5, size.width() - 1, size.height() - 1), 6, 6);
+    p.setFont(font);
+    p.setPen(QColor(0x20, 0x20, 0x20));
+    p.drawText(QRect(QPoint(0, 0), size), Qt::AlignCenter, shown);
+    return pixmap;
 }
 
 } // namespace Zhaoxi::Widgets

@@ -5,7 +5,10 @@
 #include "core/session/session.h"
 #include "core/session/snapshot.h"
 
+#include <QFont>
 #include <QHash>
+#include <QPixmap>
+#include <QPoint>
 #include <QPointer>
 #include <QWidget>
 
@@ -52,6 +55,10 @@ public:
     Models::JobTableModel *jobModel() const { return m_model; }
     QSortFilterProxyModel *proxyModel() const { return m_proxy; }
     QTableView *tableView() const { return m_table; }
+    // The image a dragged job carries: a chip with its name (or "3 jobs"), at most about 216 px
+    // wide, held below and to the right of the pointer (kDragHotSpot) so the target stays seen.
+    static QPixmap dragImage(const QStringList &names, qreal devicePixelRatio, const QFont &font);
+    static constexpr QPoint kDragHotSpot{-14, -14};
 
     Filter filter() const;
     void setFilter(Filter filter);

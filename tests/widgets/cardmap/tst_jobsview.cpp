@@ -12,6 +12,7 @@
 #include "widgets/cardmap/newworkloaddialog.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QInputDialog>
 #include <QLineEdit>
 #include <QMenu>
@@ -57,6 +58,7 @@ class TestJobsView : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    void theDragImageIsSmallAndBesideThePointer();
     void menuFollowsTheJobsState_data();
     void menuFollowsTheJobsState();
     void rightClickOpensTheMenu();
@@ -449,6 +451,22 @@ void TestJobsView::commandErrorsInTheConsolesWords()
     QFETCH(QString, error);
     QFETCH(QString, text);
     QCOMPARE(Widgets::commandErrorText(error), text);
+}
+
+// A dragged job carries a small chip with its name, held below and right of the pointer: the
+// card under the pointer stays in sight.
+void TestJobsView::theDragImageIsSmallAndBesideThePointer()
+{
+    const QFont font = QApplication::font();
+    const QPixmap one = JobsView::dragImage({QStringLiteral("ft-70b-a")}, 1.0, font);
+    QVERIFY(!one.isNull());
+    QVERIFY2(one.width() <= 230 && one.height() <= 48,
+             qPrintable(QStringLiteral("%1x%2").arg(one.width()).arg(one.height())));
+    const QPixmap longName = JobsView::dragImage({QString(200, QLatin1Char('x'))}, 1.0, font);
+    QVERIFY(longName.width() <= 230); // elided
+    const QPixmap hidpi = JobsView::dragImage({QStringLiteral("ft-70b-a")}, 2.0, font);
+    QCOMPARE(hidpi.deviceIndependentSize().toSize(), one.size());
+    QVERIFY(JobsView::kDragHotSpot.x() < 0 && JobsView::kDragHotSpot.y() < 0);
 }
 
 QTEST_MAIN(TestJobsView)
