@@ -132,6 +132,16 @@ void Engine::operate(const std::function<void(Sched::Scheduler &, qint64)> &comm
     m_dirty = true;
     tickScheduler(m_now);
     flushSteps(m_now);
+    // A card the command left without work is idle now, not at the next control step: paused,
+    // a freed card must not keep showing its old utilisation and power.
+    const Sched::ClusterState &st = m_sched->state();
+    for (const Sched::CardState &c : st.cards()) {
+        const bool held = std::any_of(c.units.cbegin(), c.units.cend(), [](const Sched::Unit &u) {
+            return u.job.isValid();
+        });
+        if (!held && c.id.value() < m_backend->cardCount())
+            m_backend->setLoad(c.id, 0, 0, m_now);
+    }
 }
 
 Engine::TrainingRt Engine::trainingRt(const TrainingDef &def)

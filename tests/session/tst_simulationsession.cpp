@@ -424,6 +424,28 @@ private Q_SLOTS:
         }
     }
 
+    // Paused, a card freed by a command reads idle at once (not its old utilisation and power).
+    void aFreedCardReadsIdleAtOnce()
+    {
+        Session::SimulationSession session(smallScenario(), QString(), 3);
+        session.runTo(35 * 60'000);
+        session.setPaused(true);
+        Session::SnapshotPtr s = session.latest();
+        const Domain::JobId big = jobNamed(*s, QStringLiteral("big"));
+        const int card = cardOf(*s, big);
+        QVERIFY(card >= 0);
+        QVERIFY(s->cards[card].utilisation > 0.5);
+        const double idleW = s->state.model(s->state.card(Domain::CardId(card))).idlePowerW;
+        QVERIFY(s->cards[card].powerW > idleW + 100);
+        QSignalSpy done(&session, &Session::ApplianceSession::commandFinished);
+        session.cancelJob(1, big.value());
+        QVERIFY(done.first().first().value<Session::CommandResult>().ok);
+        s = session.latest();
+        QCOMPARE(s->nowMs, session.latest()->nowMs); // no time went by
+        QCOMPARE(s->cards[card].utilisation, 0.0);
+        QCOMPARE(s->cards[card].powerW, idleW);
+    }
+
     void scheduleCheckedLikeTheHeadlessTool()
     {
         Session::SimulationSession session(smallScenario(), QString(), 3);
