@@ -754,19 +754,26 @@ QStringList MainWindow::cardsNeedingAttention() const
 
 QString MainWindow::summaryText() const
 {
+    return summaryText(cardsNeedingAttention());
+}
+
+QString MainWindow::summaryText(const QStringList &attention) const
+{
     QString text = tr("%n host(s)", nullptr, m_cards->hostCount()) + QStringLiteral(" \u00b7 ")
                    + tr("%n card(s)", nullptr, m_cards->cardCount()) + QStringLiteral(" \u00b7 ")
                    + tr("%n partition(s)", nullptr, m_cards->partitionCount());
     // One line for the cards that need the administrator, not a chip per reading.
-    if (const qsizetype n = cardsNeedingAttention().size(); n > 0)
-        text += QStringLiteral(" \u00b7 ") + tr("%n card(s) need attention", nullptr, int(n));
+    if (!attention.isEmpty())
+        text += QStringLiteral(" \u00b7 ")
+                + tr("%n card(s) need attention", nullptr, int(attention.size()));
     return text;
 }
 
 void MainWindow::updateSummary()
 {
-    m_summary->setText(summaryText());
-    m_summary->setToolTip(cardsNeedingAttention().join(QLatin1Char('\n')));
+    const QStringList attention = cardsNeedingAttention();
+    m_summary->setText(summaryText(attention));
+    m_summary->setToolTip(attention.join(QLatin1Char('\n')));
 }
 
 void MainWindow::updateLanguageActions()

@@ -137,6 +137,7 @@ private:
     void createMenus();
     void retranslateUi();
     void updateSummary();
+    QString summaryText(const QStringList &attention) const;
     void updateLanguageActions();
     void showCurrentCard();
     void about();

@@ -261,6 +261,11 @@ void SimulatedBackend::finishStep(Card &c)
             StepResult{p.order, p.index, p.step, DeviceError::None, c.stepStartMs, c.stepEndMs});
 }
 
+bool SimulatedBackend::faultThrottled(const Card &c) const
+{
+    return c.faultThrottleUntilMs > m_nowMs || c.faultThrottleUntilMs > c.updatedMs;
+}
+
 double SimulatedBackend::clockFactor(const Card &c) const
 {
     if (c.lost)
@@ -268,7 +273,7 @@ double SimulatedBackend::clockFactor(const Card &c) const
     double f = 1;
     if (c.hot)
         f = std::min(f, m_options.heatThrottleFactor);
-    if (c.faultThrottleUntilMs > m_nowMs || c.faultThrottleUntilMs > c.updatedMs)
+    if (faultThrottled(c))
         f = std::min(f, m_options.faultThrottleFactor);
     const CardModel &m = m_catalogue.models()[c.info.model];
     if (c.powerCapW > 0 && c.utilisation > 0) {
@@ -436,7 +441,7 @@ CardMetrics SimulatedBackend::metrics(CardId card) const
     if (m.throttled) {
         if (c.hot)
             m.throttleReasons |= ThrottleReason::HwThermal;
-        if (c.faultThrottleUntilMs > m_nowMs || c.faultThrottleUntilMs > c.updatedMs)
+        if (faultThrottled(c))
             m.throttleReasons |= ThrottleReason::HwSlowdown;
         if (m.throttleReasons == 0) // neither: the power cap
             m.throttleReasons = ThrottleReason::SwPowerCap;

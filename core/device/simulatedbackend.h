@@ -130,6 +130,8 @@ private:
 
     void integrate(Card &c, qint64 toMs);
     double clockFactor(const Card &c) const;
+    // An injected thermal-throttle fault holds the card's clocks down now.
+    bool faultThrottled(const Card &c) const;
     double power(const Card &c) const;
     void startNext(Card &c, qint64 nowMs);
     DeviceError check(const Card &c, const DeviceStep &s) const;

@@ -452,7 +452,6 @@ void ClusterState::setCardCordoned(CardId cardId, bool cordoned)
 void ClusterState::setLayoutPinned(CardId cardId, qint64 untilMs)
 {
     CardState &c = m_cards[cardId.value()];
-    c.layoutPinned = untilMs != 0;
     c.layoutPinnedUntilMs = untilMs;
     refreshMig(c);
     touch(c.host);
@@ -531,7 +530,7 @@ void ClusterState::refreshMig(CardState &c) const
         if (!u.job.isValid() && u.state == UnitState::Ready && u.profile < 32)
             c.freeProfiles |= 1u << u.profile;
     }
-    for (int i = 0; !c.layoutPinned && i < m.migProfiles.size() && i < 32; ++i) {
+    for (int i = 0; !c.layoutPinned() && i < m.migProfiles.size() && i < 32; ++i) {
         const Domain::MigProfile &p = m.migProfiles[i];
         if (count[i] >= p.maxInstances || slices + p.computeSlices > m.migComputeSlices
             || (p.mediaExtensions && media))

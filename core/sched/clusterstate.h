@@ -60,10 +60,10 @@ struct CardState
     // Held for a repartition the operator ordered: takes no new work until released.
     bool cordoned = false;
     // An operator's layout pinned: the scheduler neither creates nor destroys instances on it nor
-    // switches its mode (its instances still take work). Until `layoutPinnedUntilMs` (appliance
-    // time; -1: until unpinned; 0 with the flag clear: not pinned).
-    bool layoutPinned = false;
+    // switches its mode (its instances still take work). Until this appliance time; -1: until
+    // unpinned; 0: not pinned.
     qint64 layoutPinnedUntilMs = 0;
+    bool layoutPinned() const { return layoutPinnedUntilMs != 0; }
     PartitionMode mode = PartitionMode::Whole;
     QList<Unit> units; // Whole: exactly one; Mig: its instances; soft: one per bound share
     // Kept by ClusterState; derivable from `units`.

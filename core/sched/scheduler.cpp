@@ -378,7 +378,7 @@ bool Scheduler::applyLayout(CardId cardId,
 {
     const CardState &card = m_state.card(cardId);
     const CardModel &model = m_state.model(card);
-    if (automatic && card.layoutPinned) {
+    if (automatic && card.layoutPinned()) {
         if (why)
             *why = QStringLiteral("the card's layout is pinned");
         return false;
@@ -497,7 +497,7 @@ bool Scheduler::pinLayout(CardId card, qint64 untilMs, qint64 nowMs, QString *wh
 bool Scheduler::unpinLayout(CardId card, qint64 nowMs)
 {
     if (!card.isValid() || card.value() >= m_state.cards().size()
-        || !m_state.card(card).layoutPinned)
+        || !m_state.card(card).layoutPinned())
         return false;
     m_state.setLayoutPinned(card, 0);
     publish(unpinnedEvent(m_state, card, nowMs, false));
@@ -739,7 +739,7 @@ std::optional<Scheduler::Reconfiguration> Scheduler::reconfiguration(const Clust
                                                                      const CardState &c)
 {
     const HostState &h = state.host(c.host);
-    if (c.health == CardHealth::Failed || c.cordoned || c.layoutPinned || !h.up)
+    if (c.health == CardHealth::Failed || c.cordoned || c.layoutPinned() || !h.up)
         return std::nullopt;
     const ModelFit &mf = ctx.models[c.model];
     if (!mf.allowed)

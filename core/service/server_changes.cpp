@@ -223,19 +223,23 @@ void Server::change(Client &client,
             }
             if (hasFor) {
                 const auto forMs = intArgument(request, QStringLiteral("for_ms"), &why);
-                if (forMs && *forMs <= 0)
-                    why = QStringLiteral("must be more than 0 (a duration in ms)");
-                if (!forMs || *forMs <= 0)
+                if (!forMs)
                     return bad(QStringLiteral("for_ms"));
+                if (*forMs <= 0) {
+                    why = QStringLiteral("must be more than 0 (a duration in ms)");
+                    return bad(QStringLiteral("for_ms"));
+                }
                 until = s->nowMs + *forMs;
             } else {
                 const auto untilMs = intArgument(request, QStringLiteral("until_ms"), &why, -1);
-                if (untilMs && *untilMs != -1 && *untilMs <= s->nowMs)
+                if (!untilMs)
+                    return bad(QStringLiteral("until_ms"));
+                if (*untilMs != -1 && *untilMs <= s->nowMs) {
                     why = QStringLiteral("must be -1 (until unpinned) or after the appliance's now "
                                          "(%1)")
                                   .arg(s->nowMs);
-                if (!untilMs || (*untilMs != -1 && *untilMs <= s->nowMs))
                     return bad(QStringLiteral("until_ms"));
+                }
                 until = *untilMs;
             }
         }

@@ -100,7 +100,7 @@ QByteArray layoutsToJson(const ClusterState &state)
                        {QStringLiteral("health"), QLatin1String(toString(c.health))},
                        {QStringLiteral("nextUid"), c.nextUid},
                        {QStringLiteral("units"), units}};
-        if (c.layoutPinned)
+        if (c.layoutPinned())
             co.insert(QStringLiteral("pinnedUntilMs"), c.layoutPinnedUntilMs);
         cards.append(co);
     }

@@ -644,10 +644,10 @@ void TestStore::stateCodecRestoresLayoutsAndQueue()
     QVERIFY(restored.card(whole).health == Sched::CardHealth::Throttled);
     // An operator's pins outlive the restart.
     QCOMPARE(restored.card(mig).layoutPinnedUntilMs, -1);
-    QVERIFY(restored.card(mig).layoutPinned);
+    QVERIFY(restored.card(mig).layoutPinned());
     QCOMPARE(restored.card(whole).layoutPinnedUntilMs, kT0 + 3600'000);
     QCOMPARE(restored.card(soft).layoutPinnedUntilMs, 0);
-    QVERIFY(!restored.card(soft).layoutPinned);
+    QVERIFY(!restored.card(soft).layoutPinned());
     QCOMPARE(restored.classUsage(), state.classUsage());
     QCOMPARE(restored.host(Domain::HostId(0)).usedCpuMilli,
              state.host(Domain::HostId(0)).usedCpuMilli);
