@@ -742,12 +742,15 @@ QStringList MainWindow::cardsNeedingAttention() const
     const CardMapThresholds t = m_cardMap ? m_cardMap->thresholds() : CardMapThresholds();
     const Sched::ClusterState &st = m_snapshot->state;
     for (const Sched::CardState &c : st.cards()) {
-        const CardTile::Attention a = CardTile::attention(CardTile::makeData(*m_snapshot, c), t);
-        if (a.level == CardTile::Level::Amber || a.level == CardTile::Level::Red)
-            out << tr("%1 GPU %2: %3")
-                            .arg(st.host(c.host).name)
-                            .arg(c.indexOnHost)
-                            .arg(a.reasons.join(tr("; ")));
+        const CardTile::Data d = CardTile::makeData(*m_snapshot, c);
+        const CardTile::Level level = CardTile::attentionLevel(d, t);
+        if (level != CardTile::Level::Amber && level != CardTile::Level::Red)
+            continue;
+        const CardTile::Attention a = CardTile::attention(d, t); // the words, for these only
+        out << tr("%1 GPU %2: %3")
+                        .arg(st.host(c.host).name)
+                        .arg(c.indexOnHost)
+                        .arg(a.reasons.join(tr("; ")));
     }
     return out;
 }

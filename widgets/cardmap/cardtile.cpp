@@ -499,44 +499,65 @@ QStringList throttleReasonTexts(quint64 reasons)
     return out;
 }
 
-Attention attention(const Data &d, const CardMapThresholds &t)
+namespace {
+
+// The attention rule once; the reasons' words only when asked (painting needs the level alone).
+Attention evaluate(const Data &d, const CardMapThresholds &t, bool words)
 {
     Attention a;
-    auto raise = [&](Level l, const QString &why) {
+    auto raise = [&](Level l, auto &&why) {
         if (int(l) > int(a.level))
             a.level = l;
-        a.reasons << why;
+        if (words)
+            a.reasons << why();
     };
     if (!d.hostUp)
-        raise(Level::Red, TileText::tr("host down"));
+        raise(Level::Red, [] { return TileText::tr("host down"); });
     if (d.lost)
-        raise(Level::Red, TileText::tr("lost"));
+        raise(Level::Red, [] { return TileText::tr("lost"); });
     if (d.health == CardHealth::Failed)
-        raise(Level::Red, TileText::tr("failed"));
+        raise(Level::Red, [] { return TileText::tr("failed"); });
     if (d.xidErrors > 0)
-        raise(Level::Red, TileText::tr("%n Xid error(s)", nullptr, d.xidErrors));
+        raise(Level::Red, [&] { return TileText::tr("%n Xid error(s)", nullptr, d.xidErrors); });
     if (d.eccUncorrected > 0)
-        raise(Level::Red,
-              TileText::tr("%n uncorrectable ECC error(s)",
-                           nullptr,
-                           int(std::min<qint64>(d.eccUncorrected, INT_MAX))));
+        raise(Level::Red, [&] {
+            return TileText::tr("%n uncorrectable ECC error(s)",
+                                nullptr,
+                                int(std::min<qint64>(d.eccUncorrected, INT_MAX)));
+        });
     const Level temp = temperatureLevel(d, t);
     if (temp == Level::Red || temp == Level::Amber)
-        raise(temp,
-              d.slowdownTempC > 0 && temp == Level::Amber
-                      ? TileText::tr("%1 °C, at its slowdown temperature (%2 °C)")
-                                .arg(d.temperatureC)
-                                .arg(d.slowdownTempC)
-                      : TileText::tr("%1 °C").arg(d.temperatureC));
-    const QStringList throttle = throttleReasonTexts(d.throttleReasons);
-    if (!throttle.isEmpty())
-        raise(Level::Amber, TileText::tr("throttled: %1").arg(throttle.join(TileText::tr(", "))));
+        raise(temp, [&] {
+            return d.slowdownTempC > 0 && temp == Level::Amber
+                           ? TileText::tr("%1 °C, at its slowdown temperature (%2 °C)")
+                                     .arg(d.temperatureC)
+                                     .arg(d.slowdownTempC)
+                           : TileText::tr("%1 °C").arg(d.temperatureC);
+        });
+    const bool throttledFor = (d.throttleReasons & Device::ThrottleReason::Alarming) != 0;
+    if (throttledFor)
+        raise(Level::Amber, [&] {
+            return TileText::tr("throttled: %1")
+                    .arg(throttleReasonTexts(d.throttleReasons).join(TileText::tr(", ")));
+        });
     else if ((d.throttled || d.health == CardHealth::Throttled) && !d.lost)
-        raise(Level::Amber, TileText::tr("throttled"));
+        raise(Level::Amber, [] { return TileText::tr("throttled"); });
     const Level power = powerLevel(d, t);
-    if ((power == Level::Red || power == Level::Amber) && throttle.isEmpty())
-        raise(power, TileText::tr("%1 W").arg(d.powerW));
+    if ((power == Level::Red || power == Level::Amber) && !throttledFor)
+        raise(power, [&] { return TileText::tr("%1 W").arg(d.powerW); });
     return a;
+}
+
+} // namespace
+
+Attention attention(const Data &d, const CardMapThresholds &t)
+{
+    return evaluate(d, t, true);
+}
+
+Level attentionLevel(const Data &d, const CardMapThresholds &t)
+{
+    return evaluate(d, t, false).level;
 }
 
 Geometry geometry(const QRectF &tile, const Style &style, bool mig)
@@ -582,7 +603,7 @@ void paint(QPainter &p,
     // The tile, framed in amber or red when the card needs attention.
     const QRect tile = rect.toRect();
     p.fillRect(tile, style.base);
-    const Level alert = attention(d, thresholds).level;
+    const Level alert = attentionLevel(d, thresholds);
     if (alert == Level::Amber || alert == Level::Red)
         frame(p, tile, levelColor(alert), 2);
     else

@@ -122,6 +122,8 @@ struct Attention
     QStringList reasons;
 };
 Attention attention(const Data &d, const CardMapThresholds &t);
+// The same level without the words (painting a tile).
+Level attentionLevel(const Data &d, const CardMapThresholds &t);
 // The throttle reasons in words ("thermal slowdown", "power cap"); empty when none alarming.
 QStringList throttleReasonTexts(quint64 reasons);
 
