@@ -255,4 +255,28 @@
             </translation>
         </message>
     </context>
+    <context>
+        <name>Zhaoxi::Widgets::ScheduleConfirmDialog</name>
+        <message numerus="yes">
+            <source>%n training job(s) stop.</source>
+            <translation>
+                <numerusform>%n training job stops.</numerusform>
+                <numerusform>%n training jobs stop.</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n of them at once, losing %1 of work in all (h:mm).</source>
+            <translation>
+                <numerusform>%n of them at once, losing %1 of work in all (h:mm).</numerusform>
+                <numerusform>%n of them at once, losing %1 of work in all (h:mm).</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n replica(s) move to another card.</source>
+            <translation>
+                <numerusform>%n replica moves to another card.</numerusform>
+                <numerusform>%n replicas move to another card.</numerusform>
+            </translation>
+        </message>
+    </context>
 </TS>

@@ -2428,34 +2428,6 @@
             <translation>通过表单或规格文件提交工作负载</translation>
         </message>
         <message>
-            <source>static split</source>
-            <translation>静态划分</translation>
-        </message>
-        <message>
-            <source>time windows</source>
-            <translation>时间窗</translation>
-        </message>
-        <message>
-            <source>latency guard</source>
-            <translation>延迟守护</translation>
-        </message>
-        <message>
-            <source>forecast-driven</source>
-            <translation>预测驱动</translation>
-        </message>
-        <message>
-            <source>none</source>
-            <translation>无</translation>
-        </message>
-        <message>
-            <source>day</source>
-            <translation>白天</translation>
-        </message>
-        <message>
-            <source>night</source>
-            <translation>夜间</translation>
-        </message>
-        <message>
             <source>policy: %1</source>
             <translation>策略：%1</translation>
         </message>
@@ -3026,6 +2998,34 @@
         <message>
             <source>Read-only: %1</source>
             <translation>只读：%1</translation>
+        </message>
+        <message>
+            <source>static split</source>
+            <translation>静态划分</translation>
+        </message>
+        <message>
+            <source>time windows</source>
+            <translation>时间窗</translation>
+        </message>
+        <message>
+            <source>latency guard</source>
+            <translation>延迟守护</translation>
+        </message>
+        <message>
+            <source>forecast-driven</source>
+            <translation>预测驱动</translation>
+        </message>
+        <message>
+            <source>none</source>
+            <translation>无</translation>
+        </message>
+        <message>
+            <source>day</source>
+            <translation>白天</translation>
+        </message>
+        <message>
+            <source>night</source>
+            <translation>夜间</translation>
         </message>
     </context>
     <context>
@@ -3736,6 +3736,18 @@
             <source>No switches: the same all week.</source>
             <translation>无切换：整周都相同。</translation>
         </message>
+        <message>
+            <source>Checking what this schedule will do…</source>
+            <translation>正在核对此时间表将带来的变化…</translation>
+        </message>
+        <message>
+            <source>Not applied: the schedule in force stays.</source>
+            <translation>未应用：保留当前生效的时间表。</translation>
+        </message>
+        <message>
+            <source>The appliance changed since you confirmed; checking again…</source>
+            <translation>确认之后设备状态已变化，正在重新核对…</translation>
+        </message>
     </context>
     <context>
         <name>Zhaoxi::Widgets::ScheduleTimeline</name>
@@ -4209,6 +4221,147 @@ Open the simulated appliance instead?</source>
         <message>
             <source>Who held the cards, the last 24 hours (utilisation drawn over)</source>
             <translation>过去 24 小时各类工作占用的卡（叠加实测利用率）</translation>
+        </message>
+    </context>
+    <context>
+        <name>Zhaoxi::Widgets::ScheduleConfirmDialog</name>
+        <message>
+            <source>%1 (window ‘%2’)</source>
+            <translation>%1（时间窗“%2”）</translation>
+        </message>
+        <message>
+            <source>no limit</source>
+            <translation>不限</translation>
+        </message>
+        <message>
+            <source>job %1</source>
+            <translation>作业 %1</translation>
+        </message>
+        <message>
+            <source>at its checkpoint, %1</source>
+            <translation>在检查点 %1 退出</translation>
+        </message>
+        <message>
+            <source>at once</source>
+            <translation>立即</translation>
+        </message>
+        <message>
+            <source>%1 ms</source>
+            <translation>%1 毫秒</translation>
+        </message>
+        <message>
+            <source>cannot keep up</source>
+            <translation>无法承载</translation>
+        </message>
+        <message>
+            <source>Policy: %1 → %2.</source>
+            <translation>策略：%1 → %2。</translation>
+        </message>
+        <message>
+            <source>Training may hold %1 → %2; inference %3 → %4.</source>
+            <translation>训练可占用 %1 → %2；推理 %3 → %4。</translation>
+        </message>
+        <message>
+            <source>What training and inference may hold stays as it is.</source>
+            <translation>训练与推理可占用的算力保持不变。</translation>
+        </message>
+        <message>
+            <source>No running job is stopped.</source>
+            <translation>不会停止任何运行中的作业。</translation>
+        </message>
+        <message numerus="yes">
+            <source>%n training job(s) stop.</source>
+            <translation>
+                <numerusform>%n 个训练作业将停止。</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n of them at once, losing %1 of work in all (h:mm).</source>
+            <translation>
+                <numerusform>其中 %n 个立即停止，共损失 %1 的工作（时:分）。</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>Each leaves at its next checkpoint and loses nothing.</source>
+            <translation>每个作业都在下一个检查点退出，不损失工作。</translation>
+        </message>
+        <message>
+            <source>%1 leaves %2.</source>
+            <translation>%1：%2。</translation>
+        </message>
+        <message>
+            <source>%1: %2 → %3 replicas.</source>
+            <translation>%1：副本 %2 → %3。</translation>
+        </message>
+        <message>
+            <source>%1’s SLO is at risk: about %2 at p99 at today’s load, against %3.</source>
+            <translation>%1 的 SLO 有风险：按今日负载 p99 约 %2，目标 %3。</translation>
+        </message>
+        <message numerus="yes">
+            <source>%n replica(s) move to another card.</source>
+            <translation>
+                <numerusform>%n 个副本将迁移到其他卡。</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>Apply this schedule?</source>
+            <translation>应用此时间表？</translation>
+        </message>
+        <message>
+            <source>Training it stops:</source>
+            <translation>将停止的训练：</translation>
+        </message>
+        <message>
+            <source>Job</source>
+            <translation>作业</translation>
+        </message>
+        <message>
+            <source>Leaves</source>
+            <translation>退出时间</translation>
+        </message>
+        <message>
+            <source>Lost work (h:mm)</source>
+            <translation>损失的工作（时:分）</translation>
+        </message>
+        <message>
+            <source>In all: %1 of work lost (h:mm).</source>
+            <translation>合计损失 %1 的工作（时:分）。</translation>
+        </message>
+        <message>
+            <source>Inference services:</source>
+            <translation>推理服务：</translation>
+        </message>
+        <message>
+            <source>Service</source>
+            <translation>服务</translation>
+        </message>
+        <message>
+            <source>Replicas</source>
+            <translation>副本</translation>
+        </message>
+        <message>
+            <source>p99 at today’s load</source>
+            <translation>今日负载下的 p99</translation>
+        </message>
+        <message>
+            <source>SLO</source>
+            <translation>SLO</translation>
+        </message>
+        <message>
+            <source>%1 → %2</source>
+            <translation>%1 → %2</translation>
+        </message>
+        <message>
+            <source>SLO at risk</source>
+            <translation>SLO 有风险</translation>
+        </message>
+        <message>
+            <source>Keep the schedule in force</source>
+            <translation>保留当前时间表</translation>
+        </message>
+        <message>
+            <source>Apply schedule</source>
+            <translation>应用时间表</translation>
         </message>
     </context>
 </TS>

@@ -600,28 +600,12 @@ void MainWindow::onSnapshot(const Session::SnapshotPtr &snapshot)
 // A policy's name in words ("forecast" → "forecast-driven"); an unknown one as it is.
 QString MainWindow::policyText(const QString &policy)
 {
-    if (policy == QLatin1String("static"))
-        return tr("static split");
-    if (policy == QLatin1String("windows"))
-        return tr("time windows");
-    if (policy == QLatin1String("guard"))
-        return tr("latency guard");
-    if (policy == QLatin1String("forecast"))
-        return tr("forecast-driven");
-    if (policy == QLatin1String("none"))
-        return tr("none");
-    return policy;
+    return policyNameText(policy);
 }
 
-// A window's name: the schedule's own words, but the usual "day" and "night" in the console's
-// language.
 QString MainWindow::windowText(const QString &window)
 {
-    if (window == QLatin1String("day"))
-        return tr("day");
-    if (window == QLatin1String("night"))
-        return tr("night");
-    return window;
+    return windowNameText(window);
 }
 
 QString MainWindow::clockText() const

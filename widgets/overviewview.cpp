@@ -4,7 +4,6 @@
 #include "cardmap/cardtile.h"
 #include "cardmap/reasontext.h"
 #include "charts/qcp.h"
-#include "mainwindow.h"
 
 #include "core/models/sessionclient.h"
 
@@ -365,10 +364,10 @@ void OverviewView::refreshText()
     }
     if (!f.window.isEmpty())
         w += QStringLiteral("<br>")
-             + tr("window: %1").arg(MainWindow::windowText(f.window)).toHtmlEscaped();
+             + tr("window: %1").arg(windowNameText(f.window)).toHtmlEscaped();
     if (!f.policy.isEmpty())
         w += QStringLiteral("<br>")
-             + tr("policy: %1").arg(MainWindow::policyText(f.policy)).toHtmlEscaped();
+             + tr("policy: %1").arg(policyNameText(f.policy)).toHtmlEscaped();
     m_waiting->setText(w);
 }
 

@@ -470,6 +470,68 @@ int runEventsTail(const QStringList &argList, Io &io)
     }
 }
 
+namespace {
+
+QString milliText(qint64 milli)
+{
+    return milli < 0 ? QStringLiteral("no limit")
+                     : QString::number(double(milli) / 1000.0, 'f', 2) + QStringLiteral(" cards");
+}
+
+// A schedule preview for people: what changes, what stops, which service's SLO is at risk.
+int printSchedulePreview(const QJsonObject &r, Io &io)
+{
+    if (!r.value(QStringLiteral("ok")).toBool()) {
+        io.err << "zhaoxictl schedule preview: refused: "
+               << r.value(QStringLiteral("error")).toString() << "\n";
+        return 1;
+    }
+    const auto policyWindow = [&](const char *policy, const char *window) -> QString {
+        const QString w = r.value(QLatin1String(window)).toString();
+        return r.value(QLatin1String(policy)).toString()
+               + (w.isEmpty() ? QString() : QStringLiteral(" (window %1)").arg(w));
+    };
+    io.out << "policy: " << policyWindow("policy_before", "window_before") << " -> "
+           << policyWindow("policy_after", "window_after") << "\n";
+    const QJsonObject b0 = r.value(QStringLiteral("budget_before")).toObject();
+    const QJsonObject b1 = r.value(QStringLiteral("budget_after")).toObject();
+    for (const char *cls : {"training", "inference", "batch"}) {
+        const QString key = QLatin1String(cls) + QStringLiteral("_milli");
+        const qint64 before = qint64(b0.value(key).toDouble(-1));
+        const qint64 after = qint64(b1.value(key).toDouble(-1));
+        io.out << "budget " << cls << ": " << milliText(before) << " -> " << milliText(after)
+               << (before == after ? "" : "  (changes)") << "\n";
+    }
+    const QJsonArray ev = r.value(QStringLiteral("evictions")).toArray();
+    if (ev.isEmpty())
+        io.out << "evictions: none\n";
+    for (const QJsonValue &v : ev) {
+        const QJsonObject e = v.toObject();
+        io.out << "evicts job " << e.value(QStringLiteral("job")).toInt() << " "
+               << e.value(QStringLiteral("name")).toString() << ": "
+               << (e.value(QStringLiteral("at_checkpoint")).toBool()
+                           ? QStringLiteral("at its next checkpoint, losing nothing")
+                           : QStringLiteral("at once, losing %1 s of work")
+                                     .arg(qint64(e.value(QStringLiteral("lost_work_ms")).toDouble())
+                                          / 1000))
+               << "\n";
+    }
+    for (const QJsonValue &v : r.value(QStringLiteral("services")).toArray()) {
+        const QJsonObject c = v.toObject();
+        const QJsonValue p99 = c.value(QStringLiteral("p99_after_ms"));
+        io.out << "service " << c.value(QStringLiteral("name")).toString() << ": replicas "
+               << c.value(QStringLiteral("replicas_before")).toInt() << " -> "
+               << c.value(QStringLiteral("replicas_after")).toInt() << ", p99 estimate "
+               << (p99.isDouble() ? QString::number(p99.toDouble(), 'f', 0) + QStringLiteral(" ms")
+                                  : QStringLiteral("unbounded"))
+               << " (SLO " << c.value(QStringLiteral("slo_ms")).toDouble() << " ms)"
+               << (c.value(QStringLiteral("at_risk")).toBool() ? "  SLO AT RISK" : "") << "\n";
+    }
+    return 0;
+}
+
+} // namespace
+
 int runSchedule(const QStringList &argList, Io &io)
 {
     const QString sub = argList.value(0);
@@ -494,16 +556,18 @@ int runSchedule(const QStringList &argList, Io &io)
         }
         return 0;
     }
-    if (sub == QLatin1String("set")) {
+    if (sub == QLatin1String("set") || sub == QLatin1String("preview")) {
+        const bool set = sub == QLatin1String("set");
+        const char *what = set ? "schedule set" : "schedule preview";
         const QStringList pos = args.positional();
         if (pos.size() != 1) {
-            io.err << "zhaoxictl schedule set: expected one FILE (the windows policy's "
-                      "parameters)\n";
+            io.err << "zhaoxictl " << what
+                   << ": expected one FILE (the windows policy's parameters)\n";
             return 2;
         }
         QFile f(pos[0]);
         if (!f.open(QIODevice::ReadOnly)) {
-            io.err << "zhaoxictl schedule set: cannot read " << pos[0] << ": " << f.errorString()
+            io.err << "zhaoxictl " << what << ": cannot read " << pos[0] << ": " << f.errorString()
                    << "\n";
             return 2;
         }
@@ -512,7 +576,7 @@ int runSchedule(const QStringList &argList, Io &io)
         const QJsonDocument doc = QJsonDocument::fromJson(text, &perr);
         if (perr.error != QJsonParseError::NoError || !doc.isObject()) {
             const QByteArray before = text.left(perr.offset);
-            io.err << "zhaoxictl schedule set: " << pos[0] << ":" << before.count('\n') + 1 << ":"
+            io.err << "zhaoxictl " << what << ": " << pos[0] << ":" << before.count('\n') + 1 << ":"
                    << perr.offset - before.lastIndexOf('\n') << ": "
                    << (perr.error != QJsonParseError::NoError
                                ? perr.errorString()
@@ -521,18 +585,28 @@ int runSchedule(const QStringList &argList, Io &io)
             return 2;
         }
         QJsonObject result;
-        const int rc = request("schedule set",
-                               path,
-                               args,
-                               {{QStringLiteral("cmd"), QStringLiteral("schedule-set")},
-                                {QStringLiteral("schedule"), doc.object()}},
-                               &result,
-                               io);
-        if (rc == 0)
+        const int rc = request(
+                what,
+                path,
+                args,
+                {{QStringLiteral("cmd"),
+                  set ? QStringLiteral("schedule-set") : QStringLiteral("preview-schedule")},
+                 {QStringLiteral("schedule"), doc.object()}},
+                &result,
+                io);
+        if (rc != 0)
+            return rc;
+        if (set) {
             io.out << "schedule set: the windows policy is in force\n";
-        return rc;
+            return 0;
+        }
+        if (json) {
+            printJson(io, result);
+            return result.value(QStringLiteral("ok")).toBool() ? 0 : 1;
+        }
+        return printSchedulePreview(result, io);
     }
-    io.err << "zhaoxictl schedule: expected 'get' or 'set FILE'\n";
+    io.err << "zhaoxictl schedule: expected 'get', 'preview FILE' or 'set FILE'\n";
     return 2;
 }
 

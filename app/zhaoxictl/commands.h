@@ -73,7 +73,8 @@ inline const Command kCommands[] = {
          "cards [--socket PATH] [--json]  every card, its partitions and readings",
          runCards},
         {"schedule",
-         "schedule get [--json] | set FILE [--socket PATH]  the windows schedule in force",
+         "schedule get [--json] | preview FILE [--json] | set FILE [--socket PATH]  the windows "
+         "schedule in force; what setting one would do",
          runSchedule},
         {"layout",
          "layout apply --card N PROFILE@START ... [--drain DEADLINE] [--socket PATH]  repartition "

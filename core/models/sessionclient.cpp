@@ -42,6 +42,11 @@ SessionClient::SessionClient(ApplianceSession *session, QObject *parent)
             this,
             &SessionClient::jobLogReady,
             Qt::QueuedConnection);
+    connect(session,
+            &ApplianceSession::schedulePreviewReady,
+            this,
+            &SessionClient::schedulePreviewReady,
+            Qt::QueuedConnection);
     m_snapshot = session->latest();
 }
 
@@ -157,6 +162,28 @@ quint64 SessionClient::setSchedule(const QJsonObject &windowsParams)
     Q_EMIT changeAsked(
             id, QStringLiteral("schedule-set"), {{QStringLiteral("schedule"), windowsParams}});
     call([=](ApplianceSession *s) { s->setSchedule(id, windowsParams); });
+    return id;
+}
+
+quint64 SessionClient::previewSchedule(const QJsonObject &windowsParams)
+{
+    const quint64 id = m_nextRequest++;
+    call([=](ApplianceSession *s) { s->previewSchedule(id, windowsParams); });
+    return id;
+}
+
+quint64 SessionClient::setScheduleConfirmed(const QJsonObject &windowsParams,
+                                            const QList<int> &evicted)
+{
+    const quint64 id = m_nextRequest++;
+    QJsonArray ids;
+    for (int v : evicted)
+        ids.append(v);
+    Q_EMIT changeAsked(
+            id,
+            QStringLiteral("schedule-set"),
+            {{QStringLiteral("schedule"), windowsParams}, {QStringLiteral("victims"), ids}});
+    call([=](ApplianceSession *s) { s->setScheduleConfirmed(id, windowsParams, evicted); });
     return id;
 }
 

@@ -48,6 +48,10 @@ public:
                         Session::ApplyMode mode,
                         qint64 drainDeadlineMs);
     quint64 setSchedule(const QJsonObject &windowsParams);
+    // ApplianceSession::previewSchedule / setScheduleConfirmed: what a schedule would do, and
+    // setting it only while it takes off exactly the confirmed `evicted` jobs.
+    quint64 previewSchedule(const QJsonObject &windowsParams);
+    quint64 setScheduleConfirmed(const QJsonObject &windowsParams, const QList<int> &evicted);
     quint64 submitWorkload(const QJsonObject &spec);
     quint64 cancelJob(Domain::JobId job);
     quint64 setJobPriority(Domain::JobId job, int priority);
@@ -63,6 +67,7 @@ Q_SIGNALS:
     void layoutPreviewReady(const Zhaoxi::Session::LayoutPreview &preview);
     void commandFinished(const Zhaoxi::Session::CommandResult &result);
     void jobLogReady(const Zhaoxi::Session::JobLog &log);
+    void schedulePreviewReady(const Zhaoxi::Session::SchedulePreview &preview);
     // A change was asked for (before the session sees it): the command's name and arguments as
     // the service's API spells them ("place" {job, card, preempt}, "requeue" {job},
     // "layout-apply" {card, layout, drain_deadline_ms}, "schedule-set" {schedule}, "submit"

@@ -458,6 +458,69 @@ Session::PlacementPreview placementPreviewFromJson(const QJsonObject &o)
     return p;
 }
 
+namespace {
+
+Sched::ClassBudget budgetFromJson(const QJsonValue &v)
+{
+    Sched::ClassBudget b;
+    b.trainingMilli = int64(v[QStringLiteral("training_milli")], -1);
+    b.inferenceMilli = int64(v[QStringLiteral("inference_milli")], -1);
+    b.batchMilli = int64(v[QStringLiteral("batch_milli")], -1);
+    return b;
+}
+
+Device::ActionReason actionReasonFromString(const QString &text)
+{
+    for (int r = 0; r <= int(Device::ActionReason::Consolidate); ++r) {
+        if (text == QLatin1String(Device::toString(Device::ActionReason(r))))
+            return Device::ActionReason(r);
+    }
+    return Device::ActionReason::None;
+}
+
+} // namespace
+
+Session::SchedulePreview schedulePreviewFromJson(const QJsonObject &o)
+{
+    Session::SchedulePreview p;
+    p.ok = o.value(QStringLiteral("ok")).toBool();
+    p.error = o.value(QStringLiteral("error")).toString();
+    p.field = o.value(QStringLiteral("field")).toString();
+    p.nowMs = int64(o.value(QStringLiteral("now_ms")));
+    p.policyBefore = o.value(QStringLiteral("policy_before")).toString();
+    p.windowBefore = o.value(QStringLiteral("window_before")).toString();
+    p.policyAfter = o.value(QStringLiteral("policy_after")).toString();
+    p.windowAfter = o.value(QStringLiteral("window_after")).toString();
+    p.budgetBefore = budgetFromJson(o.value(QStringLiteral("budget_before")));
+    p.budgetAfter = budgetFromJson(o.value(QStringLiteral("budget_after")));
+    for (const QJsonValue &v : o.value(QStringLiteral("evictions")).toArray()) {
+        Policy::PolicyPlan::Eviction e;
+        e.job = Domain::JobId(v[QStringLiteral("job")].toInt(-1));
+        e.atCheckpoint = v[QStringLiteral("at_checkpoint")].toBool();
+        e.leavesAtMs = int64(v[QStringLiteral("leaves_at_ms")]);
+        e.lostMs = int64(v[QStringLiteral("lost_work_ms")]);
+        e.why = actionReasonFromString(v[QStringLiteral("reason")].toString());
+        p.evictions.append(e);
+        p.evictionNames.append(v[QStringLiteral("name")].toString());
+    }
+    for (const QJsonValue &v : o.value(QStringLiteral("services")).toArray()) {
+        Policy::PolicyPlan::ServiceChange c;
+        c.service = v[QStringLiteral("service")].toInt();
+        c.name = v[QStringLiteral("name")].toString();
+        c.replicasBefore = v[QStringLiteral("replicas_before")].toInt();
+        c.replicasAfter = v[QStringLiteral("replicas_after")].toInt();
+        c.sloMs = v[QStringLiteral("slo_ms")].toDouble();
+        c.observedRate = v[QStringLiteral("observed_rate")].toDouble();
+        const QJsonValue p99 = v[QStringLiteral("p99_after_ms")];
+        c.p99AfterMs = p99.isDouble() ? p99.toDouble() : INFINITY;
+        c.atRisk = v[QStringLiteral("at_risk")].toBool();
+        p.services.append(c);
+    }
+    for (const QJsonValue &v : o.value(QStringLiteral("moved_replicas")).toArray())
+        p.movedReplicas.append(Domain::JobId(v.toInt(-1)));
+    return p;
+}
+
 Session::LayoutPreview layoutPreviewFromJson(const QJsonObject &o, const Domain::CardModel *model)
 {
     Session::LayoutPreview p;

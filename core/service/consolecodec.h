@@ -66,6 +66,7 @@ std::optional<Storage::Event> eventFromJson(const QJsonObject &json, QString *er
 // preview, a layout preview (for a card of `model`), a job's log.
 Session::CommandResult commandResultFromAnswer(const QJsonObject &answer);
 Session::PlacementPreview placementPreviewFromJson(const QJsonObject &result);
+Session::SchedulePreview schedulePreviewFromJson(const QJsonObject &result);
 Session::LayoutPreview layoutPreviewFromJson(const QJsonObject &result,
                                              const Domain::CardModel *model);
 Session::JobLog jobLogFromJson(const QJsonObject &result);

@@ -32,6 +32,10 @@ const QList<CommandInfo> &commands()
              false,
              "{\"job\": N, \"card\": N}: could it go there, at what cost"},
             {"preview-layout", false, "{\"card\": N, \"layout\": [\"3g.40gb@0\", ...]}"},
+            {"preview-schedule",
+             false,
+             "{\"schedule\": {...}}: what setting it would do now (policy, budget, evictions, "
+             "replicas)"},
             {"audit-verify", false, "is the operator audit chain intact"},
             {"submit", true, "{\"spec\": {...}}: a workload (docs/workload-spec.md)"},
             {"cancel", true, "{\"job\": N}"},
@@ -45,7 +49,10 @@ const QList<CommandInfo> &commands()
              true,
              "{\"card\": N, \"layout\": [...], \"drain_deadline_ms\": N}: "
              "immediate without a deadline, drained with one"},
-            {"schedule-set", true, "{\"schedule\": {...}}: the windows policy's parameters"},
+            {"schedule-set",
+             true,
+             "{\"schedule\": {...}, \"victims\": [N, ...]}: the windows policy's parameters; "
+             "with victims, refused (plan_changed) unless it would take off exactly those jobs"},
             {"layout-pin",
              true,
              "{\"card\": N, \"until_ms\": N | \"for_ms\": N}: the scheduler never changes the "
@@ -229,10 +236,7 @@ QJsonObject snapshotJson(const Snapshot &s, bool withState)
                   {QStringLiteral("queue"), queue},
                   {QStringLiteral("services"), services},
                   {QStringLiteral("training"), training},
-                  {QStringLiteral("budget"),
-                   QJsonObject{{QStringLiteral("training_milli"), s.budget.trainingMilli},
-                               {QStringLiteral("inference_milli"), s.budget.inferenceMilli},
-                               {QStringLiteral("batch_milli"), s.budget.batchMilli}}}};
+                  {QStringLiteral("budget"), budgetJson(s.budget)}};
     if (withState)
         o.insert(QStringLiteral("state"),
                  QJsonObject{{QStringLiteral("layouts"),
@@ -298,6 +302,59 @@ QJsonObject placementPreviewJson(const Session::PlacementPreview &p)
         o.insert(QStringLiteral("reason"), QLatin1String(Sched::reasonCode(p.status.reason)));
         o.insert(QStringLiteral("message"), p.status.describe());
     }
+    return o;
+}
+
+QJsonObject budgetJson(const Sched::ClassBudget &b)
+{
+    return {{QStringLiteral("training_milli"), b.trainingMilli},
+            {QStringLiteral("inference_milli"), b.inferenceMilli},
+            {QStringLiteral("batch_milli"), b.batchMilli}};
+}
+
+QJsonObject schedulePreviewJson(const Session::SchedulePreview &p)
+{
+    QJsonArray evictions, services, moved;
+    for (qsizetype i = 0; i < p.evictions.size(); ++i) {
+        const Policy::PolicyPlan::Eviction &e = p.evictions[i];
+        evictions.append(QJsonObject{{QStringLiteral("job"), e.job.value()},
+                                     {QStringLiteral("name"), p.evictionNames.value(i)},
+                                     {QStringLiteral("at_checkpoint"), e.atCheckpoint},
+                                     {QStringLiteral("leaves_at_ms"), e.leavesAtMs},
+                                     {QStringLiteral("lost_work_ms"), e.lostMs},
+                                     {QStringLiteral("reason"), QLatin1String(toString(e.why))}});
+    }
+    for (const Policy::PolicyPlan::ServiceChange &c : p.services)
+        services.append(
+                QJsonObject{{QStringLiteral("service"), c.service},
+                            {QStringLiteral("name"), c.name},
+                            {QStringLiteral("replicas_before"), c.replicasBefore},
+                            {QStringLiteral("replicas_after"), c.replicasAfter},
+                            {QStringLiteral("slo_ms"), c.sloMs},
+                            {QStringLiteral("observed_rate"), c.observedRate},
+                            {QStringLiteral("p99_after_ms"),
+                             std::isfinite(c.p99AfterMs) ? QJsonValue(c.p99AfterMs) : QJsonValue()},
+                            {QStringLiteral("at_risk"), c.atRisk}});
+    for (Domain::JobId j : p.movedReplicas)
+        moved.append(j.value());
+    QJsonObject o{{QStringLiteral("ok"), p.ok},
+                  {QStringLiteral("now_ms"), p.nowMs},
+                  {QStringLiteral("policy_before"), p.policyBefore},
+                  {QStringLiteral("window_before"), p.windowBefore},
+                  {QStringLiteral("budget_before"), budgetJson(p.budgetBefore)}};
+    if (!p.ok) {
+        o.insert(QStringLiteral("error"), p.error);
+        if (!p.field.isEmpty())
+            o.insert(QStringLiteral("field"), p.field);
+        return o;
+    }
+    o.insert(QStringLiteral("policy_after"), p.policyAfter);
+    o.insert(QStringLiteral("window_after"), p.windowAfter);
+    o.insert(QStringLiteral("budget_after"), budgetJson(p.budgetAfter));
+    o.insert(QStringLiteral("evictions"), evictions);
+    o.insert(QStringLiteral("services"), services);
+    o.insert(QStringLiteral("moved_replicas"), moved);
+    o.insert(QStringLiteral("needs_confirmation"), p.needsConfirmation());
     return o;
 }
 

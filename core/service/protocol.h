@@ -65,6 +65,13 @@ QJsonArray jobsJson(const Session::Snapshot &snapshot);
 QJsonObject eventJson(const Storage::Event &event);
 QJsonObject commandResultJson(const Session::CommandResult &result);
 QJsonObject placementPreviewJson(const Session::PlacementPreview &preview);
+// "schedule-preview": policy_before/after, window_before/after, budget_before/after
+// ({training,inference,batch}_milli), evictions [{job, name, at_checkpoint, leaves_at_ms,
+// lost_work_ms, reason}], services [{service, name, replicas_before, replicas_after, slo_ms,
+// observed_rate, p99_after_ms (null: cannot keep up), at_risk}], moved_replicas,
+// needs_confirmation, now_ms.
+QJsonObject schedulePreviewJson(const Session::SchedulePreview &preview);
+QJsonObject budgetJson(const Sched::ClassBudget &budget);
 QJsonObject layoutPreviewJson(const Session::LayoutPreview &preview,
                               const Domain::CardModel *model);
 QJsonObject jobLogJson(const Session::JobLog &log);

@@ -207,6 +207,7 @@ void RemoteSession::onAnswer(const Pending &p, const QJsonObject &answer)
     }
     case Answer::PlacementPreview:
     case Answer::LayoutPreview:
+    case Answer::SchedulePreview:
     case Answer::JobLog:
         if (!ok) {
             fail(p, error); // the same answer as when the service went away, with its reason
@@ -216,6 +217,10 @@ void RemoteSession::onAnswer(const Pending &p, const QJsonObject &answer)
             Session::PlacementPreview preview = placementPreviewFromJson(result);
             preview.request = p.request;
             Q_EMIT placementPreviewReady(preview);
+        } else if (p.answer == Answer::SchedulePreview) {
+            Session::SchedulePreview preview = schedulePreviewFromJson(result);
+            preview.request = p.request;
+            Q_EMIT schedulePreviewReady(preview);
         } else if (p.answer == Answer::LayoutPreview) {
             Session::LayoutPreview preview = layoutPreviewFromJson(result, modelOf(p.card));
             preview.request = p.request;
@@ -361,6 +366,13 @@ void RemoteSession::fail(const Pending &p, const QString &error)
         Q_EMIT layoutPreviewReady(preview);
         return;
     }
+    case Answer::SchedulePreview: {
+        Session::SchedulePreview preview;
+        preview.request = p.request;
+        preview.error = error;
+        Q_EMIT schedulePreviewReady(preview);
+        return;
+    }
     case Answer::JobLog: {
         Session::JobLog log;
         log.request = p.request;
@@ -451,6 +463,26 @@ void RemoteSession::setSchedule(quint64 request, QJsonObject windowsParams)
 {
     send({{QStringLiteral("cmd"), QStringLiteral("schedule-set")},
           {QStringLiteral("schedule"), windowsParams}},
+         {request, Answer::Command, -1, -1});
+}
+
+void RemoteSession::previewSchedule(quint64 request, QJsonObject windowsParams)
+{
+    send({{QStringLiteral("cmd"), QStringLiteral("preview-schedule")},
+          {QStringLiteral("schedule"), windowsParams}},
+         {request, Answer::SchedulePreview, -1, -1});
+}
+
+void RemoteSession::setScheduleConfirmed(quint64 request,
+                                         QJsonObject windowsParams,
+                                         QList<int> evicted)
+{
+    QJsonArray ids;
+    for (int v : evicted)
+        ids.append(v);
+    send({{QStringLiteral("cmd"), QStringLiteral("schedule-set")},
+          {QStringLiteral("schedule"), windowsParams},
+          {QStringLiteral("victims"), ids}},
          {request, Answer::Command, -1, -1});
 }
 

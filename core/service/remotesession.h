@@ -61,6 +61,10 @@ public Q_SLOTS:
                      Zhaoxi::Session::ApplyMode mode,
                      qint64 drainDeadlineMs) override;
     void setSchedule(quint64 request, QJsonObject windowsParams) override;
+    void previewSchedule(quint64 request, QJsonObject windowsParams) override;
+    void setScheduleConfirmed(quint64 request,
+                              QJsonObject windowsParams,
+                              QList<int> evicted) override;
     void submitWorkload(quint64 request, QJsonObject spec) override;
     void cancelJob(quint64 request, int job) override;
     void setJobPriority(quint64 request, int job, int priority) override;
@@ -76,6 +80,7 @@ private:
         Command,
         PlacementPreview,
         LayoutPreview,
+        SchedulePreview,
         JobLog,
         Hello,
         Subscribe

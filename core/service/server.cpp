@@ -78,6 +78,14 @@ Server::Server(Session::ApplianceSession &session, ServerOptions options, QObjec
                 reply(q.socket, okAnswer(q.id, layoutPreviewJson(p, model)));
             });
     connect(&m_session,
+            &Session::ApplianceSession::schedulePreviewReady,
+            this,
+            [this](const Session::SchedulePreview &p) {
+                const Pending q = m_pendingReads.take(p.request);
+                if (q.socket)
+                    reply(q.socket, okAnswer(q.id, schedulePreviewJson(p)));
+            });
+    connect(&m_session,
             &Session::ApplianceSession::jobLogReady,
             this,
             [this](const Session::JobLog &l) {
@@ -509,6 +517,19 @@ void Server::dispatch(Client &client,
                         {QStringLiteral("broken_at"),
                          v.brokenAt >= 0 ? QJsonValue(v.brokenAt) : QJsonValue()},
                         {QStringLiteral("problem"), v.problem}}));
+    } else if (command == QLatin1String("preview-schedule")) {
+        const QJsonValue schedule = request.value(QStringLiteral("schedule"));
+        if (!schedule.isObject()) {
+            why = QStringLiteral("must be the windows policy's parameters (a JSON object)");
+            return bad(QStringLiteral("schedule"));
+        }
+        Pending p;
+        p.socket = client.socket;
+        p.id = id;
+        p.command = command;
+        const quint64 req = nextRequest();
+        m_pendingReads.insert(req, p);
+        m_session.previewSchedule(req, schedule.toObject());
     } else {
         // Reads the session answers by a signal: job-log, preview-placement, preview-layout.
         const auto job

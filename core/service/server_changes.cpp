@@ -26,6 +26,28 @@ namespace Zhaoxi::Service {
 using Session::CommandResult;
 using Session::SnapshotPtr;
 
+namespace {
+
+// A confirmed plan's job ids ("victims"): false with *why when it is not an array of them.
+bool jobIdList(const QJsonValue &value, QList<int> *ids, QString *why)
+{
+    if (!value.isArray()) {
+        *why = QStringLiteral("must be the confirmed victims' job ids (an array)");
+        return false;
+    }
+    for (const QJsonValue &v : value.toArray()) {
+        if (!v.isDouble() || v.toDouble() != std::floor(v.toDouble()) || v.toDouble() < 0
+            || v.toDouble() > INT_MAX) {
+            *why = QStringLiteral("must hold job ids (integers)");
+            return false;
+        }
+        ids->append(v.toInt());
+    }
+    return true;
+}
+
+} // namespace
+
 QJsonObject Server::subjectState(const QString &command, int card, int job) const
 {
     const SnapshotPtr s = m_session.latest();
@@ -180,9 +202,16 @@ void Server::change(Client &client,
             why = QStringLiteral("must be the windows policy's parameters (a JSON object)");
             return bad(QStringLiteral("schedule"));
         }
+        QList<int> confirmed;
+        const QJsonValue victims = request.value(QStringLiteral("victims"));
+        if (!victims.isUndefined() && !jobIdList(victims, &confirmed, &why))
+            return bad(QStringLiteral("victims"));
         p.before = subjectState(command, -1, -1);
         m_pending.insert(req, p);
-        m_session.setSchedule(req, schedule.toObject());
+        if (victims.isUndefined())
+            m_session.setSchedule(req, schedule.toObject());
+        else
+            m_session.setScheduleConfirmed(req, schedule.toObject(), confirmed);
         return;
     }
     if (command == QLatin1String("layout-apply")) {
@@ -274,19 +303,8 @@ void Server::change(Client &client,
         // preempt others (or none, or cannot place it).
         const QJsonValue victims = request.value(QStringLiteral("victims"));
         QList<int> confirmed;
-        if (!victims.isUndefined()) {
-            if (!victims.isArray()) {
-                why = QStringLiteral("must be the confirmed victims' job ids (an array)");
-                return bad(QStringLiteral("victims"));
-            }
-            for (const QJsonValue &v : victims.toArray()) {
-                if (!v.isDouble() || v.toDouble() != std::floor(v.toDouble()) || v.toDouble() < 0) {
-                    why = QStringLiteral("must hold job ids (integers)");
-                    return bad(QStringLiteral("victims"));
-                }
-                confirmed << v.toInt();
-            }
-        }
+        if (!victims.isUndefined() && !jobIdList(victims, &confirmed, &why))
+            return bad(QStringLiteral("victims"));
         p.before = subjectState(command, -1, p.job);
         m_pending.insert(req, p);
         if (!victims.isUndefined())

@@ -208,6 +208,34 @@ void RuntimeSession::setSchedule(quint64 request, QJsonObject windowsParams)
     publish();
 }
 
+void RuntimeSession::previewSchedule(quint64 request, QJsonObject windowsParams)
+{
+    SchedulePreview p;
+    CommandResult r;
+    if (m_run) {
+        p = previewScheduleOn(*m_run, windowsParams, m_run->now());
+    } else {
+        readyForWork(&r);
+        p.error = r.error.isEmpty() ? QStringLiteral("the appliance is not running") : r.error;
+    }
+    p.request = request;
+    Q_EMIT schedulePreviewReady(p);
+}
+
+void RuntimeSession::setScheduleConfirmed(quint64 request,
+                                          QJsonObject windowsParams,
+                                          QList<int> evicted)
+{
+    CommandResult r;
+    r.request = request;
+    if (readyForWork(&r)
+        && !confirmedScheduleHolds(*m_run, windowsParams, m_run->now(), evicted, &r)) {
+        Q_EMIT commandFinished(r);
+        return;
+    }
+    setSchedule(request, windowsParams);
+}
+
 void RuntimeSession::drainThenApply(quint64 request,
                                     int card,
                                     const QList<Domain::MigPlacement> &target,

@@ -43,6 +43,10 @@ public Q_SLOTS:
     void requestJobLog(quint64 request, int job, qint64 maxBytes) override;
     // The windows policy in force from now.
     void setSchedule(quint64 request, QJsonObject windowsParams) override;
+    void previewSchedule(quint64 request, QJsonObject windowsParams) override;
+    void setScheduleConfirmed(quint64 request,
+                              QJsonObject windowsParams,
+                              QList<int> evicted) override;
 
 protected:
     explicit RuntimeSession(QObject *parent = nullptr);

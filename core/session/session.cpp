@@ -2,6 +2,8 @@
 #include "session.h"
 
 #include "core/catalogue/layoutrules.h"
+#include "core/policy/timewindows.h"
+#include "core/runtime/appliancecore.h"
 
 #include <QMetaType>
 
@@ -121,6 +123,106 @@ bool confirmedPlanHolds(const Sched::Scheduler &scheduler,
     return false;
 }
 
+bool SchedulePreview::needsConfirmation() const
+{
+    if (!ok)
+        return false;
+    if (policyBefore != policyAfter || !evictions.isEmpty() || !movedReplicas.isEmpty())
+        return true;
+    for (const Policy::PolicyPlan::ServiceChange &c : services) {
+        if (c.replicasAfter != c.replicasBefore)
+            return true;
+    }
+    return false;
+}
+
+QList<int> SchedulePreview::evictedIds() const
+{
+    QList<int> out;
+    for (const Policy::PolicyPlan::Eviction &e : evictions)
+        out << e.job.value();
+    return out;
+}
+
+namespace {
+
+QString windowOf(const Policy::Policy *policy, const Runtime::ApplianceCore &core, qint64 nowMs)
+{
+    const auto *w = dynamic_cast<const Policy::TimeWindows *>(policy);
+    if (!w)
+        return {};
+    const int at = w->windowAt(core.localWeekMs(nowMs));
+    return at >= 0 ? w->windows()[at].name : QString();
+}
+
+} // namespace
+
+SchedulePreview previewScheduleOn(Runtime::ApplianceCore &core,
+                                  const QJsonObject &windowsParams,
+                                  qint64 nowMs)
+{
+    SchedulePreview p;
+    p.nowMs = nowMs;
+    p.policyBefore = core.policyName();
+    p.windowBefore = windowOf(core.policy(), core, nowMs);
+    p.budgetBefore = core.scheduler().classBudget();
+    Policy::PolicyError err;
+    const std::unique_ptr<Policy::Policy> candidate
+            = Policy::TimeWindows::create(windowsParams, &err);
+    if (!candidate) {
+        p.field = err.field;
+        p.error = err.field.isEmpty() ? err.message
+                                      : err.field + QStringLiteral(": ") + err.message;
+        return p;
+    }
+    const Policy::PolicyPlan plan = Policy::dryRun(*candidate, core, nowMs);
+    p.ok = true;
+    p.policyAfter = candidate->name();
+    p.windowAfter = windowOf(candidate.get(), core, nowMs);
+    p.budgetAfter = plan.budget.value_or(p.budgetBefore);
+    p.evictions = plan.evictions;
+    const Sched::ClusterState &st = core.scheduler().state();
+    for (const Policy::PolicyPlan::Eviction &e : plan.evictions)
+        p.evictionNames << st.job(e.job).spec.name;
+    p.services = plan.services;
+    p.movedReplicas = plan.movedReplicas;
+    return p;
+}
+
+bool confirmedScheduleHolds(Runtime::ApplianceCore &core,
+                            const QJsonObject &windowsParams,
+                            qint64 nowMs,
+                            const QList<int> &evicted,
+                            CommandResult *r)
+{
+    const SchedulePreview fresh = previewScheduleOn(core, windowsParams, nowMs);
+    if (!fresh.ok) {
+        r->ok = false;
+        r->field = fresh.field;
+        r->error = fresh.error;
+        return false;
+    }
+    QList<int> now = fresh.evictedIds();
+    QList<int> asked = evicted;
+    std::sort(now.begin(), now.end());
+    std::sort(asked.begin(), asked.end());
+    if (now == asked)
+        return true;
+    const auto ids = [](const QList<int> &jobs) {
+        QStringList out;
+        for (int j : jobs)
+            out << QString::number(j);
+        return out.isEmpty() ? QStringLiteral("none") : out.join(QStringLiteral(", "));
+    };
+    r->ok = false;
+    r->planChanged = true;
+    r->status = Sched::Status::error(Sched::Reason::None);
+    r->error = QStringLiteral("the appliance changed since you confirmed: the schedule would now "
+                              "take off jobs %1, not %2")
+                       .arg(ids(now), ids(asked));
+    return false;
+}
+
 std::optional<Domain::WorkloadSpec> specForSubmission(const QJsonObject &json, CommandResult *r)
 {
     Domain::SpecError err;
@@ -139,8 +241,18 @@ void registerMetaTypes()
     qRegisterMetaType<LayoutPreview>("Zhaoxi::Session::LayoutPreview");
     qRegisterMetaType<CommandResult>("Zhaoxi::Session::CommandResult");
     qRegisterMetaType<JobLog>("Zhaoxi::Session::JobLog");
+    qRegisterMetaType<SchedulePreview>("Zhaoxi::Session::SchedulePreview");
     qRegisterMetaType<ApplyMode>("Zhaoxi::Session::ApplyMode");
     qRegisterMetaType<QList<Domain::MigPlacement>>("QList<Zhaoxi::Domain::MigPlacement>");
+}
+
+void ApplianceSession::previewSchedule(quint64 request, QJsonObject windowsParams)
+{
+    Q_UNUSED(windowsParams);
+    SchedulePreview p;
+    p.request = request;
+    p.error = QStringLiteral("this appliance cannot preview a schedule");
+    Q_EMIT schedulePreviewReady(p);
 }
 
 } // namespace Zhaoxi::Session

@@ -5,6 +5,7 @@
 
 #include "core/domain/cardmodel.h"
 #include "core/domain/workloadspec.h"
+#include "core/policy/dryrun.h"
 #include "core/sched/scheduler.h"
 #include "core/sched/status.h"
 
@@ -13,6 +14,9 @@
 
 namespace Zhaoxi::Storage {
 class Store;
+}
+namespace Zhaoxi::Runtime {
+class ApplianceCore;
 }
 
 namespace Zhaoxi::Session {
@@ -69,6 +73,35 @@ struct CommandResult
     // placeJobConfirmed: refused because a fresh plan differs from the one the operator
     // confirmed (the console asks again with the fresh preview).
     bool planChanged = false;
+};
+
+// What a windows schedule would do if it became the policy in force now (previewSchedule): the
+// policy and window before and after, the class budget it would set, the training it would take
+// off (and the work each loses), and each service's replicas with an estimate of its p99 at the
+// load it sees. The first step of the new policy, worked out without changing anything
+// (Policy::dryRun).
+struct SchedulePreview
+{
+    quint64 request = 0;
+    bool ok = false;
+    QString error; // English: why the schedule is refused, or why there is no preview
+    QString field; // the schedule's field that is wrong (a JSON path), when one is
+    qint64 nowMs = 0;
+    QString policyBefore;
+    QString windowBefore; // empty: none (not a windows policy)
+    QString policyAfter;
+    QString windowAfter;
+    Sched::ClassBudget budgetBefore;
+    Sched::ClassBudget budgetAfter;
+    QList<Policy::PolicyPlan::Eviction> evictions;
+    QStringList evictionNames; // parallel to evictions
+    QList<Policy::PolicyPlan::ServiceChange> services;
+    QList<Domain::JobId> movedReplicas;
+
+    // Whether it stops or moves work, or switches the policy: what the console asks about.
+    bool needsConfirmation() const;
+    // The evicted jobs' ids: what a confirmation carries (setScheduleConfirmed).
+    QList<int> evictedIds() const;
 };
 
 // The answer to requestJobLog: the last bytes of a job's output (stdout and stderr, as its
@@ -153,6 +186,20 @@ public Q_SLOTS:
     // A weekly windows schedule (the `windows` policy's parameters, docs/simulation.md): checked
     // by the same reader as the headless tool; when valid it becomes the policy in force.
     virtual void setSchedule(quint64 request, QJsonObject windowsParams) = 0;
+    // What setSchedule(windowsParams) would do now, answered by schedulePreviewReady; nothing
+    // changes. The default (a session that cannot tell) answers not ok with the reason.
+    virtual void previewSchedule(quint64 request, QJsonObject windowsParams);
+    // setSchedule, carried out only while the plan the operator confirmed still holds: the
+    // training it takes off is exactly `evicted` (job ids, from a schedule preview). Otherwise
+    // refused with CommandResult::planChanged and what changed, and nothing is applied. The
+    // default (a session without its own check) sets the schedule.
+    virtual void setScheduleConfirmed(quint64 request,
+                                      QJsonObject windowsParams,
+                                      QList<int> evicted)
+    {
+        Q_UNUSED(evicted);
+        setSchedule(request, windowsParams);
+    }
     // A new workload from its spec (docs/workload-spec.md), read by the same reader as the
     // headless tool: an error names its field (CommandResult::field) and nothing is submitted.
     // The real appliance refuses a spec without `run`; the simulated one models training and
@@ -177,6 +224,7 @@ Q_SIGNALS:
     void layoutPreviewReady(Zhaoxi::Session::LayoutPreview preview);
     void commandFinished(Zhaoxi::Session::CommandResult result);
     void jobLogReady(Zhaoxi::Session::JobLog log);
+    void schedulePreviewReady(Zhaoxi::Session::SchedulePreview preview);
 };
 
 // Checks a proposed layout for one card of `state` and counts what changing to it takes: the
@@ -194,6 +242,21 @@ PlacementPreview previewPlacementOn(const Sched::Scheduler &scheduler,
                                     Domain::JobId job,
                                     Domain::CardId card,
                                     qint64 nowMs);
+
+// What a windows schedule would do on `core` now (both runtime sessions' previewSchedule): not
+// ok with the field and reason when the schedule is refused.
+SchedulePreview previewScheduleOn(Runtime::ApplianceCore &core,
+                                  const QJsonObject &windowsParams,
+                                  qint64 nowMs);
+
+// Whether the evictions the operator confirmed for a schedule are what it would do now; false
+// with r->planChanged, r->status and the English r->error saying what changed (or why the
+// schedule is refused).
+bool confirmedScheduleHolds(Runtime::ApplianceCore &core,
+                            const QJsonObject &windowsParams,
+                            qint64 nowMs,
+                            const QList<int> &evicted,
+                            CommandResult *r);
 
 // Whether the plan the operator confirmed (the victims' job ids) is the plan `scheduler` would
 // carry out now; false with r->planChanged, r->status and the English r->error saying what

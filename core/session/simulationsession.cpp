@@ -559,4 +559,26 @@ void SimulationSession::setSchedule(quint64 request, QJsonObject windowsParams)
     publish();
 }
 
+void SimulationSession::previewSchedule(quint64 request, QJsonObject windowsParams)
+{
+    m_engine->start();
+    SchedulePreview p = previewScheduleOn(*m_engine, windowsParams, m_engine->nowMs());
+    p.request = request;
+    Q_EMIT schedulePreviewReady(p);
+}
+
+void SimulationSession::setScheduleConfirmed(quint64 request,
+                                             QJsonObject windowsParams,
+                                             QList<int> evicted)
+{
+    m_engine->start();
+    CommandResult r;
+    r.request = request;
+    if (!confirmedScheduleHolds(*m_engine, windowsParams, m_engine->nowMs(), evicted, &r)) {
+        Q_EMIT commandFinished(r);
+        return;
+    }
+    setSchedule(request, windowsParams);
+}
+
 } // namespace Zhaoxi::Session

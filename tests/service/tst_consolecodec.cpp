@@ -253,6 +253,53 @@ private Q_SLOTS:
         QCOMPARE(pb.victims, p.victims);
         QCOMPARE(pb.victimNames, p.victimNames);
 
+        // A schedule preview: every field the console's dialog reads comes back.
+        Session::SchedulePreview sp;
+        sp.ok = true;
+        sp.nowMs = 1'700'000'000'000;
+        sp.policyBefore = QStringLiteral("forecast");
+        sp.policyAfter = QStringLiteral("windows");
+        sp.windowAfter = QStringLiteral("night");
+        sp.budgetBefore = {2000, 6000, -1};
+        sp.budgetAfter = {6000, 2000, -1};
+        Policy::PolicyPlan::Eviction e;
+        e.job = Domain::JobId(4);
+        e.atCheckpoint = true;
+        e.leavesAtMs = sp.nowMs + 60'000;
+        e.why = Device::ActionReason::Window;
+        sp.evictions = {e};
+        sp.evictionNames = {QStringLiteral("pretrain-4x")};
+        Policy::PolicyPlan::ServiceChange c;
+        c.name = QStringLiteral("chat");
+        c.replicasBefore = 4;
+        c.replicasAfter = 2;
+        c.sloMs = 300;
+        c.observedRate = 40;
+        c.p99AfterMs = INFINITY;
+        c.atRisk = true;
+        sp.services = {c};
+        sp.movedReplicas = {Domain::JobId(9)};
+        const Session::SchedulePreview sb
+                = Service::schedulePreviewFromJson(overTheWire(Service::schedulePreviewJson(sp)));
+        QVERIFY(sb.ok);
+        QCOMPARE(sb.nowMs, sp.nowMs);
+        QCOMPARE(sb.policyBefore, sp.policyBefore);
+        QCOMPARE(sb.policyAfter, sp.policyAfter);
+        QCOMPARE(sb.windowAfter, sp.windowAfter);
+        QCOMPARE(sb.budgetBefore, sp.budgetBefore);
+        QCOMPARE(sb.budgetAfter, sp.budgetAfter);
+        QCOMPARE(sb.evictedIds(), sp.evictedIds());
+        QCOMPARE(sb.evictionNames, sp.evictionNames);
+        QCOMPARE(sb.evictions[0].atCheckpoint, true);
+        QCOMPARE(sb.evictions[0].leavesAtMs, e.leavesAtMs);
+        QCOMPARE(sb.evictions[0].why, Device::ActionReason::Window);
+        QCOMPARE(sb.services.size(), 1);
+        QCOMPARE(sb.services[0].replicasAfter, 2);
+        QVERIFY(std::isinf(sb.services[0].p99AfterMs));
+        QVERIFY(sb.services[0].atRisk);
+        QCOMPARE(sb.movedReplicas, sp.movedReplicas);
+        QCOMPARE(sb.needsConfirmation(), true);
+
         QString why;
         QVERIFY(!Storage::statusFromJson({{QStringLiteral("reason"), QStringLiteral("bogus")}},
                                          &why));

@@ -421,8 +421,38 @@ void TestServer::schedulesAreCheckedSetAndRead()
                                     {QStringLiteral("from"), QStringLiteral("22:00")},
                                     {QStringLiteral("to"), QStringLiteral("07:00")},
                                     {QStringLiteral("inferenceShare"), 0.2}}}}};
+    // What it would do, changing nothing.
+    const QJsonObject preview = c.call({{QStringLiteral("cmd"), QStringLiteral("preview-schedule")},
+                                        {QStringLiteral("schedule"), schedule}})
+                                        .value(QStringLiteral("result"))
+                                        .toObject();
+    QVERIFY2(preview.value(QStringLiteral("ok")).toBool(),
+             qPrintable(preview.value(QStringLiteral("error")).toString()));
+    QCOMPARE(preview.value(QStringLiteral("policy_after")).toString(), QStringLiteral("windows"));
+    QVERIFY(preview.value(QStringLiteral("policy_before")).toString() != QLatin1String("windows"));
+    QVERIFY(preview.value(QStringLiteral("evictions")).isArray());
+    QVERIFY(preview.value(QStringLiteral("budget_after"))[QStringLiteral("training_milli")]
+                    .isDouble());
+    QVERIFY(preview.value(QStringLiteral("needs_confirmation")).toBool()); // a policy switch
+    QVERIFY(operatorEvents().isEmpty());
+    // Confirmed with evictions it would not make: refused as a changed plan, nothing set.
+    const QJsonObject stale = c.call({{QStringLiteral("cmd"), QStringLiteral("schedule-set")},
+                                      {QStringLiteral("schedule"), schedule},
+                                      {QStringLiteral("victims"), QJsonArray{9999}}});
+    QCOMPARE(errorCode(stale), QStringLiteral("refused"));
+    QVERIFY(stale.value(QStringLiteral("error"))[QStringLiteral("plan_changed")].toBool());
+    QVERIFY(c.call({{QStringLiteral("cmd"), QStringLiteral("schedule-get")}})
+                    .value(QStringLiteral("result"))[QStringLiteral("schedule")]
+                    .isNull());
+    const QJsonObject bad = c.call({{QStringLiteral("cmd"), QStringLiteral("preview-schedule")},
+                                    {QStringLiteral("schedule"), 3}});
+    QCOMPARE(errorCode(bad), QStringLiteral("bad-argument"));
+    QJsonArray confirmed;
+    for (const QJsonValue &e : preview.value(QStringLiteral("evictions")).toArray())
+        confirmed.append(e[QStringLiteral("job")].toInt());
     const QJsonObject set = c.call({{QStringLiteral("cmd"), QStringLiteral("schedule-set")},
-                                    {QStringLiteral("schedule"), schedule}});
+                                    {QStringLiteral("schedule"), schedule},
+                                    {QStringLiteral("victims"), confirmed}});
     QVERIFY2(set.value(QStringLiteral("ok")).toBool(), qPrintable(errorMessage(set)));
     const QJsonObject got = c.call({{QStringLiteral("cmd"), QStringLiteral("schedule-get")}})
                                     .value(QStringLiteral("result"))
@@ -436,8 +466,8 @@ void TestServer::schedulesAreCheckedSetAndRead()
     QCOMPARE(errorCode(refused), QStringLiteral("refused"));
     QVERIFY2(errorMessage(refused).contains(QStringLiteral("prepareAhed")),
              qPrintable(errorMessage(refused)));
-    // Before and after of the one that was taken.
-    const QJsonObject params = QJsonDocument::fromJson(operatorEvents().first().params).object();
+    // Before and after of the one that was taken (the refused one is audited too, first).
+    const QJsonObject params = QJsonDocument::fromJson(operatorEvents().at(1).params).object();
     QVERIFY(params.value(QStringLiteral("before"))[QStringLiteral("schedule")].isNull());
     QCOMPARE(params.value(QStringLiteral("after"))[QStringLiteral("schedule")].toObject(),
              schedule);

@@ -334,6 +334,21 @@ void TestZhaoxid::servesItsClientsAndLeavesTheWorkRunningAtSigterm()
             0);
     QCOMPARE(ctl({QStringLiteral("cancel"), QStringLiteral("9")}, &out, &err), 1);
     QVERIFY2(err.contains(QStringLiteral("job 9")), qPrintable(err));
+    // What a schedule giving every card to inference would do: it names the running job it
+    // stops, and changes nothing (the job still runs).
+    const QString schedule = m_dir->filePath(QStringLiteral("schedule.json"));
+    {
+        QFile f(schedule);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"mode": "immediate", "windows": [
+            {"name": "day", "from": "00:00", "to": "24:00", "inferenceShare": 1.0}]})");
+    }
+    QCOMPARE(ctl({QStringLiteral("schedule"), QStringLiteral("preview"), schedule}, &out, &err), 0);
+    QVERIFY2(out.contains(QStringLiteral("-> windows (window day)"))
+                     && out.contains(QStringLiteral("evicts job 0 finetune: at once")),
+             qPrintable(out + err));
+    QCOMPARE(ctl({QStringLiteral("jobs")}, &out, &err), 0);
+    QVERIFY2(out.contains(QStringLiteral("running")), qPrintable(out));
     // /metrics: the cards with dcgm-exporter's names, the queue, the appliance.
     {
         QTcpSocket http;

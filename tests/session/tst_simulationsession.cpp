@@ -471,6 +471,88 @@ private Q_SLOTS:
         QCOMPARE(session.latest()->window, QStringLiteral("day"));
     }
 
+    // A schedule that gives the day wholly to inference: the preview says what it will do (the
+    // policy and budget before and after, the training it takes off and the work lost) and
+    // changes nothing; setting it carries the confirmed evictions and is refused when they no
+    // longer hold.
+    void schedulePreviewedThenConfirmed()
+    {
+        Session::SimulationSession session(smallScenario(), QString(), 3);
+        session.runTo(35 * 60'000);
+        session.setPaused(true);
+        Session::SnapshotPtr s = session.latest();
+        const Domain::JobId big = jobNamed(*s, QStringLiteral("big"));
+        QCOMPARE(s->state.job(big).state, Sched::JobState::Running);
+        const Sched::ClassBudget budgetBefore = s->budget;
+        const QJsonObject allInference = QJsonDocument::fromJson(R"({"mode": "immediate",
+            "windows": [{"name": "day", "from": "00:00", "to": "24:00", "inferenceShare": 1.0}]})")
+                                                 .object();
+        QSignalSpy previews(&session, &Session::ApplianceSession::schedulePreviewReady);
+        session.previewSchedule(7, allInference);
+        QCOMPARE(previews.count(), 1);
+        Session::SchedulePreview p = previews.takeFirst().first().value<Session::SchedulePreview>();
+        QCOMPARE(p.request, quint64(7));
+        QVERIFY2(p.ok, qPrintable(p.error));
+        QCOMPARE(p.policyBefore, QStringLiteral("static"));
+        QCOMPARE(p.policyAfter, QStringLiteral("windows"));
+        QCOMPARE(p.windowAfter, QStringLiteral("day"));
+        QCOMPARE(p.budgetBefore, budgetBefore);
+        QCOMPARE(p.budgetAfter.trainingMilli, 0);
+        QCOMPARE(p.evictedIds(), QList<int>{big.value()});
+        QCOMPARE(p.evictionNames, QStringList{QStringLiteral("big")});
+        QVERIFY(!p.evictions[0].atCheckpoint);
+        // Placed at 09:00 and checkpointing every 10 minutes: 35 minutes in, it loses the 5
+        // since its last checkpoint (at most one interval).
+        QVERIFY2(p.evictions[0].lostMs > 0 && p.evictions[0].lostMs <= 10 * 60'000,
+                 qPrintable(QString::number(p.evictions[0].lostMs)));
+        QCOMPARE(p.services.size(), 1);
+        QCOMPARE(p.services[0].name, QStringLiteral("chat"));
+        QVERIFY(p.needsConfirmation());
+        // Nothing changed.
+        s = session.latest();
+        QCOMPARE(s->policy, QStringLiteral("static"));
+        QCOMPARE(s->state.job(big).state, Sched::JobState::Running);
+
+        // Drained ahead of a window that opens at 10:00 (it is 09:35 there): the same job leaves
+        // at its next checkpoint, before the edge, and loses nothing.
+        const QJsonObject drained = QJsonDocument::fromJson(R"({"mode": "drain",
+            "prepareAhead": "1h", "windows": [
+                {"name": "morning", "from": "00:00", "to": "10:00", "inferenceShare": 0.5},
+                {"name": "day", "from": "10:00", "to": "24:00", "inferenceShare": 1.0}]})")
+                                            .object();
+        session.previewSchedule(8, drained);
+        p = previews.takeFirst().first().value<Session::SchedulePreview>();
+        QCOMPARE(p.evictedIds(), QList<int>{big.value()});
+        QVERIFY(p.evictions[0].atCheckpoint);
+        QCOMPARE(p.evictions[0].lostMs, 0);
+        QVERIFY(p.evictions[0].leavesAtMs > s->nowMs);
+        QVERIFY(p.evictions[0].leavesAtMs <= s->nowMs + 25 * 60'000);
+        QCOMPARE(p.windowAfter, QStringLiteral("morning"));
+
+        // A bad schedule: not ok, with its field.
+        session.previewSchedule(9, QJsonObject{{QStringLiteral("windows"), 3}});
+        p = previews.takeFirst().first().value<Session::SchedulePreview>();
+        QVERIFY(!p.ok);
+        QCOMPARE(p.field, QStringLiteral("windows"));
+
+        // Confirmed with other evictions than it would make: refused, nothing applied.
+        QSignalSpy done(&session, &Session::ApplianceSession::commandFinished);
+        session.setScheduleConfirmed(10, allInference, {});
+        auto r = done.takeFirst().first().value<Session::CommandResult>();
+        QVERIFY(!r.ok);
+        QVERIFY(r.planChanged);
+        QVERIFY2(r.error.contains(QString::number(big.value())), qPrintable(r.error));
+        QCOMPARE(session.latest()->policy, QStringLiteral("static"));
+        QCOMPARE(session.latest()->state.job(big).state, Sched::JobState::Running);
+        // As confirmed: applied, and the job the preview named has left.
+        session.setScheduleConfirmed(11, allInference, {big.value()});
+        r = done.takeFirst().first().value<Session::CommandResult>();
+        QVERIFY2(r.ok, qPrintable(r.error));
+        QCOMPARE(session.latest()->policy, QStringLiteral("windows"));
+        QVERIFY(!session.latest()->state.job(big).isActive()
+                || session.latest()->state.job(big).state != Sched::JobState::Running);
+    }
+
     void runsOnItsOwnThread()
     {
         QThread thread;

@@ -42,6 +42,8 @@ QString shareText(qint64 milli)
     return ReasonText::tr("%1% of the card").arg(trimmedNumberText(double(milli) / 10.0, 1));
 }
 
+} // namespace
+
 QString cardsText(qint64 milliCards)
 {
     if (milliCards == 1000)
@@ -49,7 +51,29 @@ QString cardsText(qint64 milliCards)
     return ReasonText::tr("%1 cards").arg(trimmedNumberText(double(milliCards) / 1000.0, 2));
 }
 
-} // namespace
+QString policyNameText(const QString &policy)
+{
+    if (policy == QLatin1String("static"))
+        return ReasonText::tr("static split");
+    if (policy == QLatin1String("windows"))
+        return ReasonText::tr("time windows");
+    if (policy == QLatin1String("guard"))
+        return ReasonText::tr("latency guard");
+    if (policy == QLatin1String("forecast"))
+        return ReasonText::tr("forecast-driven");
+    if (policy == QLatin1String("none"))
+        return ReasonText::tr("none");
+    return policy;
+}
+
+QString windowNameText(const QString &window)
+{
+    if (window == QLatin1String("day"))
+        return ReasonText::tr("day");
+    if (window == QLatin1String("night"))
+        return ReasonText::tr("night");
+    return window;
+}
 
 QString memoryAmountText(qint64 memoryMiB)
 {

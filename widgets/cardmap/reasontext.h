@@ -31,6 +31,16 @@ QString trimmedNumberText(double value, int decimals);
 // unchanged. Thread-safe.
 QString tidyCjkSpacing(QString text);
 
+// Compute in cards as people read it: "one card", "2.5 cards". Context as above.
+QString cardsText(qint64 milliCards);
+
+// A colocation policy's name in the console's words ("windows" -> "time windows"); an unknown
+// name as it is. Context as above.
+QString policyNameText(const QString &policy);
+// A window's name: the schedule's own words, but the usual "day" and "night" in the console's
+// language. Context as above.
+QString windowNameText(const QString &window);
+
 // A length of work as hours and minutes, "h:mm" (e.g. 5400000 ms -> "1:30"); negative as 0.
 QString hoursMinutesText(qint64 ms);
 

@@ -89,6 +89,10 @@ ScheduleEditor::ScheduleEditor(Models::SessionClient *client, QWidget *parent)
                 &Models::SessionClient::commandFinished,
                 this,
                 &ScheduleEditor::onCommandFinished);
+        connect(m_client,
+                &Models::SessionClient::schedulePreviewReady,
+                this,
+                &ScheduleEditor::onSchedulePreview);
         if (m_client->snapshot())
             onSnapshot(m_client->snapshot());
     }
@@ -456,11 +460,12 @@ void ScheduleEditor::refreshSwitches()
 void ScheduleEditor::refreshActions()
 {
     const bool readOnly = m_client && m_client->snapshot() && m_client->snapshot()->readOnly;
-    const bool canApply = m_client && !readOnly && m_applyRequest == 0 && m_model->rowCount() > 0;
+    const bool busy = m_applyRequest != 0 || m_previewRequest != 0;
+    const bool canApply = m_client && !readOnly && !busy && m_model->rowCount() > 0;
     m_applyButton->setEnabled(canApply);
     m_applyButton->setToolTip(readOnly ? readOnlyText(m_client->snapshot()->readOnlyReason)
                                        : tr("Make this schedule the policy in force"));
-    const bool canRevert = !m_revertPoint.isEmpty() && m_applyRequest == 0;
+    const bool canRevert = !m_revertPoint.isEmpty() && !busy;
     m_revertButton->setEnabled(canRevert);
     m_remove->setEnabled(m_row >= 0 && m_model->rowCount() > 1);
     m_add->setEnabled(m_model->rowCount() > 0);

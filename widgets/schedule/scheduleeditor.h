@@ -9,6 +9,8 @@
 #include <QPointer>
 #include <QWidget>
 
+#include <functional>
+
 class QAction;
 class QCheckBox;
 class QComboBox;
@@ -26,7 +28,8 @@ class QUndoStack;
 
 namespace Zhaoxi::Session {
 struct CommandResult;
-}
+struct SchedulePreview;
+} // namespace Zhaoxi::Session
 namespace Zhaoxi::Models {
 class SessionClient;
 }
@@ -82,6 +85,11 @@ public:
     // "UTC+08:00".
     static QString utcOffsetText(int utcOffsetSeconds);
 
+    // Asked before a schedule that stops or moves work, or switches the policy, is applied:
+    // returns true to go ahead. Null: ScheduleConfirmDialog. Tests replace it.
+    using ConfirmApply = std::function<bool(const Session::SchedulePreview &preview)>;
+    void setApplyConfirmation(ConfirmApply confirm) { m_confirm = std::move(confirm); }
+
     // Edits, through the undo stack. False (nothing changed, the reason in the status line)
     // when refused.
     bool moveWindow(int row, int occurrenceDay, int newFromMinuteOfWeek);
@@ -91,8 +99,12 @@ public:
     bool setMode(const QString &mode);
 
 public Q_SLOTS:
-    // Sends the schedule to the session; the answer shows in the status line. Returns the
-    // request id (0 when nothing was sent).
+    // Asks the session what the schedule would do (SessionClient::previewSchedule); when it stops
+    // or moves work or switches the policy, the operator confirms that plan first. Then sends
+    // it with the confirmed evictions (setScheduleConfirmed): when the appliance has changed in
+    // between, the session refuses it and the editor asks again with a fresh preview. Every
+    // answer shows in the status line. Returns the preview's request id (0 when nothing was
+    // sent).
     quint64 apply();
     void revert();
 
@@ -118,6 +130,8 @@ private:
     void refreshActions();
     void onSnapshot(const Session::SnapshotPtr &snapshot);
     void onCommandFinished(const Session::CommandResult &result);
+    void onSchedulePreview(const Session::SchedulePreview &preview);
+    void askForPreview();
     void commitField(Field field);
     bool pushWindowEdit(int row,
                         const Models::ScheduleWindow &after,
@@ -129,8 +143,10 @@ private:
     Models::ScheduleModel *m_model = nullptr;
     QUndoStack *m_undo = nullptr;
     QJsonObject m_revertPoint;
-    QJsonObject m_pending;      // sent, not answered yet
-    quint64 m_applyRequest = 0; // its request; 0: none is being applied
+    QJsonObject m_pending;        // sent, not answered yet
+    quint64 m_applyRequest = 0;   // its request; 0: none is being applied
+    quint64 m_previewRequest = 0; // what m_pending would do, asked and not answered yet
+    ConfirmApply m_confirm;
     int m_row = -1;
     bool m_refreshing = false;
     int m_utcOffsetSeconds = 0;

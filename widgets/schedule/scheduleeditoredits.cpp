@@ -3,6 +3,7 @@
 // undoable). Its widgets and what they show are in scheduleeditor.cpp.
 #include "scheduleeditor.h"
 
+#include "scheduleconfirmdialog.h"
 #include "scheduletimeline.h"
 
 #include "core/models/sessionclient.h"
@@ -182,10 +183,50 @@ quint64 ScheduleEditor::apply()
         return 0;
     }
     m_pending = m_model->toJson();
-    setStatus(tr("Applying the schedule…"));
-    m_applyRequest = m_client->setSchedule(m_pending);
+    askForPreview();
+    return m_previewRequest;
+}
+
+void ScheduleEditor::askForPreview()
+{
+    setStatus(tr("Checking what this schedule will do…"));
+    m_previewRequest = m_client->previewSchedule(m_pending);
     refreshActions();
-    return m_applyRequest;
+}
+
+void ScheduleEditor::onSchedulePreview(const Session::SchedulePreview &preview)
+{
+    if (m_previewRequest == 0 || preview.request != m_previewRequest)
+        return;
+    m_previewRequest = 0;
+    if (!preview.ok) {
+        setStatus(tr("The appliance refused the schedule: %1").arg(preview.error));
+        refreshActions();
+        return;
+    }
+    if (preview.needsConfirmation()) {
+        const int offset = m_client && m_client->snapshot() ? m_client->snapshot()->utcOffsetSeconds
+                                                            : m_utcOffsetSeconds;
+        bool go = false;
+        if (m_confirm) {
+            go = m_confirm(preview);
+        } else {
+            ScheduleConfirmDialog dialog(preview, offset, this);
+            go = dialog.exec() == QDialog::Accepted;
+        }
+        if (!go) {
+            setStatus(tr("Not applied: the schedule in force stays."));
+            refreshActions();
+            return;
+        }
+    }
+    if (!m_client) {
+        refreshActions();
+        return;
+    }
+    setStatus(tr("Applying the schedule…"));
+    m_applyRequest = m_client->setScheduleConfirmed(m_pending, preview.evictedIds());
+    refreshActions();
 }
 
 void ScheduleEditor::onCommandFinished(const Session::CommandResult &result)
@@ -193,6 +234,13 @@ void ScheduleEditor::onCommandFinished(const Session::CommandResult &result)
     if (m_applyRequest == 0 || result.request != m_applyRequest)
         return;
     m_applyRequest = 0;
+    if (!result.ok && result.planChanged && m_client) {
+        // What runs is what was confirmed: the plan no longer holds, so ask again with what the
+        // schedule does now.
+        askForPreview();
+        setStatus(tr("The appliance changed since you confirmed; checking again…"));
+        return;
+    }
     if (result.ok) {
         m_revertPoint = m_pending;
         m_undo->setClean();

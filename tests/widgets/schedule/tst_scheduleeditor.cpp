@@ -7,6 +7,7 @@
 #include "core/models/sessionclient.h"
 #include "core/session/simulationsession.h"
 #include "core/sim/scenario.h"
+#include "widgets/schedule/scheduleconfirmdialog.h"
 #include "widgets/schedule/scheduleeditor.h"
 #include "widgets/schedule/scheduletimeline.h"
 
@@ -119,6 +120,7 @@ private Q_SLOTS:
     void addsInFreeTimeOnly();
     void showsTheTimeZoneNowAndNextSwitches();
     void appliesThroughARealSession();
+    void aChangedPlanIsRefusedAndPreviewedAgain();
 };
 
 void TestScheduleEditor::dragMovesABlock()
@@ -339,13 +341,24 @@ void TestScheduleEditor::appliesThroughARealSession()
     QVERIFY(s.editor.resizeWindow(0, 7 * 60, 21 * 60));
     auto *apply = s.editor.findChild<QPushButton *>(QStringLiteral("applySchedule"));
     QVERIFY(apply && apply->isEnabled());
+    // From forecast-driven to time windows: the operator is asked first, with the plan.
+    QList<Session::SchedulePreview> asked;
+    s.editor.setApplyConfirmation([&](const Session::SchedulePreview &p) {
+        asked << p;
+        return true;
+    });
     QTest::mouseClick(apply, Qt::LeftButton);
 
     // The session answered inside the call; the editor gets the answer after it, with the id
     // the call returned (delivered inside, it would be nobody's and the editor would wait on).
-    QCOMPARE(s.editor.statusText(), QStringLiteral("Applying the schedule…"));
+    QCOMPARE(s.editor.statusText(), QStringLiteral("Checking what this schedule will do…"));
     QVERIFY(!apply->isEnabled());
     QTRY_COMPARE(applied.count(), 1);
+    QCOMPARE(asked.size(), 1);
+    QCOMPARE(asked[0].policyBefore, QStringLiteral("forecast"));
+    QCOMPARE(asked[0].policyAfter, QStringLiteral("windows"));
+    QCOMPARE(asked[0].windowAfter, QStringLiteral("day"));
+    QVERIFY(!asked[0].services.isEmpty());
     QCOMPARE(s.editor.statusText(),
              QStringLiteral("Applied: this schedule is the policy in force."));
     const QJsonObject sent = applied.first().first().toJsonObject();
@@ -366,6 +379,46 @@ void TestScheduleEditor::appliesThroughARealSession()
     s.editor.revert();
     QCOMPARE(s.editor.model()->window(0).fromMinute, 7 * 60);
     QCOMPARE(s.editor.model()->window(0).toMinute, 21 * 60);
+}
+
+// The day given wholly to inference at 10:00 stops the training that runs. While the operator
+// reads the plan, one of those jobs ends: the confirmed plan no longer holds, so the session
+// refuses it and the editor asks again with what the schedule does now; declined, nothing
+// changes.
+void TestScheduleEditor::aChangedPlanIsRefusedAndPreviewedAgain()
+{
+    const Sim::Scenario scenario = demoScenario();
+    Session::SimulationSession session(scenario, QString(), scenario.seed);
+    session.runTo(10 * 3600'000LL);
+    Models::SessionClient client(&session);
+    Shown s(&client);
+    QVERIFY(s.show(object(R"({"mode": "immediate", "windows": [
+        {"name": "day", "from": "00:00", "to": "24:00", "inferenceShare": 1.0}]})")));
+    QList<Session::SchedulePreview> asked;
+    s.editor.setApplyConfirmation([&](const Session::SchedulePreview &p) {
+        asked << p;
+        if (asked.size() > 1)
+            return false; // the second time: declined
+        // Meanwhile the first job it would stop is cancelled by someone else.
+        session.cancelJob(999, p.evictions.first().job.value());
+        return true;
+    });
+    QVERIFY(s.editor.apply() != 0);
+    QTRY_COMPARE(asked.size(), 2);
+    QVERIFY2(!asked[0].evictions.isEmpty(), "training runs at 10:00 on the demo day");
+    const int cancelled = asked[0].evictions.first().job.value();
+    QVERIFY(!asked[1].evictedIds().contains(cancelled));
+    QVERIFY(asked[1].evictedIds()
+            != asked[0].evictedIds()); // (a waiting job may have taken its place)
+    QTRY_COMPARE(s.editor.statusText(),
+                 QStringLiteral("Not applied: the schedule in force stays."));
+    QCOMPARE(client.snapshot()->policy, QStringLiteral("forecast"));
+    // The dialog's words for the first plan: the policy, the budgets, the jobs and their loss.
+    const QStringList lines = Widgets::ScheduleConfirmDialog::summaryLines(asked[0], 8 * 3600);
+    QVERIFY2(lines.first().startsWith(QStringLiteral("Policy: forecast-driven → time windows")),
+             qPrintable(lines.first()));
+    QVERIFY2(lines.join(QLatin1Char('\n')).contains(QStringLiteral("at once, losing")),
+             qPrintable(lines.join(QLatin1Char('\n'))));
 }
 
 QTEST_MAIN(TestScheduleEditor)
