@@ -41,6 +41,13 @@
                 <numerusform>%n compute processes not started by Zhaoxi</numerusform>
             </translation>
         </message>
+        <message numerus="yes">
+            <source>The card takes no new work, and %n job(s) on it go back to the queue:</source>
+            <translation>
+                <numerusform>The card takes no new work, and the job on it goes back to the queue:</numerusform>
+                <numerusform>The card takes no new work, and the %n jobs on it go back to the queue:</numerusform>
+            </translation>
+        </message>
     </context>
     <context>
         <name>Zhaoxi::Widgets::EventLogView</name>

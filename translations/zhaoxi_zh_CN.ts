@@ -804,6 +804,52 @@
             <source>The appliance changed since you confirmed placing %1 on %2: asking again.</source>
             <translation>确认将 %1 放到 %2 之后，一体机已发生变化：正在重新询问。</translation>
         </message>
+        <message>
+            <source>Cordoned: takes no new work until uncordoned</source>
+            <translation>已封锁：解除封锁前不接受新工作</translation>
+        </message>
+        <message>
+            <source>&amp;Cordon</source>
+            <translation>封锁(&amp;C)</translation>
+        </message>
+        <message>
+            <source>The card takes no new work; what runs on it stays</source>
+            <translation>此卡不再接受新工作；正在运行的工作保留</translation>
+        </message>
+        <message>
+            <source>Un&amp;cordon</source>
+            <translation>解除封锁(&amp;C)</translation>
+        </message>
+        <message>
+            <source>&amp;Drain…</source>
+            <translation>排空(&amp;D)…</translation>
+        </message>
+        <message>
+            <source>Cordon the card and send what runs on it back to the queue</source>
+            <translation>封锁此卡，并将其上运行的工作送回队列</translation>
+        </message>
+        <message>
+            <source>Drain %1?</source>
+            <translation>排空 %1？</translation>
+        </message>
+        <message numerus="yes">
+            <source>The card takes no new work, and %n job(s) on it go back to the queue:</source>
+            <translation>
+                <numerusform>此卡将不再接受新工作，其上 %n 个作业将回到队列：</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>Drain</source>
+            <translation>排空</translation>
+        </message>
+        <message>
+            <source>%1: leaves at its next checkpoint, losing nothing</source>
+            <translation>%1：在下一个检查点退出，不损失工作</translation>
+        </message>
+        <message>
+            <source>%1: leaves at once and starts again elsewhere</source>
+            <translation>%1：立即退出，并在别处重新启动</translation>
+        </message>
     </context>
     <context>
         <name>Zhaoxi::Widgets::CardTile</name>
@@ -1885,6 +1931,10 @@
         <message>
             <source>%1 was reconfigured, %2 after an operator changed it</source>
             <translation>%1 已被重新配置（距操作员修改 %2）</translation>
+        </message>
+        <message>
+            <source>an operator drains the card</source>
+            <translation>管理员排空此卡</translation>
         </message>
     </context>
     <context>
@@ -4362,6 +4412,13 @@ Open the simulated appliance instead?</source>
         <message>
             <source>Apply schedule</source>
             <translation>应用时间表</translation>
+        </message>
+    </context>
+    <context>
+        <name>Zhaoxi::Widgets::TileText</name>
+        <message>
+            <source>cordoned</source>
+            <translation>已封锁</translation>
         </message>
     </context>
 </TS>

@@ -378,6 +378,15 @@ int runCards(const QStringList &argList, Io &io)
                           .arg(c.value(QStringLiteral("memory_total_mib")).toInteger())
                           .arg(c.value(QStringLiteral("temperature_c")).toDouble(), 0, 'f', 0)
                           .arg(c.value(QStringLiteral("power_w")).toDouble(), 0, 'f', 0);
+        if (c.value(QStringLiteral("cordoned_by_operator")).toBool())
+            io.out << "    cordoned: takes no new work until 'zhaoxictl card uncordon --card "
+                   << c.value(QStringLiteral("card")).toInt() << "'\n";
+        const qint64 pinned = c.value(QStringLiteral("pinned_until_ms")).toInteger();
+        if (pinned != 0)
+            io.out << "    layout pinned"
+                   << (pinned < 0 ? QStringLiteral(" until unpinned")
+                                  : QStringLiteral(" until %1").arg(pinned))
+                   << "\n";
         for (const QJsonValue &u : c.value(QStringLiteral("units")).toArray()) {
             const QJsonObject uo = u.toObject();
             io.out << "    unit " << uo.value(QStringLiteral("uid")).toInt();
@@ -654,6 +663,44 @@ int runLayoutPin(const QStringList &argList, Io &io)
                << (forText ? QStringLiteral("for %1").arg(*forText)
                            : QStringLiteral("until unpinned"))
                << "\n";
+    return 0;
+}
+
+int runCard(const QStringList &argList, Io &io)
+{
+    const QString sub = argList.value(0);
+    const bool cordon = sub == QLatin1String("cordon");
+    if (!cordon && sub != QLatin1String("uncordon")) {
+        io.err << "zhaoxictl card: expected 'cordon --card N [--drain]' or 'uncordon --card N'\n";
+        return 2;
+    }
+    const char *what = cordon ? "card cordon" : "card uncordon";
+    Args args(argList.mid(1));
+    const QString path = socketPath(args);
+    const bool json = takeJson(args);
+    const bool drain = cordon && args.flag(QStringLiteral("drain"));
+    const auto cardText = args.value(QStringLiteral("card"));
+    const std::optional<qint64> card = cardText ? integer(*cardText) : std::nullopt;
+    if (!card) {
+        io.err << "zhaoxictl " << what << ": --card N is required (a card number)\n";
+        return 2;
+    }
+    QJsonObject req{{QStringLiteral("cmd"),
+                     cordon ? QStringLiteral("card-cordon") : QStringLiteral("card-uncordon")},
+                    {QStringLiteral("card"), *card}};
+    if (cordon)
+        req.insert(QStringLiteral("drain"), drain);
+    QJsonObject result;
+    const int rc = request(what, path, args, req, &result, io);
+    if (rc != 0)
+        return rc;
+    if (json)
+        printJson(io, result);
+    else if (!cordon)
+        io.out << "card uncordon: card " << *card << " takes work again\n";
+    else
+        io.out << "card cordon: card " << *card << " takes no new work"
+               << (drain ? "; what ran on it goes back to the queue" : "") << "\n";
     return 0;
 }
 

@@ -36,6 +36,7 @@ int runCards(const QStringList &args, Io &io);
 int runEventsTail(const QStringList &args, Io &io);
 int runSchedule(const QStringList &args, Io &io);
 int runLayout(const QStringList &args, Io &io);
+int runCard(const QStringList &args, Io &io);
 int runAudit(const QStringList &args, Io &io);
 
 inline const Command kCommands[] = {
@@ -82,6 +83,11 @@ inline const Command kCommands[] = {
          "DEADLINE) | pin --card N [--for DURATION]  the scheduler never changes its layout by "
          "itself (until unpinned, or for DURATION) | unpin --card N",
          runLayout},
+        {"card",
+         "card cordon --card N [--drain] [--socket PATH]  the card takes no new work (with "
+         "--drain, what runs on it goes back to the queue, training at its checkpoint) | "
+         "uncordon --card N",
+         runCard},
         {"audit",
          "audit verify --db FILE [--json]  is the operator audit chain intact, or where is it "
          "broken",

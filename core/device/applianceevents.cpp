@@ -87,6 +87,8 @@ const char *toString(ActionReason reason)
         return "load-rose";
     case ActionReason::Consolidate:
         return "consolidate";
+    case ActionReason::Drain:
+        return "drain";
     }
     return "unknown";
 }

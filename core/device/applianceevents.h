@@ -61,6 +61,7 @@ enum class ActionReason : std::uint8_t {
     GpuLost,      // the card is gone
     LoadRose,     // the observed (or forecast) load needs more replicas
     Consolidate,  // small training leaves a card a waiting whole-card job can use
+    Drain,        // an operator drains the card the job runs on
 };
 
 const char *toString(ApplianceEventCode code);

@@ -165,6 +165,18 @@ quint64 SessionClient::setSchedule(const QJsonObject &windowsParams)
     return id;
 }
 
+quint64 SessionClient::cordonCard(Domain::CardId card, bool cordoned, bool drain)
+{
+    const quint64 id = m_nextRequest++;
+    QJsonObject args{{QStringLiteral("card"), card.value()}};
+    if (cordoned)
+        args.insert(QStringLiteral("drain"), drain);
+    Q_EMIT changeAsked(
+            id, cordoned ? QStringLiteral("card-cordon") : QStringLiteral("card-uncordon"), args);
+    call([=](ApplianceSession *s) { s->cordonCard(id, card.value(), cordoned, drain); });
+    return id;
+}
+
 quint64 SessionClient::previewSchedule(const QJsonObject &windowsParams)
 {
     const quint64 id = m_nextRequest++;

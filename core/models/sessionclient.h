@@ -58,6 +58,8 @@ public:
     // Pins a card's layout until `untilMs` on the appliance's clock (-1: until unpinned), or
     // unpins it (0): ApplianceSession::pinLayout.
     quint64 pinLayout(Domain::CardId card, qint64 untilMs);
+    // ApplianceSession::cordonCard: cordon (and drain) a card, or uncordon it.
+    quint64 cordonCard(Domain::CardId card, bool cordoned, bool drain);
     quint64 requestJobLog(Domain::JobId job, qint64 maxBytes = 256 * 1024);
 
 Q_SIGNALS:

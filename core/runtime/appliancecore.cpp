@@ -52,6 +52,37 @@ qint64 ApplianceCore::requeueTraining(Domain::JobId job,
     return at;
 }
 
+bool ApplianceCore::cordonCard(int card, bool cordoned, bool drain, qint64 nowMs, QString *why)
+{
+    const Sched::ClusterState &st = m_sched->state();
+    if (card < 0 || card >= st.cards().size()) {
+        if (why)
+            *why = QStringLiteral("no card %1").arg(card);
+        return false;
+    }
+    const Domain::CardId id(card);
+    const bool drainOnly = cordoned && drain && st.card(id).operatorCordoned;
+    if (!drainOnly && !m_sched->setOperatorCordon(id, cordoned, nowMs, why))
+        return false;
+    if (!cordoned || !drain)
+        return true;
+    QList<Domain::JobId> jobs;
+    for (const Sched::Unit &u : st.card(id).units) {
+        if (u.job.isValid() && !jobs.contains(u.job))
+            jobs.append(u.job);
+    }
+    for (const Domain::JobId job : std::as_const(jobs)) {
+        const Sched::Job &j = m_sched->state().job(job);
+        if (!j.isActive() || j.state == Sched::JobState::Preempting)
+            continue; // already leaving
+        const bool atCheckpoint = j.spec.kind != Domain::WorkloadKind::Inference
+                                  && j.spec.preemption == Domain::PreemptionTolerance::AtCheckpoint
+                                  && j.spec.checkpointIntervalMs > 0;
+        requeueTraining(job, nowMs, atCheckpoint, Policy::ActionReason::Drain);
+    }
+    return true;
+}
+
 bool ApplianceCore::keepTraining(Domain::JobId job, qint64 nowMs, Policy::ActionReason why)
 {
     if (!m_sched->keep(job, nowMs))

@@ -688,6 +688,15 @@ bool LiveRun::pinLayout(Domain::CardId card, qint64 untilMs, QString *error)
     return true;
 }
 
+bool LiveRun::cordon(int card, bool cordoned, bool drain, QString *error)
+{
+    const qint64 t = now();
+    if (!cordonCard(card, cordoned, drain, t, error))
+        return false;
+    step(t);
+    return true;
+}
+
 bool LiveRun::setPolicy(const QString &name, const QJsonObject &params, QString *error)
 {
     std::unique_ptr<Policy::Policy> p;

@@ -146,6 +146,8 @@ public:
     bool pinLayout(Domain::CardId card, qint64 untilMs, QString *error);
     // Replaces the colocation policy in force ("none": none), from now.
     bool setPolicy(const QString &name, const QJsonObject &params, QString *error);
+    // An operator's cordon or drain of a card (ApplianceCore::cordonCard), then a step.
+    bool cordon(int card, bool cordoned, bool drain, QString *error);
     JobLogTail jobLog(Domain::JobId job, qint64 maxBytes) const;
     // Every service's figures over the policy's window, as the policy sees them.
     QList<Policy::ServiceView> serviceViews() { return services(now()); }

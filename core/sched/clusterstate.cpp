@@ -441,7 +441,20 @@ void ClusterState::setCardHealth(CardId cardId, CardHealth health)
 
 void ClusterState::setCardCordoned(CardId cardId, bool cordoned)
 {
+    m_cards[cardId.value()].heldForRepartition = cordoned;
+    applyCordon(cardId);
+}
+
+void ClusterState::setOperatorCordoned(CardId cardId, bool cordoned)
+{
+    m_cards[cardId.value()].operatorCordoned = cordoned;
+    applyCordon(cardId);
+}
+
+void ClusterState::applyCordon(CardId cardId)
+{
     CardState &c = m_cards[cardId.value()];
+    const bool cordoned = c.heldForRepartition || c.operatorCordoned;
     c.cordoned = cordoned;
     HostState &h = m_hosts[c.host.value()];
     const quint64 bit = quint64(1) << c.indexOnHost;

@@ -57,8 +57,13 @@ struct CardState
     int indexOnHost = 0;
     int linkDomain = 0; // cards of a host with the same value share a fast link (NVLink)
     CardHealth health = CardHealth::Healthy;
-    // Held for a repartition the operator ordered: takes no new work until released.
+    // Takes no new work (its jobs keep running): held for a repartition the operator ordered,
+    // or cordoned by an operator, or both.
     bool cordoned = false;
+    bool heldForRepartition = false;
+    // An operator's cordon (or drain): until uncordoned; outlives a restart (the layouts
+    // document keeps it).
+    bool operatorCordoned = false;
     // An operator's layout pinned: the scheduler neither creates nor destroys instances on it nor
     // switches its mode (its instances still take work). Until this appliance time; -1: until
     // unpinned; 0: not pinned.
@@ -247,7 +252,10 @@ public:
     // was); never below one past the uids in use.
     void setNextUid(CardId card, int nextUid);
     void setCardHealth(CardId card, CardHealth health);
+    // Holds the card for a repartition, or releases it (an operator's cordon stays).
     void setCardCordoned(CardId card, bool cordoned);
+    // An operator's cordon on or off (a repartition's hold stays).
+    void setOperatorCordoned(CardId card, bool cordoned);
     // Pins the card's layout until `untilMs` (-1: until unpinned); 0 unpins it.
     void setLayoutPinned(CardId card, qint64 untilMs);
     void setHostUp(HostId host, bool up);
@@ -278,7 +286,9 @@ private:
     void touch(HostId host);
     static quint64 nextVersion();
     void recount(CardState &card);
-    void refreshMig(CardState &card) const; // the summaries of its units: free*, creatable, ...
+    void refreshMig(CardState &card) const;
+    // cordoned = heldForRepartition || operatorCordoned, and the host's bit with it.
+    void applyCordon(CardId card); // the summaries of its units: free*, creatable, ...
 
     Catalogue::Catalogue m_catalogue;
     // Per model (placeableTable); shared by copies of the state: it depends on the catalogue only.

@@ -305,6 +305,24 @@ void Scheduler::setCardCordoned(CardId card, bool cordoned, qint64 nowMs)
     m_state.setCardCordoned(card, cordoned);
 }
 
+bool Scheduler::setOperatorCordon(CardId card, bool cordoned, qint64 nowMs, QString *why)
+{
+    Q_UNUSED(nowMs)
+    if (!card.isValid() || card.value() >= m_state.cards().size()) {
+        if (why)
+            *why = QStringLiteral("no card %1").arg(card.value());
+        return false;
+    }
+    if (m_state.card(card).operatorCordoned == cordoned) {
+        if (why)
+            *why = cordoned ? QStringLiteral("card %1 is cordoned already").arg(card.value())
+                            : QStringLiteral("card %1 is not cordoned").arg(card.value());
+        return false;
+    }
+    m_state.setOperatorCordoned(card, cordoned);
+    return true;
+}
+
 void Scheduler::cardFailed(CardId card, qint64 nowMs)
 {
     if (m_state.card(card).health == CardHealth::Failed)

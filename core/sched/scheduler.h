@@ -135,6 +135,10 @@ public:
     // Holds a card out of placement while the operator repartitions it (jobs on it keep running
     // until they are requeued), or releases it.
     void setCardCordoned(CardId card, bool cordoned, qint64 nowMs);
+    // An operator's cordon: the card takes no new work until uncordoned (what runs on it stays;
+    // a drain also requeues it, the session's part). False (with the English *why) for an
+    // unknown card, or a change to what already is.
+    bool setOperatorCordon(CardId card, bool cordoned, qint64 nowMs, QString *why = nullptr);
 
     // --- The cycle ------------------------------------------------------------------------
     struct TickResult

@@ -212,7 +212,7 @@ QByteArray consolePicture(const Snapshot &s, PictureCache *cache)
 {
     QJsonArray cordoned, queue, samples, services, training;
     for (const Sched::CardState &c : s.state.cards())
-        if (c.cordoned)
+        if (c.heldForRepartition) // an operator's cordon travels in the layouts document
             cordoned.append(c.id.value());
     for (Domain::JobId j : s.queue)
         queue.append(j.value());
@@ -471,7 +471,7 @@ Sched::ClassBudget budgetFromJson(const QJsonValue &v)
 
 Device::ActionReason actionReasonFromString(const QString &text)
 {
-    for (int r = 0; r <= int(Device::ActionReason::Consolidate); ++r) {
+    for (int r = 0; r <= int(Device::ActionReason::Drain); ++r) {
         if (text == QLatin1String(Device::toString(Device::ActionReason(r))))
             return Device::ActionReason(r);
     }

@@ -58,6 +58,11 @@ const QList<CommandInfo> &commands()
              "{\"card\": N, \"until_ms\": N | \"for_ms\": N}: the scheduler never changes the "
              "card's layout by itself; until unpinned without either"},
             {"layout-unpin", true, "{\"card\": N}"},
+            {"card-cordon",
+             true,
+             "{\"card\": N, \"drain\": BOOL}: the card takes no new work; with drain, what "
+             "runs on it goes back to the queue (training at its checkpoint)"},
+            {"card-uncordon", true, "{\"card\": N}"},
     };
     return list;
 }
@@ -141,6 +146,7 @@ QJsonArray cardsJson(const Snapshot &s)
                        {QStringLiteral("mode"), Domain::toString(c.mode)},
                        {QStringLiteral("health"), QLatin1String(Sched::toString(c.health))},
                        {QStringLiteral("cordoned"), c.cordoned},
+                       {QStringLiteral("cordoned_by_operator"), c.operatorCordoned},
                        // 0: not pinned; -1: until unpinned; else the appliance time it ends
                        {QStringLiteral("pinned_until_ms"), c.layoutPinnedUntilMs},
                        {QStringLiteral("units"), units}};
@@ -507,6 +513,20 @@ QJsonObject subjectStateJson(
                 {QStringLiteral("layout"), layoutOf(s, card)},
                 {QStringLiteral("pinned_until_ms"),
                  known ? s.state.card(Domain::CardId(card)).layoutPinnedUntilMs : 0}};
+    }
+    if (command == QLatin1String("card-cordon") || command == QLatin1String("card-uncordon")) {
+        const bool known = card >= 0 && card < s.state.cards().size();
+        QJsonArray jobs;
+        if (known) {
+            for (const Sched::Unit &u : s.state.card(Domain::CardId(card)).units) {
+                if (u.job.isValid() && !jobs.contains(u.job.value()))
+                    jobs.append(u.job.value());
+            }
+        }
+        return {{QStringLiteral("card"), card},
+                {QStringLiteral("cordoned"),
+                 known && s.state.card(Domain::CardId(card)).operatorCordoned},
+                {QStringLiteral("jobs"), jobs}};
     }
     if (command == QLatin1String("schedule-set"))
         return schedule;

@@ -466,6 +466,16 @@ void RemoteSession::setSchedule(quint64 request, QJsonObject windowsParams)
          {request, Answer::Command, -1, -1});
 }
 
+void RemoteSession::cordonCard(quint64 request, int card, bool cordoned, bool drain)
+{
+    QJsonObject r{{QStringLiteral("cmd"),
+                   cordoned ? QStringLiteral("card-cordon") : QStringLiteral("card-uncordon")},
+                  {QStringLiteral("card"), card}};
+    if (cordoned)
+        r.insert(QStringLiteral("drain"), drain);
+    send(r, {request, Answer::Command, -1, card});
+}
+
 void RemoteSession::previewSchedule(quint64 request, QJsonObject windowsParams)
 {
     send({{QStringLiteral("cmd"), QStringLiteral("preview-schedule")},

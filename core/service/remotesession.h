@@ -69,6 +69,7 @@ public Q_SLOTS:
     void cancelJob(quint64 request, int job) override;
     void setJobPriority(quint64 request, int job, int priority) override;
     void pinLayout(quint64 request, int card, qint64 untilMs) override;
+    void cordonCard(quint64 request, int card, bool cordoned, bool drain) override;
     void requestJobLog(quint64 request, int job, qint64 maxBytes) override;
 
 Q_SIGNALS:

@@ -234,6 +234,26 @@ void Server::change(Client &client,
                               std::max<qint64>(0, *deadline));
         return;
     }
+    if (command == QLatin1String("card-cordon") || command == QLatin1String("card-uncordon")) {
+        const auto card = intArgument(request, QStringLiteral("card"), &why);
+        if (!card)
+            return bad(QStringLiteral("card"));
+        if (!s || *card < 0 || *card >= s->state.cards().size()) {
+            why = QStringLiteral("no card %1 on this appliance").arg(*card);
+            return bad(QStringLiteral("card"));
+        }
+        const QJsonValue drain = request.value(QStringLiteral("drain"));
+        if (!drain.isUndefined() && !drain.isBool()) {
+            why = QStringLiteral("must be true or false");
+            return bad(QStringLiteral("drain"));
+        }
+        p.card = int(*card);
+        p.before = subjectState(command, p.card, -1);
+        m_pending.insert(req, p);
+        m_session.cordonCard(
+                req, p.card, command == QLatin1String("card-cordon"), drain.toBool(false));
+        return;
+    }
     if (command == QLatin1String("layout-pin") || command == QLatin1String("layout-unpin")) {
         const auto card = intArgument(request, QStringLiteral("card"), &why);
         if (!card)

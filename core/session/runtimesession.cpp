@@ -160,6 +160,16 @@ void RuntimeSession::pinLayout(quint64 request, int card, qint64 untilMs)
     publish();
 }
 
+void RuntimeSession::cordonCard(quint64 request, int card, bool cordoned, bool drain)
+{
+    CommandResult r;
+    r.request = request;
+    if (readyForWork(&r))
+        r.ok = m_run->cordon(card, cordoned, drain, &r.error);
+    Q_EMIT commandFinished(r);
+    publish();
+}
+
 void RuntimeSession::submitWorkload(quint64 request, QJsonObject json)
 {
     CommandResult r;

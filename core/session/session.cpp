@@ -246,6 +246,17 @@ void registerMetaTypes()
     qRegisterMetaType<QList<Domain::MigPlacement>>("QList<Zhaoxi::Domain::MigPlacement>");
 }
 
+void ApplianceSession::cordonCard(quint64 request, int card, bool cordoned, bool drain)
+{
+    Q_UNUSED(card);
+    Q_UNUSED(cordoned);
+    Q_UNUSED(drain);
+    CommandResult r;
+    r.request = request;
+    r.error = QStringLiteral("this appliance cannot cordon cards");
+    Q_EMIT commandFinished(r);
+}
+
 void ApplianceSession::previewSchedule(quint64 request, QJsonObject windowsParams)
 {
     Q_UNUSED(windowsParams);

@@ -217,6 +217,12 @@ public Q_SLOTS:
     // it nor switches its mode by itself (Sched::Scheduler::pinLayout). Answered by
     // commandFinished; the pin outlives a restart (the layouts document keeps it).
     virtual void pinLayout(quint64 request, int card, qint64 untilMs) = 0;
+    // Cordons a card: it takes no new work until uncordoned (Sched::Scheduler::setOperatorCordon);
+    // with `drain`, what runs on it goes back to the queue too, training at its checkpoint when
+    // it checkpoints, the rest at once, and starts elsewhere. `cordoned` false uncordons it
+    // (`drain` is then ignored). Answered by commandFinished; the cordon outlives a restart. The
+    // default (a session that cannot) refuses.
+    virtual void cordonCard(quint64 request, int card, bool cordoned, bool drain);
 
 Q_SIGNALS:
     void snapshotReady(Zhaoxi::Session::SnapshotPtr snapshot);

@@ -426,6 +426,18 @@ void SimulationSession::pinLayout(quint64 request, int card, qint64 untilMs)
     publish();
 }
 
+void SimulationSession::cordonCard(quint64 request, int card, bool cordoned, bool drain)
+{
+    CommandResult r;
+    r.request = request;
+    m_engine->operate([&](Sched::Scheduler &, qint64 now) {
+        r.ok = m_engine->cordonCard(card, cordoned, drain, now, &r.error);
+    });
+    collectEvents();
+    Q_EMIT commandFinished(r);
+    publish();
+}
+
 void SimulationSession::onActiveJob(quint64 request,
                                     int job,
                                     const std::function<bool(Sched::Scheduler &, qint64)> &command)

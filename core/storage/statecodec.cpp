@@ -102,6 +102,8 @@ QByteArray layoutsToJson(const ClusterState &state)
                        {QStringLiteral("units"), units}};
         if (c.layoutPinned())
             co.insert(QStringLiteral("pinnedUntilMs"), c.layoutPinnedUntilMs);
+        if (c.operatorCordoned)
+            co.insert(QStringLiteral("cordoned"), true);
         cards.append(co);
     }
     QJsonArray hosts;
@@ -236,6 +238,9 @@ bool restoreState(ClusterState &state,
         const qint64 pinned = qint64(co.value(QStringLiteral("pinnedUntilMs")).toDouble(0));
         if (pinned == -1 || pinned > 0)
             state.setLayoutPinned(card, pinned);
+        // And an operator's cordon.
+        if (co.value(QStringLiteral("cordoned")).toBool(false))
+            state.setOperatorCordoned(card, true);
     }
     for (const QJsonValue &hv : ld.object().value(QStringLiteral("hosts")).toArray()) {
         const QJsonObject ho = hv.toObject();

@@ -33,6 +33,7 @@ private Q_SLOTS:
     void aLayoutIsPinnedAndUnpinnedAndAudited();
     void aDrainedLayoutWaitsForTheJobsProcessToEnd();
     void schedulesAreCheckedSetAndRead();
+    void aDrainedCardSendsItsWorkAwayUntilUncordoned();
     void badInputGetsAnErrorNamingIt_data();
     void badInputGetsAnErrorNamingIt();
     void aLineOverTheLimitIsRefusedAndTheConnectionLivesOn();
@@ -471,6 +472,67 @@ void TestServer::schedulesAreCheckedSetAndRead()
     QVERIFY(params.value(QStringLiteral("before"))[QStringLiteral("schedule")].isNull());
     QCOMPARE(params.value(QStringLiteral("after"))[QStringLiteral("schedule")].toObject(),
              schedule);
+}
+
+// A real process on the H200 (card 1): the card is drained, the job's process ends and the job
+// waits (the A100's instances are too small for it), the card stays cordoned; uncordoned, the
+// job runs there again. Each change is audited with the card's state before and after.
+void TestServer::aDrainedCardSendsItsWorkAwayUntilUncordoned()
+{
+    if (::getuid() != 0)
+        QSKIP("changes need root or the operator group");
+    Client c;
+    QVERIFY(c.connectTo(m_socket));
+    const QJsonObject a = c.call({{QStringLiteral("cmd"), QStringLiteral("submit")},
+                                  {QStringLiteral("spec"), trainSpec()}});
+    QVERIFY2(a.value(QStringLiteral("ok")).toBool(), qPrintable(errorMessage(a)));
+    const Domain::JobId job(a.value(QStringLiteral("result"))[QStringLiteral("job")].toInt(-1));
+    const auto state = [&] { return m_session->runtime()->scheduler().state().job(job).state; };
+    QVERIFY(QTest::qWaitFor([&] { return m_session->runtime()->workloads().stats(job).running; },
+                            20000));
+    const QJsonObject bad = c.call({{QStringLiteral("cmd"), QStringLiteral("card-cordon")},
+                                    {QStringLiteral("card"), 1},
+                                    {QStringLiteral("drain"), QStringLiteral("yes")}});
+    QCOMPARE(errorCode(bad), QStringLiteral("bad-argument"));
+    const QJsonObject drain = c.call({{QStringLiteral("cmd"), QStringLiteral("card-cordon")},
+                                      {QStringLiteral("card"), 1},
+                                      {QStringLiteral("drain"), true}});
+    QVERIFY2(drain.value(QStringLiteral("ok")).toBool(), qPrintable(errorMessage(drain)));
+    QVERIFY(QTest::qWaitFor(
+            [&] {
+                return state() == Sched::JobState::Pending
+                       && !m_session->runtime()->workloads().stats(job).running;
+            },
+            30000));
+    const QJsonObject cards = c.call({{QStringLiteral("cmd"), QStringLiteral("cards")}});
+    QVERIFY(cards.value(QStringLiteral(
+            "result"))[QStringLiteral("cards")][1][QStringLiteral("cordoned_by_operator")]
+                    .toBool());
+    QTest::qWait(1500); // a few cycles: it stays waiting
+    QCOMPARE(state(), Sched::JobState::Pending);
+    const QJsonObject again = c.call(
+            {{QStringLiteral("cmd"), QStringLiteral("card-cordon")}, {QStringLiteral("card"), 1}});
+    QCOMPARE(errorCode(again), QStringLiteral("refused"));
+    const QJsonObject lift = c.call({{QStringLiteral("cmd"), QStringLiteral("card-uncordon")},
+                                     {QStringLiteral("card"), 1}});
+    QVERIFY2(lift.value(QStringLiteral("ok")).toBool(), qPrintable(errorMessage(lift)));
+    QVERIFY(QTest::qWaitFor(
+            [&] {
+                return state() == Sched::JobState::Running
+                       && m_session->runtime()->workloads().stats(job).running;
+            },
+            30000));
+    // Audited: before, the job on the card and no cordon; after, the cordon.
+    const QList<Storage::Event> ops = operatorEvents();
+    const auto params = [&](int i) { return QJsonDocument::fromJson(ops[i].params).object(); };
+    QCOMPARE(ops[2].code, QByteArray("operator-card-cordon"));
+    QVERIFY(!params(2)[QStringLiteral("before")][QStringLiteral("cordoned")].toBool());
+    QCOMPARE(params(2)[QStringLiteral("before")][QStringLiteral("jobs")].toArray(),
+             QJsonArray{job.value()});
+    QVERIFY(params(2)[QStringLiteral("after")][QStringLiteral("cordoned")].toBool());
+    QCOMPARE(ops.last().code, QByteArray("operator-card-uncordon"));
+    QVERIFY(!params(int(ops.size()) - 1)[QStringLiteral("after")][QStringLiteral("cordoned")]
+                     .toBool());
 }
 
 void TestServer::badInputGetsAnErrorNamingIt_data()

@@ -553,6 +553,60 @@ private Q_SLOTS:
                 || session.latest()->state.job(big).state != Sched::JobState::Running);
     }
 
+    // Cordoned, a card keeps its work but takes none; drained, its training leaves at its
+    // checkpoint and waits elsewhere; uncordoned, it takes work again. A repartition's hold on
+    // the same card does not lift the operator's cordon.
+    void aCardIsCordonedDrainedAndUncordoned()
+    {
+        Session::SimulationSession session(smallScenario(), QString(), 3);
+        session.runTo(35 * 60'000);
+        session.setPaused(true);
+        Session::SnapshotPtr s = session.latest();
+        const Domain::JobId big = jobNamed(*s, QStringLiteral("big"));
+        const int card = cardOf(*s, big);
+        QVERIFY(card >= 0);
+        QSignalSpy done(&session, &Session::ApplianceSession::commandFinished);
+        session.cordonCard(1, card, true, false);
+        auto r = done.takeFirst().first().value<Session::CommandResult>();
+        QVERIFY2(r.ok, qPrintable(r.error));
+        s = session.latest();
+        QVERIFY(s->state.card(Domain::CardId(card)).operatorCordoned);
+        QVERIFY(s->state.card(Domain::CardId(card)).cordoned);
+        QCOMPARE(s->state.job(big).state, Sched::JobState::Running); // its work stays
+        session.cordonCard(2, card, true, false);
+        r = done.takeFirst().first().value<Session::CommandResult>();
+        QVERIFY(!r.ok);
+        QVERIFY2(r.error.contains(QStringLiteral("already")), qPrintable(r.error));
+        session.cordonCard(3, 99, true, false);
+        QVERIFY(!done.takeFirst().first().value<Session::CommandResult>().ok);
+
+        // Drained: it leaves at its checkpoint (10-minute interval), then cannot come back.
+        session.cordonCard(4, card, true, true);
+        r = done.takeFirst().first().value<Session::CommandResult>();
+        QVERIFY2(r.ok, qPrintable(r.error));
+        QCOMPARE(session.latest()->state.job(big).state, Sched::JobState::Preempting);
+        session.setPaused(false);
+        session.runTo(50 * 60'000);
+        s = session.latest();
+        QVERIFY(cardOf(*s, big) != card);
+        QVERIFY(s->state.card(Domain::CardId(card)).cordoned);
+
+        // (The small job that started meanwhile holds the training budget: it goes, so that
+        // only the cordon keeps the big one waiting.)
+        session.cancelJob(50, jobNamed(*s, QStringLiteral("small")).value());
+        QVERIFY(done.takeFirst().first().value<Session::CommandResult>().ok);
+        QCOMPARE(session.latest()->state.job(big).state, Sched::JobState::Pending);
+        session.cordonCard(5, card, false, false);
+        r = done.takeFirst().first().value<Session::CommandResult>();
+        QVERIFY2(r.ok, qPrintable(r.error));
+        QVERIFY(!session.latest()->state.card(Domain::CardId(card)).cordoned);
+        session.runTo(55 * 60'000);
+        QCOMPARE(session.latest()->state.job(big).state, Sched::JobState::Running);
+        QCOMPARE(cardOf(*session.latest(), big), card);
+        session.cordonCard(6, card, false, false);
+        QVERIFY(!done.takeFirst().first().value<Session::CommandResult>().ok);
+    }
+
     void runsOnItsOwnThread()
     {
         QThread thread;

@@ -609,6 +609,8 @@ void TestStore::stateCodecRestoresLayoutsAndQueue()
     state.setCardHealth(whole, Sched::CardHealth::Throttled);
     state.setLayoutPinned(mig, -1);               // until unpinned
     state.setLayoutPinned(whole, kT0 + 3600'000); // for an hour
+    state.setOperatorCordoned(soft, true);        // an operator's cordon
+    state.setCardCordoned(whole, true);           // a repartition's hold (not kept)
     QCOMPARE(state.checkInvariants(), QString());
 
     // Stored, and restored onto the appliance's topology after a restart.
@@ -648,6 +650,9 @@ void TestStore::stateCodecRestoresLayoutsAndQueue()
     QCOMPARE(restored.card(whole).layoutPinnedUntilMs, kT0 + 3600'000);
     QCOMPARE(restored.card(soft).layoutPinnedUntilMs, 0);
     QVERIFY(!restored.card(soft).layoutPinned());
+    // So does an operator's cordon; a repartition's hold ends with the repartition it was for.
+    QVERIFY(restored.card(soft).operatorCordoned && restored.card(soft).cordoned);
+    QVERIFY(!restored.card(whole).cordoned && !restored.card(mig).cordoned);
     QCOMPARE(restored.classUsage(), state.classUsage());
     QCOMPARE(restored.host(Domain::HostId(0)).usedCpuMilli,
              state.host(Domain::HostId(0)).usedCpuMilli);

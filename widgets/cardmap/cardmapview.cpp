@@ -17,7 +17,9 @@
 #include <QKeySequence>
 #include <QLocale>
 #include <QMenu>
+#include <QMessageBox>
 #include <QPainter>
+#include <QPushButton>
 #include <QScrollBar>
 #include <QTimeZone>
 #include <QToolTip>
@@ -575,8 +577,81 @@ QMenu *CardMapView::createCardMenu(CardId card, QWidget *parent)
                 m_client->pinLayout(card, 0);
         });
     }
+    menu->addSeparator();
+    if (!c.operatorCordoned) {
+        QAction *cordon = menu->addAction(tr("&Cordon"));
+        cordon->setObjectName(QStringLiteral("cordonCard"));
+        cordon->setToolTip(tr("The card takes no new work; what runs on it stays"));
+        cordon->setEnabled(canChange);
+        connect(cordon, &QAction::triggered, this, [this, card] {
+            if (m_client)
+                m_client->cordonCard(card, true, false);
+        });
+    } else {
+        QAction *uncordon = menu->addAction(tr("Un&cordon"));
+        uncordon->setObjectName(QStringLiteral("uncordonCard"));
+        uncordon->setEnabled(canChange);
+        connect(uncordon, &QAction::triggered, this, [this, card] {
+            if (m_client)
+                m_client->cordonCard(card, false, false);
+        });
+    }
+    const QStringList leaving = drainLines(card);
+    QAction *drain = menu->addAction(tr("&Drain…"));
+    drain->setObjectName(QStringLiteral("drainCard"));
+    drain->setToolTip(tr("Cordon the card and send what runs on it back to the queue"));
+    drain->setEnabled(canChange && !leaving.isEmpty());
+    connect(drain, &QAction::triggered, this, [this, card] {
+        const QStringList lines = drainLines(card);
+        if (!m_client || lines.isEmpty())
+            return;
+        bool go = false;
+        if (m_confirmDrain) {
+            go = m_confirmDrain(card, lines);
+        } else {
+            QMessageBox box(QMessageBox::Question,
+                            tr("Drain %1?").arg(cardName(card)),
+                            tr("The card takes no new work, and %n job(s) on it go back to the "
+                               "queue:",
+                               nullptr,
+                               int(lines.size())),
+                            QMessageBox::NoButton,
+                            this);
+            box.setInformativeText(lines.join(QLatin1Char('\n')));
+            QPushButton *yes = box.addButton(tr("Drain"), QMessageBox::AcceptRole);
+            box.setDefaultButton(box.addButton(QMessageBox::Cancel));
+            box.exec();
+            go = box.clickedButton() == yes;
+        }
+        if (go)
+            m_client->cordonCard(card, true, true);
+    });
     menu->setToolTipsVisible(true);
     return menu;
+}
+
+QStringList CardMapView::drainLines(CardId card) const
+{
+    QStringList lines;
+    if (!m_snapshot || !card.isValid() || card.value() >= m_snapshot->state.cards().size())
+        return lines;
+    const Sched::ClusterState &st = m_snapshot->state;
+    QList<JobId> seen;
+    for (const Sched::Unit &u : st.card(card).units) {
+        if (!u.job.isValid() || seen.contains(u.job))
+            continue;
+        seen.append(u.job);
+        const Sched::Job &j = st.job(u.job);
+        if (!j.isActive() || j.state == Sched::JobState::Preempting)
+            continue;
+        const bool atCheckpoint = j.spec.kind != Domain::WorkloadKind::Inference
+                                  && j.spec.preemption == Domain::PreemptionTolerance::AtCheckpoint
+                                  && j.spec.checkpointIntervalMs > 0;
+        lines << (atCheckpoint ? tr("%1: leaves at its next checkpoint, losing nothing")
+                               : tr("%1: leaves at once and starts again elsewhere"))
+                         .arg(jobName(u.job));
+    }
+    return lines;
 }
 
 void CardMapView::wheelEvent(QWheelEvent *event)
@@ -697,6 +772,8 @@ QString CardMapView::unitToolTip(const Hit &hit) const
             lines << tr("Slows down at %1 °C, shuts down at %2 °C")
                              .arg(d.slowdownTempC)
                              .arg(d.shutdownTempC > 0 ? d.shutdownTempC : d.slowdownTempC + 5);
+        if (d.cordoned)
+            lines << tr("Cordoned: takes no new work until uncordoned");
         if (d.layoutPinnedUntilMs == -1) {
             lines << tr("Layout pinned until unpinned: the scheduler does not change it");
         } else if (d.layoutPinnedUntilMs > 0) {

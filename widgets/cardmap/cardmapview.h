@@ -90,6 +90,12 @@ public:
     // Replaces the confirmation dialog for drops that preempt (null: the dialog). Returns true
     // to go ahead.
     void setPreemptionConfirmation(ConfirmPreemption confirm);
+    // Replaces the question before "Drain…" (the jobs that leave and how, drainLines): returns
+    // true to go ahead. Tests replace it.
+    using ConfirmDrain = std::function<bool(Domain::CardId, const QStringList &lines)>;
+    void setDrainConfirmation(ConfirmDrain confirm) { m_confirmDrain = std::move(confirm); }
+    // One line per job a drain of `card` sends back to the queue: "name: leaves at ...".
+    QStringList drainLines(Domain::CardId card) const;
 
     // Zoom: 1 = the natural tile size (about 230 x 120 px). Fit mode follows the viewport.
     double zoom() const { return m_zoom; }
@@ -256,6 +262,7 @@ private:
     Session::SnapshotPtr m_snapshot;
     CardMapThresholds m_thresholds;
     ConfirmPreemption m_confirm;
+    ConfirmDrain m_confirmDrain;
 
     QList<Tile> m_tiles; // by card id
     QList<HostBlock> m_hosts;

@@ -360,6 +360,7 @@ Data makeData(const Session::Snapshot &snapshot, const Sched::CardState &card)
     d.hostUp = st.host(card.host).up;
     d.memoryTotalMiB = model.memoryMiB;
     d.layoutPinnedUntilMs = card.layoutPinnedUntilMs;
+    d.cordoned = card.operatorCordoned;
     d.slowdownTempC = model.slowdownTempC;
     d.shutdownTempC = model.shutdownTempC;
 
@@ -629,6 +630,12 @@ void paint(QPainter &p,
                       g.title,
                       right,
                       d.layoutPinnedUntilMs != 0 ? TileText::tr("pinned") : QString(),
+                      Level::None);
+    right = drawBadge(p,
+                      style,
+                      g.title,
+                      right,
+                      d.cordoned ? TileText::tr("cordoned") : QString(),
                       Level::None);
     p.setPen(style.text);
     const QRectF titleRect(g.title.left(), g.title.top(), right - g.title.left(), g.title.height());

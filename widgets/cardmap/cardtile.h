@@ -91,6 +91,8 @@ struct Data
     bool utilisationPerProcess = false; // the split is the processes' own samples
     // An operator's pin on the layout: 0 none, -1 until unpinned, else its end (appliance time).
     qint64 layoutPinnedUntilMs = 0;
+    // An operator's cordon: the card takes no new work.
+    bool cordoned = false;
     // Health: the clocks' throttle reasons (NVML's bits), the card's own slowdown and shutdown
     // temperatures (0: unknown), errors seen.
     quint64 throttleReasons = 0;

@@ -139,6 +139,8 @@ QString actionText(const QString &reason)
             {"load-rose", QT_TRANSLATE_NOOP("Zhaoxi::Widgets::EventText", "load rose")},
             {"consolidate",
              QT_TRANSLATE_NOOP("Zhaoxi::Widgets::EventText", "freeing a card for a waiting job")},
+            {"drain",
+             QT_TRANSLATE_NOOP("Zhaoxi::Widgets::EventText", "an operator drains the card")},
     };
     for (const auto &r : kReasons) {
         if (reason == QLatin1String(r.code))

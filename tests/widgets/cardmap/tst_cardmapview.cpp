@@ -202,6 +202,7 @@ private Q_SLOTS:
     void tooltipTellsThePartition();
     void tooltipTellsWhoseTheCardIs();
     void aCardsMenuRepartitionsPinsAndUnpins();
+    void aCardsMenuCordonsDrainsAndUncordons();
     void healthNotLevel();
     void fitsSixtyFourCards();
     void badgesFollowTheThresholds();
@@ -390,6 +391,76 @@ void TestCardMapView::aCardsMenuRepartitionsPinsAndUnpins()
         QCOMPARE(jobMenu.first().first().value<JobId>(), u->job);
         break;
     }
+}
+
+// Cordon from a card's menu: its work stays, the tile says so; "Drain…" asks first with the jobs
+// that leave and how, then sends them back to the queue; "Uncordon" lifts it.
+void TestCardMapView::aCardsMenuCordonsDrainsAndUncordons()
+{
+    Appliance a;
+    a.runTo(8 * kMinute);
+    CardMapView map(&a.client);
+    map.resize(1000, 700);
+    map.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&map));
+    const auto action = [](QMenu *menu, const char *name) {
+        return menu ? menu->findChild<QAction *>(QLatin1String(name)) : nullptr;
+    };
+    // A card with running work.
+    CardId card;
+    QList<JobId> onIt;
+    for (const Sched::CardState &c : a.now().state.cards()) {
+        for (const Sched::Unit &u : c.units) {
+            if (u.job.isValid() && a.now().state.job(u.job).state == Sched::JobState::Running
+                && !onIt.contains(u.job))
+                onIt << u.job;
+        }
+        if (!onIt.isEmpty()) {
+            card = c.id;
+            break;
+        }
+    }
+    QVERIFY(card.isValid());
+    std::unique_ptr<QMenu> menu(map.createCardMenu(card, &map));
+    QVERIFY(!action(menu.get(), "uncordonCard"));
+    action(menu.get(), "cordonCard")->trigger();
+    QTRY_VERIFY(a.now().state.card(card).operatorCordoned);
+    for (JobId j : onIt)
+        QCOMPARE(a.now().state.job(j).state, Sched::JobState::Running);
+    const QPoint at = map.cardRect(card).topLeft() + QPoint(4, map.cardRect(card).height() - 4);
+    QHelpEvent help(QEvent::ToolTip, at, map.viewport()->mapToGlobal(at));
+    QCoreApplication::sendEvent(map.viewport(), &help);
+    QVERIFY2(QToolTip::text().contains(QStringLiteral("Cordoned")), qPrintable(QToolTip::text()));
+    QToolTip::hideText();
+
+    // Drain, declined: nothing leaves. Accepted: every job on it leaves.
+    QStringList asked;
+    bool accept = false;
+    map.setDrainConfirmation([&](CardId c, const QStringList &lines) {
+        asked = lines;
+        return c == card && accept;
+    });
+    menu.reset(map.createCardMenu(card, &map));
+    QVERIFY(action(menu.get(), "uncordonCard"));
+    action(menu.get(), "drainCard")->trigger();
+    QCOMPARE(asked.size(), onIt.size());
+    QVERIFY2(asked.first().contains(QStringLiteral("leaves")), qPrintable(asked.first()));
+    QTest::qWait(20);
+    for (JobId j : onIt)
+        QCOMPARE(a.now().state.job(j).state, Sched::JobState::Running);
+    accept = true;
+    action(menu.get(), "drainCard")->trigger();
+    QTRY_VERIFY(std::all_of(onIt.cbegin(), onIt.cend(), [&](JobId j) {
+        const Sched::Job &job = a.now().state.job(j);
+        return job.state != Sched::JobState::Running
+               || !std::any_of(job.assignments.cbegin(),
+                               job.assignments.cend(),
+                               [&](const Sched::Assignment &x) { return x.card == card; });
+    }));
+
+    menu.reset(map.createCardMenu(card, &map));
+    action(menu.get(), "uncordonCard")->trigger();
+    QTRY_VERIFY(!a.now().state.card(card).operatorCordoned);
 }
 
 void TestCardMapView::tooltipTellsWhoseTheCardIs()
