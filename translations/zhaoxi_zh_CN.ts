@@ -1194,6 +1194,50 @@
             <source>Job %1 has already ended.</source>
             <translation>作业 %1 已经结束。</translation>
         </message>
+        <message>
+            <source>Card %1 is cordoned already.</source>
+            <translation>卡 %1 已被封锁。</translation>
+        </message>
+        <message>
+            <source>Card %1 is not cordoned.</source>
+            <translation>卡 %1 未被封锁。</translation>
+        </message>
+        <message>
+            <source>There is no card %1.</source>
+            <translation>没有卡 %1。</translation>
+        </message>
+        <message>
+            <source>The simulated appliance models its workloads: they run no process and write no log.</source>
+            <translation>模拟设备只对工作负载建模：它们不运行进程，也不写日志。</translation>
+        </message>
+        <message>
+            <source>This appliance cannot cordon cards.</source>
+            <translation>此设备不能封锁卡。</translation>
+        </message>
+        <message>
+            <source>must not be empty</source>
+            <translation>不能为空</translation>
+        </message>
+        <message>
+            <source>required</source>
+            <translation>必填</translation>
+        </message>
+        <message>
+            <source>must not be negative</source>
+            <translation>不能为负数</translation>
+        </message>
+        <message>
+            <source>must not start or end with white space</source>
+            <translation>开头和结尾不能有空白</translation>
+        </message>
+        <message>
+            <source>must not contain spaces or control characters</source>
+            <translation>不能包含空格或控制字符</translation>
+        </message>
+        <message>
+            <source>must not be empty; give the program and its arguments</source>
+            <translation>不能为空；请给出程序及其参数</translation>
+        </message>
     </context>
     <context>
         <name>Zhaoxi::Widgets::EventLogView</name>

@@ -14,4 +14,8 @@ namespace Zhaoxi::Widgets {
 // Pure; GUI thread (it uses tr()).
 QString commandErrorText(const QString &error);
 
+// The console's words for the workload spec reader's fixed messages about one field ("must not
+// be empty", "required", ...); any other message as it is. Context as above.
+QString specProblemText(const QString &message);
+
 } // namespace Zhaoxi::Widgets

@@ -461,9 +461,9 @@ void NewWorkloadDialog::showProblem(const std::optional<SpecError> &problem)
         if (widget) {
             m_marked = widget;
             widget->setStyleSheet(errorStyle);
-            widget->setToolTip(problem->message);
+            widget->setToolTip(specProblemText(problem->message));
             QLabel *label = m_messages.value(widget);
-            label->setText(problem->message);
+            label->setText(specProblemText(problem->message));
             label->show();
         } else {
             setGeneral(problem->toString(), true);

@@ -387,10 +387,11 @@ void ScheduleEditor::refreshHeader(const Session::Snapshot *snapshot, bool timeZ
             m_timeZone->setText(tr("Time zone: not known yet"));
     }
     if (snapshot) {
-        m_inForce->setText(
-                snapshot->window.isEmpty()
-                        ? tr("Policy in force: %1").arg(snapshot->policy)
-                        : tr("Policy in force: %1 (‘%2’)").arg(snapshot->policy, snapshot->window));
+        m_inForce->setText(snapshot->window.isEmpty()
+                                   ? tr("Policy in force: %1").arg(policyNameText(snapshot->policy))
+                                   : tr("Policy in force: %1 (‘%2’)")
+                                             .arg(policyNameText(snapshot->policy),
+                                                  windowNameText(snapshot->window)));
     }
 }
 
