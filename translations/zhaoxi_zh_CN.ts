@@ -850,6 +850,14 @@
             <source>%1: leaves at once and starts again elsewhere</source>
             <translation>%1：立即退出，并在别处重新启动</translation>
         </message>
+        <message>
+            <source>It fits at %1, when ‘%2’ opens.</source>
+            <translation>%1 时间窗“%2”开启时即可放下。</translation>
+        </message>
+        <message>
+            <source>It could start at about %1, as running work ends.</source>
+            <translation>约 %1 正在运行的工作结束后即可开始。</translation>
+        </message>
     </context>
     <context>
         <name>Zhaoxi::Widgets::CardTile</name>
@@ -2542,6 +2550,10 @@
         <message>
             <source>Overview</source>
             <translation>概览</translation>
+        </message>
+        <message>
+            <source>The charts and the event log show %1.</source>
+            <translation>图表和事件日志已跳转到 %1。</translation>
         </message>
     </context>
     <context>
@@ -4315,6 +4327,10 @@ Open the simulated appliance instead?</source>
         <message>
             <source>Who held the cards, the last 24 hours (utilisation drawn over)</source>
             <translation>过去 24 小时各类工作占用的卡（叠加实测利用率）</translation>
+        </message>
+        <message>
+            <source>Click a moment to move the charts and the event log to it</source>
+            <translation>单击某一时刻，图表和事件日志将跳转到该时刻</translation>
         </message>
     </context>
     <context>

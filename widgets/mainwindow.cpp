@@ -406,6 +406,19 @@ void MainWindow::createViews()
     split->setSizes({480, 320});
     m_centralArea->layout()->addWidget(split);
     m_overview = new OverviewView(m_client, this);
+    // A moment clicked on the overview's chart: the charts and the event log go there.
+    connect(m_overview, &OverviewView::momentClicked, this, [this](qint64 atMs) {
+        const double t = double(atMs) / 1000.0;
+        m_charts->setTimeRange(t - 15 * 60, t + 15 * 60);
+        m_eventLog->showMoment(atMs);
+        m_tabs->setCurrentIndex(tabOf(m_tabs, m_eventLog));
+        const QDateTime local = QDateTime::fromMSecsSinceEpoch(
+                atMs, QTimeZone(m_snapshot ? m_snapshot->utcOffsetSeconds : 0));
+        statusBar()->showMessage(
+                tr("The charts and the event log show %1.")
+                        .arg(QLocale().toString(local.time(), QLocale::ShortFormat)),
+                8000);
+    });
     m_tabs->insertTab(0, scrollable(m_overview, this), QString());
     m_tabs->insertTab(1, m_charts, QString());
     m_tabs->insertTab(2, scrollable(m_eventLog, this), QString());

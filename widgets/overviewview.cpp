@@ -12,6 +12,7 @@
 #include <QGridLayout>
 #include <QLabel>
 #include <QLocale>
+#include <QMouseEvent>
 #include <QTextDocumentFragment>
 #include <QTimeZone>
 #include <QTimer>
@@ -202,6 +203,14 @@ OverviewView::OverviewView(Models::SessionClient *client, QWidget *parent)
     layout->addLayout(grid);
     layout->addWidget(m_chartTitle);
     layout->addWidget(m_plot, 1);
+    connect(m_plot, &QCustomPlot::mousePress, this, [this](QMouseEvent *event) {
+        if (event->button() != Qt::LeftButton)
+            return;
+        const qint64 at = momentAt(event->pos());
+        if (at >= 0)
+            Q_EMIT momentClicked(at);
+    });
+    m_plot->setToolTip(tr("Click a moment to move the charts and the event log to it"));
     if (m_client) {
         connect(m_client,
                 &Models::SessionClient::snapshotChanged,
@@ -227,7 +236,7 @@ void OverviewView::setSnapshot(const Session::SnapshotPtr &snapshot)
     if (!m_history.isEmpty() && snapshot->nowMs < m_history.last().atMs)
         m_history.clear();
     if (m_history.isEmpty() || snapshot->nowMs - m_history.last().atMs >= kPointEveryMs) {
-        m_history.append(Point{snapshot->nowMs, m_figures.holders});
+        m_history.append(Point{snapshot->nowMs, m_figures.holders, snapshot->window});
         while (!m_history.isEmpty() && m_history.first().atMs < snapshot->nowMs - kHistoryMs)
             m_history.removeFirst();
         m_chartDirty = true;
@@ -400,8 +409,66 @@ void OverviewView::refreshChart()
         m_plot->xAxis->setRange(std::max(x.first(), end - kHistoryMs / 1000.0),
                                 std::max(end, x.first() + 60));
     }
-    m_plot->yAxis->setRange(0, std::max(1, m_figures.cards) * 1.02);
+    const double top = std::max(1, m_figures.cards) * 1.02;
+    m_plot->yAxis->setRange(0, top);
+    // The time windows shaded behind, each stretch named at its top.
+    for (QCPAbstractItem *item : std::as_const(m_bandItems))
+        m_plot->removeItem(item);
+    m_bandItems.clear();
+    const QList<Band> bands = windowBands();
+    for (const Band &b : bands) {
+        if (b.window.isEmpty())
+            continue;
+        const double x0 = double(b.fromMs) / 1000.0 + offset;
+        const double x1 = double(b.toMs) / 1000.0 + offset;
+        const QColor fill = b.window == QLatin1String("night") ? QColor(0x3f, 0x51, 0xb5, 28)
+                            : b.window == QLatin1String("day") ? QColor(0xff, 0xc1, 0x07, 30)
+                                                               : QColor(0x60, 0x7d, 0x8b, 26);
+        auto *rect = new QCPItemRect(m_plot);
+        rect->setLayer(QStringLiteral("background"));
+        rect->setClipToAxisRect(true);
+        rect->topLeft->setCoords(x0, top);
+        rect->bottomRight->setCoords(x1, 0);
+        rect->setPen(Qt::NoPen);
+        rect->setBrush(fill);
+        m_bandItems << rect;
+        auto *name = new QCPItemText(m_plot);
+        name->setLayer(QStringLiteral("background"));
+        name->setClipToAxisRect(true);
+        name->position->setCoords(x0, top);
+        name->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+        name->setPadding(QMargins(4, 2, 4, 2));
+        name->setColor(QColor(0x55, 0x55, 0x55));
+        name->setText(windowNameText(b.window));
+        m_bandItems << name;
+    }
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QList<OverviewView::Band> OverviewView::windowBands() const
+{
+    QList<Band> out;
+    for (const Point &p : m_history) {
+        if (!out.isEmpty() && out.last().window == p.window) {
+            out.last().toMs = p.atMs;
+            continue;
+        }
+        if (!out.isEmpty())
+            out.last().toMs = p.atMs; // a stretch ends where the next begins
+        out.append(Band{p.atMs, p.atMs, p.window});
+    }
+    return out;
+}
+
+qint64 OverviewView::momentAt(const QPoint &chartPos) const
+{
+    if (m_history.isEmpty() || !m_plot->axisRect()->rect().contains(chartPos))
+        return -1;
+    const int offset = m_snapshot ? m_snapshot->utcOffsetSeconds : 0;
+    const qint64 at = qRound64((m_plot->xAxis->pixelToCoord(chartPos.x()) - offset) * 1000.0);
+    if (at < m_history.first().atMs || at > m_history.last().atMs)
+        return -1;
+    return at;
 }
 
 void OverviewView::changeEvent(QEvent *event)

@@ -17,6 +17,7 @@
 #include <QWidget>
 
 class QCustomPlot;
+class QCPAbstractItem;
 class QLabel;
 class QTimer;
 
@@ -98,11 +99,28 @@ public:
     {
         qint64 atMs = 0;
         CardHolders holders;
+        QString window; // the time window in force then (empty: none)
     };
     const QList<Point> &history() const { return m_history; }
 
+    // The shaded bands behind the chart: one per stretch of the same time window, oldest first.
+    struct Band
+    {
+        qint64 fromMs = 0;
+        qint64 toMs = 0;
+        QString window;
+    };
+    QList<Band> windowBands() const;
+    // The moment (appliance time, UTC ms) under a point of the chart (its pixel); -1 off the
+    // history.
+    qint64 momentAt(const QPoint &chartPos) const;
+
 public Q_SLOTS:
     void setSnapshot(const Zhaoxi::Session::SnapshotPtr &snapshot);
+
+Q_SIGNALS:
+    // A click on the chart: the charts and the event log move to that moment.
+    void momentClicked(qint64 atMs);
 
 protected:
     void changeEvent(QEvent *event) override;
@@ -124,6 +142,7 @@ private:
     QLabel *m_waiting = nullptr;
     QLabel *m_chartTitle = nullptr;
     QCustomPlot *m_plot = nullptr;
+    QList<QCPAbstractItem *> m_bandItems;
     // Snapshots come up to every simulated minute of a catch-up: the text and the chart are
     // redrawn once per turn of the event loop, not once per snapshot.
     QTimer *m_refresh = nullptr;

@@ -127,6 +127,15 @@ struct PolicyError
     QString message;
 };
 
+// A class budget a policy will set at a time to come, and the window that opens then (empty:
+// none), for "when could this start?".
+struct PlannedBudget
+{
+    qint64 atMs = 0;
+    Sched::ClassBudget budget;
+    QString window;
+};
+
 // A colocation policy: sets class budgets, sizes inference replicas and requeues training,
 // through the context. tick() is called at `start`, then whenever it asked to be woken (it
 // returns the next time). Pure functions of what the context shows and the time given.
@@ -137,6 +146,18 @@ public:
     virtual QString name() const = 0;
     virtual void start(PolicyContext &ctx, qint64 nowMs) = 0;
     virtual qint64 tick(PolicyContext &ctx, qint64 nowMs) = 0;
+    // The budgets it will set by itself within `horizonMs` of `nowMs`, oldest first, as far as
+    // the clock alone decides them (a schedule's windows); none for a policy that follows the
+    // load.
+    virtual QList<PlannedBudget> plannedBudgets(const PolicyContext &ctx,
+                                                qint64 nowMs,
+                                                qint64 horizonMs) const
+    {
+        Q_UNUSED(ctx)
+        Q_UNUSED(nowMs)
+        Q_UNUSED(horizonMs)
+        return {};
+    }
 };
 
 // The policies by name: "static", "windows", "guard", "forecast". `params` is the policy's

@@ -156,6 +156,39 @@ void TimeWindows::start(PolicyContext &ctx, qint64 nowMs)
     tick(ctx, nowMs);
 }
 
+QList<PlannedBudget> TimeWindows::plannedBudgets(const PolicyContext &ctx,
+                                                 qint64 nowMs,
+                                                 qint64 horizonMs) const
+{
+    QList<PlannedBudget> out;
+    const qint64 total = ctx.totalMilli();
+    const auto budgetFor = [&](qint64 training) {
+        Sched::ClassBudget b;
+        b.trainingMilli = training;
+        b.inferenceMilli = total - training;
+        return b;
+    };
+    const auto trainingFor
+            = [&](int w) { return total - qint64(std::llround(shareOf(w) * double(total))); };
+    qint64 t = nowMs;
+    int cur = windowAt(ctx.localWeekMs(nowMs));
+    for (int edges = 0; edges < 16; ++edges) {
+        int next = -1;
+        const qint64 in = nextEdgeIn(ctx.localWeekMs(t), &next);
+        if (in <= 0 || t + in > nowMs + horizonMs)
+            break;
+        const qint64 edge = t + in;
+        // Preparing for a window that gives training less: it gets less from then on.
+        if (trainingFor(next) < trainingFor(cur) && edge - m_prepareMs > nowMs)
+            out.append(PlannedBudget{edge - m_prepareMs, budgetFor(trainingFor(next)), {}});
+        out.append(PlannedBudget{
+                edge, budgetFor(trainingFor(next)), next >= 0 ? m_windows[next].name : QString()});
+        t = edge;
+        cur = next;
+    }
+    return out;
+}
+
 qint64 TimeWindows::tick(PolicyContext &ctx, qint64 nowMs)
 {
     const qint64 total = ctx.totalMilli();

@@ -38,6 +38,11 @@ public:
     QString name() const override { return QStringLiteral("windows"); }
     void start(PolicyContext &ctx, qint64 nowMs) override;
     qint64 tick(PolicyContext &ctx, qint64 nowMs) override;
+    // Each edge's budget (training held to the next window's share from prepareAhead before an
+    // edge that gives it less, as tick does).
+    QList<PlannedBudget> plannedBudgets(const PolicyContext &ctx,
+                                        qint64 nowMs,
+                                        qint64 horizonMs) const override;
 
     // The window in force at a local week time (-1: none).
     int windowAt(qint64 localWeekMs) const;

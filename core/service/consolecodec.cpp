@@ -455,6 +455,8 @@ Session::PlacementPreview placementPreviewFromJson(const QJsonObject &o)
                           int64(v[QStringLiteral("evict_at_ms")])});
         p.victimNames.append(v[QStringLiteral("name")].toString());
     }
+    p.startsAtMs = int64(o.value(QStringLiteral("starts_at_ms")), -1);
+    p.startsWithWindow = o.value(QStringLiteral("starts_with_window")).toString();
     return p;
 }
 

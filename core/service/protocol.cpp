@@ -307,6 +307,10 @@ QJsonObject placementPreviewJson(const Session::PlacementPreview &p)
     if (p.outcome == Session::PlacementPreview::Outcome::Refused) {
         o.insert(QStringLiteral("reason"), QLatin1String(Sched::reasonCode(p.status.reason)));
         o.insert(QStringLiteral("message"), p.status.describe());
+        if (p.startsAtMs >= 0) {
+            o.insert(QStringLiteral("starts_at_ms"), p.startsAtMs);
+            o.insert(QStringLiteral("starts_with_window"), p.startsWithWindow);
+        }
     }
     return o;
 }

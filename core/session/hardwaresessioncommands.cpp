@@ -320,6 +320,8 @@ bool HardwareSession::readyForWork(CommandResult *r) const
 void HardwareSession::previewPlacement(quint64 request, int job, int card)
 {
     PlacementPreview p = previewPlacementOn(sched(), JobId(job), CardId(card), now());
+    if (m_run)
+        addStartHint(&p, *m_run, now());
     p.request = request;
     Q_EMIT placementPreviewReady(p);
 }

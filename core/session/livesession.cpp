@@ -222,10 +222,12 @@ bool LiveSession::readyForWork(CommandResult *r) const
 void LiveSession::previewPlacement(quint64 request, int job, int card)
 {
     PlacementPreview p;
-    if (m_run)
+    if (m_run) {
         p = previewPlacementOn(m_run->scheduler(), JobId(job), CardId(card), m_run->now());
-    else
+        addStartHint(&p, *m_run, m_run->now());
+    } else {
         p.status = Sched::Status::error(Sched::Reason::None);
+    }
     p.request = request;
     p.job = JobId(job);
     p.card = CardId(card);

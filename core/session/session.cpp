@@ -123,6 +123,31 @@ bool confirmedPlanHolds(const Sched::Scheduler &scheduler,
     return false;
 }
 
+void addStartHint(PlacementPreview *p, const Runtime::ApplianceCore &core, qint64 nowMs)
+{
+    const Sched::ClusterState &st = core.scheduler().state();
+    if (p->outcome != PlacementPreview::Outcome::Refused
+        || p->status.reason != Sched::Reason::ClassBudgetExceeded || !p->job.isValid()
+        || p->job.value() >= st.jobs().size())
+        return;
+    constexpr qint64 kHorizonMs = 24 * 3600'000LL;
+    const QList<Policy::PlannedBudget> planned
+            = core.policy() ? core.policy()->plannedBudgets(core, nowMs, kHorizonMs)
+                            : QList<Policy::PlannedBudget>();
+    QList<Sched::BudgetChange> changes;
+    for (const Policy::PlannedBudget &b : planned)
+        changes.append(Sched::BudgetChange{b.atMs, b.budget});
+    const std::optional<qint64> at
+            = core.scheduler().earliestStart(st.job(p->job).spec, nowMs, changes);
+    if (!at || *at > nowMs + kHorizonMs)
+        return;
+    p->startsAtMs = *at;
+    for (const Policy::PlannedBudget &b : planned) {
+        if (b.atMs == *at)
+            p->startsWithWindow = b.window;
+    }
+}
+
 bool SchedulePreview::needsConfirmation() const
 {
     if (!ok)

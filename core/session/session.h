@@ -42,6 +42,11 @@ struct PlacementPreview
     Sched::Status status;
     QList<Sched::Victim> victims;
     QStringList victimNames; // parallel to victims
+    // Refused for the class budget: when it could start (on the card the scheduler picks), given
+    // running work's expected ends and the budgets the policy will set (-1: not within a day),
+    // and the window that opens then (empty: none).
+    qint64 startsAtMs = -1;
+    QString startsWithWindow;
 };
 
 // A proposed layout for one MIG card, checked and planned by the session.
@@ -263,6 +268,10 @@ bool confirmedScheduleHolds(Runtime::ApplianceCore &core,
                             qint64 nowMs,
                             const QList<int> &evicted,
                             CommandResult *r);
+
+// For a preview refused by the class budget: when the job could start on `core` (its policy's
+// planned budgets, Scheduler::earliestStart), into p->startsAtMs and p->startsWithWindow.
+void addStartHint(PlacementPreview *p, const Runtime::ApplianceCore &core, qint64 nowMs);
 
 // Whether the plan the operator confirmed (the victims' job ids) is the plan `scheduler` would
 // carry out now; false with r->planChanged, r->status and the English r->error saying what

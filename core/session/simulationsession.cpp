@@ -297,6 +297,7 @@ void SimulationSession::previewPlacement(quint64 request, int job, int card)
 {
     PlacementPreview p = previewPlacementOn(
             m_engine->scheduler(), JobId(job), CardId(card), m_engine->nowMs());
+    addStartHint(&p, *m_engine, m_engine->nowMs());
     p.request = request;
     Q_EMIT placementPreviewReady(p);
 }

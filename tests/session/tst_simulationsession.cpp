@@ -607,6 +607,47 @@ private Q_SLOTS:
         QVERIFY(!done.takeFirst().first().value<Session::CommandResult>().ok);
     }
 
+    // A drop refused for the class budget says when the job could start: under a schedule whose
+    // window at 12:00 gives training the second card, at 12:00 with that window's name; under the
+    // static split, when the running job is expected to end.
+    void aRefusedDropSaysWhenItCouldStart()
+    {
+        Session::SimulationSession session(smallScenario(), QString(), 3);
+        session.runTo(35 * 60'000); // 09:35 local
+        session.setPaused(true);
+        Session::SnapshotPtr s = session.latest();
+        const Domain::JobId small = jobNamed(*s, QStringLiteral("small"));
+        const Domain::JobId big = jobNamed(*s, QStringLiteral("big"));
+        QCOMPARE(s->state.job(small).state, Sched::JobState::Pending);
+        const int other = 1 - cardOf(*s, big);
+        QSignalSpy previews(&session, &Session::ApplianceSession::placementPreviewReady);
+        session.previewPlacement(1, small.value(), other);
+        Session::PlacementPreview p
+                = previews.takeFirst().first().value<Session::PlacementPreview>();
+        QCOMPARE(p.outcome, Session::PlacementPreview::Outcome::Refused);
+        QCOMPARE(p.status.reason, Sched::Reason::ClassBudgetExceeded);
+        // Static: when "big" (10 h, placed at 09:00) is expected to end.
+        QVERIFY2(p.startsAtMs > s->nowMs + 8 * 3600'000LL,
+                 qPrintable(QString::number(p.startsAtMs - s->nowMs)));
+        QVERIFY(p.startsWithWindow.isEmpty());
+
+        QSignalSpy done(&session, &Session::ApplianceSession::commandFinished);
+        session.setSchedule(2,
+                            QJsonDocument::fromJson(R"({"prepareAhead": "0s", "windows": [
+            {"name": "morning", "from": "00:00", "to": "12:00", "inferenceShare": 0.5},
+            {"name": "noon", "from": "12:00", "to": "24:00", "inferenceShare": 0.0}]})")
+                                    .object());
+        QVERIFY(done.takeFirst().first().value<Session::CommandResult>().ok);
+        s = session.latest();
+        session.previewPlacement(3, small.value(), other);
+        p = previews.takeFirst().first().value<Session::PlacementPreview>();
+        QCOMPARE(p.outcome, Session::PlacementPreview::Outcome::Refused);
+        QCOMPARE(p.status.reason, Sched::Reason::ClassBudgetExceeded);
+        const qint64 noon = s->startMs + 3 * 3600'000LL; // the scenario starts at 09:00 local
+        QCOMPARE(p.startsAtMs, noon);
+        QCOMPARE(p.startsWithWindow, QStringLiteral("noon"));
+    }
+
     void runsOnItsOwnThread()
     {
         QThread thread;

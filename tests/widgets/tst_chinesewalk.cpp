@@ -187,7 +187,7 @@ void TestChineseWalk::everyViewMenuAndDialogSpeaksChinese()
     LanguageController languages;
     QVERIFY(languages.setLanguage(QStringLiteral("zh_CN")));
     Session::SimulationSession session(TestData::demoDay(), QString(), 20260105);
-    session.runTo(2 * 3600'000LL + 30 * 60'000); // 10:30
+    session.runTo(10 * 3600'000LL + 30 * 60'000); // 10:30 (the demo day starts at 00:00)
     Models::SessionClient client(&session);
     MainWindow w(&languages);
     w.setSession(&client, session.storePath());

@@ -3,6 +3,7 @@
 // selection in its details pane, and switches language at run time.
 #include "core/catalogue/catalogue.h"
 #include "core/models/cardtablemodel.h"
+#include "core/models/eventlogmodel.h"
 #include "core/models/sessionclient.h"
 #include "core/sched/appliancefile.h"
 #include "core/session/simulationsession.h"
@@ -16,6 +17,7 @@
 #include "widgets/eventlog/eventlogview.h"
 #include "widgets/languagecontroller.h"
 #include "widgets/mainwindow.h"
+#include "widgets/overviewview.h"
 #include "widgets/repartition/repartitioneditor.h"
 #include "widgets/schedule/scheduleeditor.h"
 
@@ -33,6 +35,7 @@
 #include <QPushButton>
 #include <QSet>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabBar>
@@ -87,6 +90,7 @@ class TestMainWindow : public QObject
 
 private Q_SLOTS:
     void showsTheAppliance();
+    void aMomentOnTheOverviewMovesTheChartsAndTheLog();
     void detailsFollowTheSelection();
     void switchesLanguageAndBack();
     void aboutNamesTheLicence();
@@ -602,6 +606,42 @@ void TestMainWindow::newSnapshotKeepsTheSelection()
 
     QCOMPARE(w.cardView()->currentIndex().data(CardTableModel::CardIdRole).toInt(), 5);
     QCOMPARE(partitions->topLevelItem(1)->text(3), QStringLiteral("chat-7b"));
+}
+
+// A moment clicked on the overview's chart: the event log shows the first event from then on,
+// selected, and stops following the newest; the charts show the half hour around it.
+void TestMainWindow::aMomentOnTheOverviewMovesTheChartsAndTheLog()
+{
+    LanguageController languages;
+    Session::SimulationSession session(demoDay(), QString(), 20260105);
+    session.runTo(0);
+    Models::SessionClient client(&session);
+    MainWindow w(&languages);
+    w.setSession(&client, session.storePath());
+    w.resize(1600, 1000);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    Widgets::catchUp(session, 3 * 3600'000, nullptr);
+    QTRY_VERIFY(w.eventLog()->model()->rowCount() > 100);
+    const qint64 moment = client.snapshot()->startMs + 90 * 60'000; // 01:30
+    QSignalSpy range(w.charts(), &Widgets::LiveCharts::timeRangeChanged);
+    Q_EMIT w.overview()->momentClicked(moment);
+    QCOMPARE(w.tabs()->currentIndex(),
+             w.tabs()->indexOf(w.eventLog()->parentWidget()->parentWidget()));
+    QVERIFY(!w.eventLog()->isFollowingTail());
+    const QModelIndexList rows = w.eventLog()->table()->selectionModel()->selectedRows();
+    QCOMPARE(rows.size(), 1);
+    const Models::EventFilterModel *filter = w.eventLog()->filterModel();
+    const Storage::Event &e = w.eventLog()->model()->event(filter->mapToSource(rows.first()).row());
+    QVERIFY(e.atMs >= moment);
+    if (rows.first().row() > 0) {
+        const Storage::Event &before = w.eventLog()->model()->event(
+                filter->mapToSource(filter->index(rows.first().row() - 1, 0)).row());
+        QVERIFY(before.atMs < moment);
+    }
+    QVERIFY(!range.isEmpty());
+    const double mid = (range.last().at(0).toDouble() + range.last().at(1).toDouble()) / 2;
+    QVERIFY(std::abs(mid - double(moment) / 1000.0) < 1);
 }
 
 QTEST_MAIN(TestMainWindow)

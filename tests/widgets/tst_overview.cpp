@@ -5,6 +5,7 @@
 // history of holders grows minute by minute and draws its stacked areas.
 #include "core/models/sessionclient.h"
 #include "core/session/simulationsession.h"
+#include "core/sim/scenario.h"
 #include "widgets/catchup.h"
 #include "widgets/languagecontroller.h"
 #include "widgets/overviewview.h"
@@ -13,6 +14,7 @@
 
 #include "widgets/charts/qcp.h"
 
+#include <QSignalSpy>
 #include <QTest>
 
 #include <cmath>
@@ -29,6 +31,7 @@ private Q_SLOTS:
     void theFiguresAreTheSessions();
     void theDayOfHoldersGrowsMinuteByMinute();
     void itSpeaksChinese();
+    void theWindowsAreShadedAndAClickNamesAMoment();
 };
 
 void TestOverview::theFiguresAreTheSessions()
@@ -140,6 +143,46 @@ void TestOverview::itSpeaksChinese()
                      && !text.contains(QStringLiteral("Services")),
              qPrintable(text));
     languages.setLanguage(QStringLiteral("en"));
+}
+
+// Under the time windows policy, the night and the day that follows are two shaded stretches,
+// split at 07:00; a click on the chart names the moment under the pointer.
+void TestOverview::theWindowsAreShadedAndAClickNamesAMoment()
+{
+    const Sim::Scenario day = demoDay();
+    Session::SimulationSession session(day, QString(), day.seed);
+    session.runTo(0);
+    session.setSchedule(1, day.policyParams.value(QStringLiteral("windows")).toObject());
+    Models::SessionClient client(&session);
+    OverviewView view(&client);
+    view.resize(1200, 600);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    Widgets::catchUp(session, 8 * 3600'000, nullptr);
+    QTRY_VERIFY(view.history().size() >= 400);
+    const QList<OverviewView::Band> bands = view.windowBands();
+    QCOMPARE(bands.size(), 2);
+    QCOMPARE(bands[0].window, QStringLiteral("night"));
+    QCOMPARE(bands[1].window, QStringLiteral("day"));
+    const qint64 seven = day.startMs + 7 * 3600'000LL; // the demo day starts at 00:00 local
+    QVERIFY2(std::abs(bands[1].fromMs - seven) <= 60'000,
+             qPrintable(QString::number(bands[1].fromMs - seven)));
+    QCOMPARE(bands[0].toMs, bands[1].fromMs);
+
+    auto *plot = view.findChild<QCustomPlot *>(QStringLiteral("overviewHolders"));
+    QVERIFY(plot);
+    QTRY_COMPARE(plot->graph(5)->data()->size(), view.history().size()); // drawn
+    plot->replot();
+    const qint64 moment = day.startMs + 5 * 3600'000LL; // 05:00
+    const int offset = client.snapshot()->utcOffsetSeconds;
+    const QPoint at(qRound(plot->xAxis->coordToPixel(double(moment) / 1000.0 + offset)),
+                    plot->axisRect()->center().y());
+    QSignalSpy clicked(&view, &OverviewView::momentClicked);
+    QTest::mouseClick(plot, Qt::LeftButton, Qt::NoModifier, at);
+    QCOMPARE(clicked.size(), 1);
+    QVERIFY(std::abs(clicked.first().first().toLongLong() - moment) <= 2 * 60'000);
+    // Off the history, nothing.
+    QCOMPARE(view.momentAt(QPoint(1, 1)), -1);
 }
 
 QTEST_MAIN(TestOverview)

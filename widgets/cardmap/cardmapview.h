@@ -96,6 +96,9 @@ public:
     void setDrainConfirmation(ConfirmDrain confirm) { m_confirmDrain = std::move(confirm); }
     // One line per job a drain of `card` sends back to the queue: "name: leaves at ...".
     QStringList drainLines(Domain::CardId card) const;
+    // A refused drop's hint at when it could start ("It fits at 20:00, when ‘night’ opens."),
+    // from the preview's startsAtMs; empty when there is none.
+    QString startHintText(const Session::PlacementPreview &preview) const;
 
     // Zoom: 1 = the natural tile size (about 230 x 120 px). Fit mode follows the viewport.
     double zoom() const { return m_zoom; }

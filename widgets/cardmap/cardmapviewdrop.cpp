@@ -9,7 +9,10 @@
 #include "core/models/sessionclient.h"
 #include "widgets/appliedcommand.h"
 
+#include <QDateTime>
 #include <QDragEnterEvent>
+#include <QLocale>
+#include <QTimeZone>
 #include <QUndoCommand>
 #include <QUndoStack>
 
@@ -197,8 +200,24 @@ void CardMapView::refreshDragState()
     case PlacementPreview::Outcome::Refused:
         m_drag.state = DropState::Refused;
         m_drag.text = reasonText(p.status);
+        if (const QString when = startHintText(p); !when.isEmpty())
+            m_drag.text += QLatin1Char(' ') + when;
         break;
     }
+}
+
+QString CardMapView::startHintText(const PlacementPreview &p) const
+{
+    if (p.startsAtMs < 0)
+        return {};
+    const QDateTime at = QDateTime::fromMSecsSinceEpoch(
+            p.startsAtMs, QTimeZone(m_snapshot ? m_snapshot->utcOffsetSeconds : 0));
+    const QString time = QLocale().toString(at.time(), QLocale::ShortFormat);
+    if (m_snapshot && p.startsAtMs <= m_snapshot->nowMs)
+        return {};
+    if (!p.startsWithWindow.isEmpty())
+        return tr("It fits at %1, when ‘%2’ opens.").arg(time, windowNameText(p.startsWithWindow));
+    return tr("It could start at about %1, as running work ends.").arg(time);
 }
 
 void CardMapView::requestPreview(JobId job, CardId card)

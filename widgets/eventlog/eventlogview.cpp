@@ -742,6 +742,29 @@ bool EventLogView::isExporting() const
     return m_export->isRunning();
 }
 
+bool EventLogView::showMoment(qint64 atMs)
+{
+    // The rows shown are in time order: the first at or after the moment, by bisection.
+    const int n = m_filter->rowCount();
+    if (n == 0)
+        return false;
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        const int source = m_filter->mapToSource(m_filter->index(mid, 0)).row();
+        if (m_model->event(source).atMs < atMs)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    const int row = std::min(lo, n - 1);
+    const QModelIndex index = m_filter->index(row, 0);
+    m_table->scrollTo(index, QAbstractItemView::PositionAtCenter);
+    m_table->selectRow(row);
+    m_follow = false; // even when the row is on the last page: stay on it as events come
+    return true;
+}
+
 void EventLogView::explainJob(Domain::JobId job)
 {
     m_whyButton->setEnabled(true);

@@ -86,6 +86,9 @@ public Q_SLOTS:
     bool exportTo(const QString &path, Storage::ExportFormat format);
     // Shows "Why?" for `job` (and the panel when hidden).
     void explainJob(Domain::JobId job);
+    // Scrolls to the first event shown at or after `atMs` (appliance time, UTC ms) and selects
+    // it; the log stops following its newest row. False when no event is shown.
+    bool showMoment(qint64 atMs);
 
 Q_SIGNALS:
     void jobSelected(Zhaoxi::Domain::JobId job);
