@@ -414,10 +414,9 @@ void MainWindow::createViews()
         m_tabs->setCurrentIndex(tabOf(m_tabs, m_eventLog));
         const QDateTime local = QDateTime::fromMSecsSinceEpoch(
                 atMs, QTimeZone(m_snapshot ? m_snapshot->utcOffsetSeconds : 0));
-        statusBar()->showMessage(
-                tr("The charts and the event log show %1.")
-                        .arg(QLocale().toString(local.time(), QLocale::ShortFormat)),
-                8000);
+        statusBar()->showMessage(tr("The charts and the event log show %1.")
+                                         .arg(local.toString(QStringLiteral("HH:mm"))),
+                                 8000);
     });
     m_tabs->insertTab(0, scrollable(m_overview, this), QString());
     m_tabs->insertTab(1, m_charts, QString());

@@ -210,11 +210,18 @@ QString CardMapView::startHintText(const PlacementPreview &p) const
 {
     if (p.startsAtMs < 0)
         return {};
-    const QDateTime at = QDateTime::fromMSecsSinceEpoch(
-            p.startsAtMs, QTimeZone(m_snapshot ? m_snapshot->utcOffsetSeconds : 0));
-    const QString time = QLocale().toString(at.time(), QLocale::ShortFormat);
-    if (m_snapshot && p.startsAtMs <= m_snapshot->nowMs)
+    // Not before now, and not after a simulated day's end (it would never come).
+    if (m_snapshot
+        && (p.startsAtMs <= m_snapshot->nowMs
+            || (m_snapshot->endMs >= 0 && p.startsAtMs > m_snapshot->endMs)))
         return {};
+    const QTimeZone zone(m_snapshot ? m_snapshot->utcOffsetSeconds : 0);
+    const QDateTime at = QDateTime::fromMSecsSinceEpoch(p.startsAtMs, zone);
+    const QDateTime now = QDateTime::fromMSecsSinceEpoch(m_snapshot ? m_snapshot->nowMs : 0, zone);
+    // Another day: its weekday too.
+    const QString time = at.date() == now.date()
+                                 ? at.toString(QStringLiteral("HH:mm"))
+                                 : QLocale().toString(at, QStringLiteral("ddd HH:mm"));
     if (!p.startsWithWindow.isEmpty())
         return tr("It fits at %1, when ‘%2’ opens.").arg(time, windowNameText(p.startsWithWindow));
     return tr("It could start at about %1, as running work ends.").arg(time);

@@ -17,8 +17,10 @@
 #include <QAbstractItemModelTester>
 #include <QAction>
 #include <QContextMenuEvent>
+#include <QDateTime>
 #include <QDragEnterEvent>
 #include <QHelpEvent>
+#include <QLocale>
 #include <QMenu>
 #include <QMimeData>
 #include <QScrollBar>
@@ -26,6 +28,7 @@
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QTest>
+#include <QTimeZone>
 #include <QToolTip>
 #include <QUndoStack>
 
@@ -203,6 +206,7 @@ private Q_SLOTS:
     void tooltipTellsWhoseTheCardIs();
     void aCardsMenuRepartitionsPinsAndUnpins();
     void aCardsMenuCordonsDrainsAndUncordons();
+    void aRefusedDropSaysWhenItFits();
     void healthNotLevel();
     void fitsSixtyFourCards();
     void badgesFollowTheThresholds();
@@ -461,6 +465,40 @@ void TestCardMapView::aCardsMenuCordonsDrainsAndUncordons()
     menu.reset(map.createCardMenu(card, &map));
     action(menu.get(), "uncordonCard")->trigger();
     QTRY_VERIFY(!a.now().state.card(card).operatorCordoned);
+}
+
+// The hint under a red target: the time (and the window that opens then), another day's with
+// its weekday, none for a time past the simulated day's end or already come.
+void TestCardMapView::aRefusedDropSaysWhenItFits()
+{
+    const Sched::Appliance demo = demoAppliance();
+    CardMapView map(nullptr);
+    auto snapshot = std::make_shared<Session::Snapshot>(*snapshotOf(demo.state));
+    snapshot->utcOffsetSeconds = 8 * 3600;
+    const qint64 midnight = 1'767'542'400'000; // 2026-01-05 00:00 at UTC+8, a Monday
+    snapshot->nowMs = midnight + 10 * 3600'000LL + 30 * 60'000; // 10:30
+    snapshot->endMs = midnight + 24 * 3600'000LL;
+    map.setSnapshot(snapshot);
+    Session::PlacementPreview p;
+    p.outcome = Session::PlacementPreview::Outcome::Refused;
+    p.startsAtMs = midnight + 22 * 3600'000LL;
+    p.startsWithWindow = QStringLiteral("night");
+    QCOMPARE(map.startHintText(p), QStringLiteral("It fits at 22:00, when ‘night’ opens."));
+    p.startsWithWindow.clear();
+    QCOMPARE(map.startHintText(p),
+             QStringLiteral("It could start at about 22:00, as running work ends."));
+    p.startsAtMs = snapshot->endMs + 60'000; // after the day the twin plays
+    QVERIFY(map.startHintText(p).isEmpty());
+    snapshot->endMs = -1; // a real appliance: tomorrow, with its weekday
+    map.setSnapshot(snapshot);
+    QVERIFY2(map.startHintText(p).contains(QLocale().toString(
+                     QDateTime::fromMSecsSinceEpoch(p.startsAtMs, QTimeZone(8 * 3600)),
+                     QStringLiteral("ddd HH:mm"))),
+             qPrintable(map.startHintText(p)));
+    p.startsAtMs = snapshot->nowMs - 1;
+    QVERIFY(map.startHintText(p).isEmpty());
+    p.startsAtMs = -1;
+    QVERIFY(map.startHintText(p).isEmpty());
 }
 
 void TestCardMapView::tooltipTellsWhoseTheCardIs()
