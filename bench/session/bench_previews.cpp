@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// What the console's questions cost the session on the demo day under the windows policy, at
-// 10:30 and at 23:30: every waiting job's drop preview on every card (a refused one for the
+// What the console's questions cost the session on the demo day under its own policy and under
+// the windows policy, at 10:30 and at 23:30 (with how many drop targets are green, amber, red): every waiting job's drop preview on every card (a refused one for the
 // class budget also asks when it could start: Scheduler::earliestStart over the policy's planned
 // budgets), and a schedule's preview (the new policy started on a dry-run context). Prints
 // median, p99 and max per call. Figures, not pass/fail.
@@ -75,50 +75,61 @@ int main(int argc, char **argv)
     list[1] = night;
     edited.insert(QStringLiteral("windows"), list);
 
-    for (const qint64 at : {10 * 3600'000LL + 30 * 60'000, 23 * 3600'000LL + 30 * 60'000}) {
-        Session::SimulationSession session(*scenario, QString(), scenario->seed);
-        session.runTo(0);
-        session.setSchedule(1, windows);
-        session.runTo(at);
-        session.setPaused(true);
-        const Session::SnapshotPtr s = session.latest();
-        Figures drops, hinted, schedules;
-        int withHint = 0;
-        QObject ctx;
-        Session::PlacementPreview last;
-        QObject::connect(&session,
-                         &Session::ApplianceSession::placementPreviewReady,
-                         &ctx,
-                         [&](const Session::PlacementPreview &p) { last = p; });
-        for (int r = 0; r < repeat; ++r) {
-            for (const Sched::Job &j : s->state.jobs()) {
-                if (j.state != Sched::JobState::Pending)
-                    continue;
-                for (const Sched::CardState &c : s->state.cards()) {
-                    QElapsedTimer t;
-                    t.start();
-                    session.previewPlacement(2, j.id.value(), c.id.value());
-                    const double ms = double(t.nsecsElapsed()) / 1e6;
-                    drops.add(ms);
-                    if (last.startsAtMs >= 0) {
-                        hinted.add(ms);
-                        withHint += r == 0;
+    for (const bool underWindows : {false, true})
+        for (const qint64 at : {10 * 3600'000LL + 30 * 60'000, 23 * 3600'000LL + 30 * 60'000}) {
+            Session::SimulationSession session(*scenario, QString(), scenario->seed);
+            session.runTo(0);
+            if (underWindows)
+                session.setSchedule(1, windows);
+            session.runTo(at);
+            session.setPaused(true);
+            const Session::SnapshotPtr s = session.latest();
+            Figures drops, hinted, schedules;
+            int withHint = 0;
+            int direct = 0, preempting = 0, refused = 0;
+            QObject ctx;
+            Session::PlacementPreview last;
+            QObject::connect(&session,
+                             &Session::ApplianceSession::placementPreviewReady,
+                             &ctx,
+                             [&](const Session::PlacementPreview &p) { last = p; });
+            for (int r = 0; r < repeat; ++r) {
+                for (const Sched::Job &j : s->state.jobs()) {
+                    if (j.state != Sched::JobState::Pending)
+                        continue;
+                    for (const Sched::CardState &c : s->state.cards()) {
+                        QElapsedTimer t;
+                        t.start();
+                        session.previewPlacement(2, j.id.value(), c.id.value());
+                        const double ms = double(t.nsecsElapsed()) / 1e6;
+                        drops.add(ms);
+                        if (r == 0) {
+                            direct += last.outcome == Session::PlacementPreview::Outcome::Direct;
+                            preempting += last.outcome
+                                          == Session::PlacementPreview::Outcome::NeedsPreemption;
+                            refused += last.outcome == Session::PlacementPreview::Outcome::Refused;
+                        }
+                        if (last.startsAtMs >= 0) {
+                            hinted.add(ms);
+                            withHint += r == 0;
+                        }
                     }
                 }
+                QElapsedTimer t;
+                t.start();
+                session.previewSchedule(3, edited);
+                schedules.add(double(t.nsecsElapsed()) / 1e6);
             }
-            QElapsedTimer t;
-            t.start();
-            session.previewSchedule(3, edited);
-            schedules.add(double(t.nsecsElapsed()) / 1e6);
+            const QDateTime local
+                    = QDateTime::fromMSecsSinceEpoch(s->nowMs, QTimeZone(s->utcOffsetSeconds));
+            out << "demo day at " << local.toString(QStringLiteral("HH:mm")) << " (" << s->policy
+                << " policy), " << s->queue.size() << " waiting jobs x " << s->state.cards().size()
+                << " cards: " << direct << " fit, " << preempting << " fit by preempting, "
+                << refused << " refused\n"
+                << "  drop preview:                    " << drops.text() << "\n"
+                << "  ... of those with a start hint:  " << hinted.text() << " (" << withHint
+                << " previews)\n"
+                << "  schedule preview (dry run):      " << schedules.text() << "\n";
         }
-        const QDateTime local
-                = QDateTime::fromMSecsSinceEpoch(s->nowMs, QTimeZone(s->utcOffsetSeconds));
-        out << "demo day at " << local.toString(QStringLiteral("HH:mm")) << " (windows policy), "
-            << s->queue.size() << " waiting jobs x " << s->state.cards().size() << " cards:\n"
-            << "  drop preview:                    " << drops.text() << "\n"
-            << "  ... of those with a start hint:  " << hinted.text() << " (" << withHint
-            << " previews)\n"
-            << "  schedule preview (dry run):      " << schedules.text() << "\n";
-    }
     return 0;
 }
