@@ -2555,6 +2555,22 @@
             <source>The charts and the event log show %1.</source>
             <translation>图表和事件日志已跳转到 %1。</translation>
         </message>
+        <message>
+            <source>Restart the day?</source>
+            <translation>重新开始这一天？</translation>
+        </message>
+        <message>
+            <source>The simulated day starts again from its beginning: what was done to it (placements, layouts, schedules) is undone. The event store keeps what happened so far.</source>
+            <translation>模拟的一天将从头开始：对它做过的操作（放置、布局、时间表）都会撤销。事件存储保留至今发生的一切。</translation>
+        </message>
+        <message>
+            <source>Restart day</source>
+            <translation>重新开始这一天</translation>
+        </message>
+        <message>
+            <source>Start the simulated day again from its beginning</source>
+            <translation>让模拟的一天从头开始</translation>
+        </message>
     </context>
     <context>
         <name>Zhaoxi::Widgets::NewWorkloadDialog</name>

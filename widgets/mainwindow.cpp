@@ -237,6 +237,26 @@ void MainWindow::createRunBar()
         if (m_client)
             m_client->setPaused(!running);
     });
+    m_restartAction = m_runBar->addAction(QString());
+    m_restartAction->setObjectName(QStringLiteral("restartDay"));
+    connect(m_restartAction, &QAction::triggered, this, [this] {
+        if (!m_client)
+            return;
+        const bool go = m_confirmRestart
+                                ? m_confirmRestart()
+                                : QMessageBox::question(this,
+                                                        tr("Restart the day?"),
+                                                        tr("The simulated day starts again from "
+                                                           "its beginning: what was done to it "
+                                                           "(placements, layouts, schedules) is "
+                                                           "undone. The event store keeps what "
+                                                           "happened so far."),
+                                                        QMessageBox::Yes | QMessageBox::Cancel,
+                                                        QMessageBox::Cancel)
+                                          == QMessageBox::Yes;
+        if (go)
+            m_client->restartDay();
+    });
     m_speedLabel = new QLabel(this);
     m_speedLabelAction = m_runBar->addWidget(m_speedLabel);
     m_speedCombo = new QComboBox(this);
@@ -662,6 +682,10 @@ void MainWindow::updateRunBar()
     m_playAction->setToolTip(m_playAction->isChecked() ? tr("Pause the appliance's clock (Space)")
                                                        : tr("Run the appliance's clock (Space)"));
     m_speedCombo->setEnabled(simulated);
+    m_restartAction->setVisible(!have || (simulated && m_snapshot->endMs >= 0));
+    m_restartAction->setEnabled(simulated);
+    m_restartAction->setText(tr("Restart day"));
+    m_restartAction->setToolTip(tr("Start the simulated day again from its beginning"));
     // A widget in a tool bar is shown and hidden through its action.
     m_speedAction->setVisible(!have || simulated);
     m_speedLabelAction->setVisible(!have || simulated);

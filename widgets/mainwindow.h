@@ -9,6 +9,8 @@
 #include <QJsonObject>
 #include <QMainWindow>
 
+#include <functional>
+
 class QAction;
 class QActionGroup;
 class QComboBox;
@@ -70,6 +72,11 @@ public:
     // commands go to it. `storePath`: the session's event store (the event log exports from it).
     // Not owned; must outlive the window.
     void setSession(Models::SessionClient *client, const QString &storePath);
+    // Replaces the question before the run bar's "Restart day" (true: go ahead). Tests.
+    void setRestartConfirmation(std::function<bool()> confirm)
+    {
+        m_confirmRestart = std::move(confirm);
+    }
     // The event store exports read (an attached console learns it from the service).
     void setStorePath(const QString &storePath);
     Models::SessionClient *session() const { return m_client; }
@@ -190,6 +197,8 @@ private:
     ConsoleSettings m_settings;
     QToolBar *m_runBar = nullptr;
     QAction *m_playAction = nullptr;
+    QAction *m_restartAction = nullptr;
+    std::function<bool()> m_confirmRestart;
     QComboBox *m_speedCombo = nullptr;
     QLabel *m_speedLabel = nullptr;
     QLabel *m_clock = nullptr;

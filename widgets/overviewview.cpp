@@ -228,13 +228,16 @@ void OverviewView::setSnapshot(const Session::SnapshotPtr &snapshot)
 {
     if (!snapshot)
         return;
+    // A clock that went back (the day restarted, another day) starts the history again.
+    if (!m_history.isEmpty() && snapshot->nowMs < m_history.last().atMs) {
+        m_history.clear();
+        m_reasons.clear();
+    }
     m_snapshot = snapshot;
     for (const Sched::DecisionTrace &t : snapshot->traces)
         m_reasons.insert(t.job.value(), t.result);
     m_figures = overviewFiguresOf(*snapshot, m_reasons);
-    // A point per minute; a clock that went back (another day) starts the history again.
-    if (!m_history.isEmpty() && snapshot->nowMs < m_history.last().atMs)
-        m_history.clear();
+    // A point per minute.
     if (m_history.isEmpty() || snapshot->nowMs - m_history.last().atMs >= kPointEveryMs) {
         m_history.append(Point{snapshot->nowMs, m_figures.holders, snapshot->window});
         while (!m_history.isEmpty() && m_history.first().atMs < snapshot->nowMs - kHistoryMs)

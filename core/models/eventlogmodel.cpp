@@ -106,6 +106,9 @@ void EventLogModel::updateNames(const Session::Snapshot &snapshot)
 
 void EventLogModel::appendSnapshot(const Session::Snapshot &snapshot)
 {
+    // A clock that went back (the day restarted, another session): the log starts again.
+    if (snapshot.nowMs < m_nowMs)
+        clear();
     m_nowMs = snapshot.nowMs;
     const bool offsetChanged = snapshot.utcOffsetSeconds != m_names->utcOffsetSeconds;
     // Takes the new offset with the names (one namesChanged for both).

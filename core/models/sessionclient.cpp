@@ -165,6 +165,11 @@ quint64 SessionClient::setSchedule(const QJsonObject &windowsParams)
     return id;
 }
 
+void SessionClient::restartDay()
+{
+    call([](ApplianceSession *s) { s->restartDay(); });
+}
+
 quint64 SessionClient::cordonCard(Domain::CardId card, bool cordoned, bool drain)
 {
     const quint64 id = m_nextRequest++;

@@ -37,6 +37,8 @@ public:
     void setPaused(bool paused);
     void setPollIntervalMs(int ms);
     void setAllowChanges(bool allow);
+    // ApplianceSession::restartDay: the simulated day from its beginning.
+    void restartDay();
     quint64 previewPlacement(Domain::JobId job, Domain::CardId card);
     quint64 placeJob(Domain::JobId job, Domain::CardId card, bool allowPreemption);
     // ApplianceSession::placeJobConfirmed: preempting exactly the confirmed `victims`.

@@ -166,6 +166,9 @@ public Q_SLOTS:
     virtual void setPollIntervalMs(int ms) = 0;
     // The console's setting "apply changes to the hardware"; only a hardware session heeds it.
     virtual void setAllowChanges(bool) {}
+    // A simulated day starts again from its scenario's beginning (its own policy, its seed):
+    // what was done to it is gone, the store keeps recording. Only the twin heeds it.
+    virtual void restartDay() {}
 
     virtual void previewPlacement(quint64 request, int job, int card) = 0;
     // Places a waiting job on a card (preempting only when `allowPreemption`).

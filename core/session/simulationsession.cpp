@@ -88,6 +88,34 @@ void SimulationSession::setPaused(bool paused)
     publish();
 }
 
+void SimulationSession::restartDay()
+{
+    for (const PendingLayout &p : std::as_const(m_pendingLayouts))
+        Q_EMIT commandFinished(CommandResult{
+                p.request, false, QStringLiteral("the day restarted before the change"), {}});
+    m_pendingLayouts.clear();
+    flushStore();
+    // The recorder reads the state it records: never the old engine's once that is gone.
+    Storage::Recorder *rec = recorder();
+    if (rec)
+        rec->setState(nullptr);
+    m_engine = std::make_unique<Sim::Engine>(m_scenario, m_policy, m_seed);
+    if (rec) {
+        m_engine->mutableScheduler().addSink(rec);
+        rec->setState(&m_engine->scheduler().state());
+    }
+    m_xidErrors.clear();
+    m_eccErrors.clear();
+    m_applianceSeen = 0;
+    m_engine->start();
+    m_nextMetricMs = m_engine->nowMs();
+    m_started = true;
+    collectEvents();
+    sampleMetrics();
+    m_lastFrameNs = m_wall.isValid() ? m_wall.nsecsElapsed() : 0;
+    publish();
+}
+
 void SimulationSession::runTo(qint64 sinceStartMs)
 {
     if (!m_started) {

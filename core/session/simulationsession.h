@@ -55,6 +55,9 @@ public Q_SLOTS:
     void setSpeed(double speed) override;
     void setPaused(bool paused) override;
     void setPollIntervalMs(int) override {}
+    // A fresh engine from the scenario; pending repartitions are answered as refused. Running or
+    // paused as before.
+    void restartDay() override;
     void previewPlacement(quint64 request, int job, int card) override;
     void placeJob(quint64 request, int job, int card, bool allowPreemption) override;
     void placeJobConfirmed(quint64 request, int job, int card, QList<int> victims) override;

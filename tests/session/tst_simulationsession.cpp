@@ -648,6 +648,32 @@ private Q_SLOTS:
         QCOMPARE(p.startsWithWindow, QStringLiteral("noon"));
     }
 
+    // Restarted, the day is the scenario's again from its beginning: what the operator did is
+    // gone, and an hour later it is where a fresh session is an hour in (the same seed).
+    void theDayRestartsFromItsBeginning()
+    {
+        Session::SimulationSession session(smallScenario(), QString(), 3);
+        session.runTo(35 * 60'000);
+        const Domain::JobId big = jobNamed(*session.latest(), QStringLiteral("big"));
+        QSignalSpy done(&session, &Session::ApplianceSession::commandFinished);
+        session.cancelJob(1, big.value());
+        QVERIFY(done.takeFirst().first().value<Session::CommandResult>().ok);
+        session.cordonCard(2, 0, true, false);
+        QVERIFY(done.takeFirst().first().value<Session::CommandResult>().ok);
+        const quint64 serial = session.latest()->serial;
+        session.restartDay();
+        Session::SnapshotPtr s = session.latest();
+        QCOMPARE(s->nowMs, s->startMs);
+        QVERIFY(s->serial > serial); // the console sees a new picture
+        QVERIFY(!s->state.card(Domain::CardId(0)).cordoned);
+        QVERIFY(s->state.job(big).state != Sched::JobState::Cancelled);
+        session.runTo(60 * 60'000);
+        Session::SimulationSession fresh(smallScenario(), QString(), 3);
+        fresh.runTo(60 * 60'000);
+        QCOMPARE(session.latest()->nowMs, fresh.latest()->nowMs);
+        QVERIFY(session.latest()->state == fresh.latest()->state);
+    }
+
     void runsOnItsOwnThread()
     {
         QThread thread;

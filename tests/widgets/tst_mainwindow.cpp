@@ -27,6 +27,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
+#include <QDateTime>
 #include <QDialogButtonBox>
 #include <QDockWidget>
 #include <QHeaderView>
@@ -42,6 +43,7 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTest>
+#include <QTimeZone>
 #include <QTimer>
 #include <QToolBar>
 #include <QTreeWidget>
@@ -91,6 +93,7 @@ class TestMainWindow : public QObject
 private Q_SLOTS:
     void showsTheAppliance();
     void aMomentOnTheOverviewMovesTheChartsAndTheLog();
+    void theDayCanBeRestarted();
     void detailsFollowTheSelection();
     void switchesLanguageAndBack();
     void aboutNamesTheLicence();
@@ -642,6 +645,44 @@ void TestMainWindow::aMomentOnTheOverviewMovesTheChartsAndTheLog()
     QVERIFY(!range.isEmpty());
     const double mid = (range.last().at(0).toDouble() + range.last().at(1).toDouble()) / 2;
     QVERIFY(std::abs(mid - double(moment) / 1000.0) < 1);
+}
+
+// The run bar's "Restart day", asked first: declined, nothing; accepted, the clock is back at the
+// day's beginning and the event log and the overview start again.
+void TestMainWindow::theDayCanBeRestarted()
+{
+    LanguageController languages;
+    Session::SimulationSession session(demoDay(), QString(), 20260105);
+    session.runTo(0);
+    Models::SessionClient client(&session);
+    MainWindow w(&languages);
+    w.setSession(&client, session.storePath());
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    Widgets::catchUp(session, 2 * 3600'000, nullptr);
+    QTRY_VERIFY(w.eventLog()->model()->rowCount() > 100);
+    QTRY_VERIFY(w.overview()->history().size() > 100);
+    auto *restart = w.findChild<QAction *>(QStringLiteral("restartDay"));
+    QVERIFY(restart && restart->isVisible() && restart->isEnabled());
+    int asked = 0;
+    bool accept = false;
+    w.setRestartConfirmation([&] {
+        ++asked;
+        return accept;
+    });
+    restart->trigger();
+    QCoreApplication::processEvents();
+    QCOMPARE(asked, 1);
+    QVERIFY(client.snapshot()->nowMs > client.snapshot()->startMs);
+    accept = true;
+    restart->trigger();
+    QTRY_COMPARE(client.snapshot()->nowMs, client.snapshot()->startMs);
+    QTRY_VERIFY(w.eventLog()->model()->rowCount() < 100);
+    QTRY_VERIFY(w.overview()->history().size() <= 1);
+    QVERIFY(w.clockText().startsWith(QLocale().toString(
+            QDateTime::fromMSecsSinceEpoch(client.snapshot()->startMs,
+                                           QTimeZone(client.snapshot()->utcOffsetSeconds)),
+            QStringLiteral("ddd HH:mm"))));
 }
 
 QTEST_MAIN(TestMainWindow)
