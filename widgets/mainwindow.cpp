@@ -342,6 +342,8 @@ void MainWindow::retranslateUi()
         m_redoAction->setText(tr("&Redo"));
     }
     m_speedLabel->setText(tr(" Speed: "));
+    m_restartAction->setText(tr("Restart day"));
+    m_restartAction->setToolTip(tr("Start the simulated day again from its beginning"));
     for (int i = 0; i < m_speedCombo->count(); ++i)
         m_speedCombo->setItemText(i, speedName(m_speedCombo->itemData(i).toDouble()));
     updateRunBar();
@@ -630,16 +632,6 @@ void MainWindow::onSnapshot(const Session::SnapshotPtr &snapshot)
 }
 
 // A policy's name in words ("forecast" → "forecast-driven"); an unknown one as it is.
-QString MainWindow::policyText(const QString &policy)
-{
-    return policyNameText(policy);
-}
-
-QString MainWindow::windowText(const QString &window)
-{
-    return windowNameText(window);
-}
-
 QString MainWindow::clockText() const
 {
     if (!m_snapshot)
@@ -648,9 +640,9 @@ QString MainWindow::clockText() const
     const QDateTime local = QDateTime::fromMSecsSinceEpoch(s.nowMs, QTimeZone(s.utcOffsetSeconds));
     QString text = QLocale().toString(local, QStringLiteral("ddd HH:mm"));
     if (!s.window.isEmpty())
-        text += QStringLiteral(" \u00b7 ") + tr("window %1").arg(windowText(s.window));
+        text += QStringLiteral(" \u00b7 ") + tr("window %1").arg(windowNameText(s.window));
     if (!s.policy.isEmpty())
-        text += QStringLiteral(" \u00b7 ") + tr("policy: %1").arg(policyText(s.policy));
+        text += QStringLiteral(" \u00b7 ") + tr("policy: %1").arg(policyNameText(s.policy));
     if (s.finished)
         text += QStringLiteral(" \u00b7 ") + tr("the day is over");
     else if (s.paused)
@@ -684,8 +676,6 @@ void MainWindow::updateRunBar()
     m_speedCombo->setEnabled(simulated);
     m_restartAction->setVisible(!have || (simulated && m_snapshot->endMs >= 0));
     m_restartAction->setEnabled(simulated);
-    m_restartAction->setText(tr("Restart day"));
-    m_restartAction->setToolTip(tr("Start the simulated day again from its beginning"));
     // A widget in a tool bar is shown and hidden through its action.
     m_speedAction->setVisible(!have || simulated);
     m_speedLabelAction->setVisible(!have || simulated);

@@ -122,9 +122,6 @@ public:
     QStringList cardsNeedingAttention() const;
     // The About box's text (version, purpose, licence).
     QString aboutText() const;
-    // A policy's and a window's names as the clock line says them.
-    static QString policyText(const QString &policy);
-    static QString windowText(const QString &window);
     // Below this width the jobs dock folds into a tab beside the details dock (one column of
     // docks instead of two), and unfolds above it.
     static constexpr int kFoldDocksBelowPx = 1600;

@@ -619,6 +619,17 @@ int runSchedule(const QStringList &argList, Io &io)
     return 2;
 }
 
+// `--card N` for a command on one card: nullopt (after saying so) when it is missing or not a
+// number.
+std::optional<qint64> cardArgument(Args &args, const char *what, Io &io)
+{
+    const auto text = args.value(QStringLiteral("card"));
+    const std::optional<qint64> card = text ? integer(*text) : std::nullopt;
+    if (!card)
+        io.err << "zhaoxictl " << what << ": --card N is required (a card number)\n";
+    return card;
+}
+
 int runLayoutPin(const QStringList &argList, Io &io)
 {
     const bool pin = argList.value(0) == QLatin1String("pin");
@@ -626,13 +637,10 @@ int runLayoutPin(const QStringList &argList, Io &io)
     Args args(argList.mid(1));
     const QString path = socketPath(args);
     const bool json = takeJson(args);
-    const auto cardText = args.value(QStringLiteral("card"));
     const auto forText = pin ? args.value(QStringLiteral("for")) : std::nullopt;
-    const std::optional<qint64> card = cardText ? integer(*cardText) : std::nullopt;
-    if (!card) {
-        io.err << "zhaoxictl " << what << ": --card N is required (a card number)\n";
+    const std::optional<qint64> card = cardArgument(args, what, io);
+    if (!card)
         return 2;
-    }
     QJsonObject req{{QStringLiteral("cmd"),
                      pin ? QStringLiteral("layout-pin") : QStringLiteral("layout-unpin")},
                     {QStringLiteral("card"), *card}};
@@ -679,12 +687,9 @@ int runCard(const QStringList &argList, Io &io)
     const QString path = socketPath(args);
     const bool json = takeJson(args);
     const bool drain = cordon && args.flag(QStringLiteral("drain"));
-    const auto cardText = args.value(QStringLiteral("card"));
-    const std::optional<qint64> card = cardText ? integer(*cardText) : std::nullopt;
-    if (!card) {
-        io.err << "zhaoxictl " << what << ": --card N is required (a card number)\n";
+    const std::optional<qint64> card = cardArgument(args, what, io);
+    if (!card)
         return 2;
-    }
     QJsonObject req{{QStringLiteral("cmd"),
                      cordon ? QStringLiteral("card-cordon") : QStringLiteral("card-uncordon")},
                     {QStringLiteral("card"), *card}};
@@ -716,13 +721,10 @@ int runLayout(const QStringList &argList, Io &io)
     Args args(argList.mid(1));
     const QString path = socketPath(args);
     const bool json = takeJson(args);
-    const auto cardText = args.value(QStringLiteral("card"));
+    const std::optional<qint64> card = cardArgument(args, "layout apply", io);
     const auto drain = args.value(QStringLiteral("drain"));
-    const std::optional<qint64> card = cardText ? integer(*cardText) : std::nullopt;
-    if (!card) {
-        io.err << "zhaoxictl layout apply: --card N is required (a card number)\n";
+    if (!card)
         return 2;
-    }
     std::optional<qint64> deadline;
     if (drain) {
         deadline = Domain::durationMsFromString(*drain);

@@ -3,6 +3,8 @@
 
 #include "core/catalogue/layoutrules.h"
 
+#include "core/storage/statecodec.h"
+
 #include <QJsonArray>
 
 #include <QMetaObject>
@@ -104,15 +106,12 @@ quint64 SessionClient::placeJobConfirmed(Domain::JobId job,
                                          const QList<int> &victims)
 {
     const quint64 id = m_nextRequest++;
-    QJsonArray ids;
-    for (int v : victims)
-        ids.append(v);
     Q_EMIT changeAsked(id,
                        QStringLiteral("place"),
                        {{QStringLiteral("job"), job.value()},
                         {QStringLiteral("card"), card.value()},
                         {QStringLiteral("preempt"), true},
-                        {QStringLiteral("victims"), ids}});
+                        {QStringLiteral("victims"), Storage::jobIdsToJson(victims)}});
     call([=](ApplianceSession *s) {
         s->placeJobConfirmed(id, job.value(), card.value(), victims);
     });
@@ -193,13 +192,10 @@ quint64 SessionClient::setScheduleConfirmed(const QJsonObject &windowsParams,
                                             const QList<int> &evicted)
 {
     const quint64 id = m_nextRequest++;
-    QJsonArray ids;
-    for (int v : evicted)
-        ids.append(v);
-    Q_EMIT changeAsked(
-            id,
-            QStringLiteral("schedule-set"),
-            {{QStringLiteral("schedule"), windowsParams}, {QStringLiteral("victims"), ids}});
+    Q_EMIT changeAsked(id,
+                       QStringLiteral("schedule-set"),
+                       {{QStringLiteral("schedule"), windowsParams},
+                        {QStringLiteral("victims"), Storage::jobIdsToJson(evicted)}});
     call([=](ApplianceSession *s) { s->setScheduleConfirmed(id, windowsParams, evicted); });
     return id;
 }

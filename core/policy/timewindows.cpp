@@ -156,6 +156,13 @@ void TimeWindows::start(PolicyContext &ctx, qint64 nowMs)
     tick(ctx, nowMs);
 }
 
+QString TimeWindows::windowNameAt(const Policy *policy, qint64 localWeekMs)
+{
+    const auto *w = dynamic_cast<const TimeWindows *>(policy);
+    const int at = w ? w->windowAt(localWeekMs) : -1;
+    return at >= 0 ? w->m_windows[at].name : QString();
+}
+
 QList<PlannedBudget> TimeWindows::plannedBudgets(const PolicyContext &ctx,
                                                  qint64 nowMs,
                                                  qint64 horizonMs) const

@@ -46,6 +46,9 @@ public:
 
     // The window in force at a local week time (-1: none).
     int windowAt(qint64 localWeekMs) const;
+    // Its name, for any policy: empty when `policy` is not a windows policy or no window is in
+    // force.
+    static QString windowNameAt(const Policy *policy, qint64 localWeekMs);
     // The next time after `localWeekMs` at which the window in force changes, as a delta (ms),
     // and the window then (`nextWindow`, -1: none); -1 when it never changes.
     qint64 nextEdgeIn(qint64 localWeekMs, int *nextWindow) const;

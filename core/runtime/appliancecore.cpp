@@ -66,21 +66,24 @@ bool ApplianceCore::cordonCard(int card, bool cordoned, bool drain, qint64 nowMs
         return false;
     if (!cordoned || !drain)
         return true;
-    QList<Domain::JobId> jobs;
-    for (const Sched::Unit &u : st.card(id).units) {
-        if (u.job.isValid() && !jobs.contains(u.job))
-            jobs.append(u.job);
-    }
-    for (const Domain::JobId job : std::as_const(jobs)) {
-        const Sched::Job &j = m_sched->state().job(job);
+    for (const DrainStep &step : drainPlan(st, id))
+        requeueTraining(step.job, nowMs, step.atCheckpoint, Policy::ActionReason::Drain);
+    return true;
+}
+
+QList<DrainStep> drainPlan(const Sched::ClusterState &state, Domain::CardId card)
+{
+    QList<DrainStep> plan;
+    for (const Domain::JobId job : state.jobsOn(card)) {
+        const Sched::Job &j = state.job(job);
         if (!j.isActive() || j.state == Sched::JobState::Preempting)
             continue; // already leaving
-        const bool atCheckpoint = j.spec.kind != Domain::WorkloadKind::Inference
-                                  && j.spec.preemption == Domain::PreemptionTolerance::AtCheckpoint
-                                  && j.spec.checkpointIntervalMs > 0;
-        requeueTraining(job, nowMs, atCheckpoint, Policy::ActionReason::Drain);
+        plan.append({job,
+                     j.spec.kind != Domain::WorkloadKind::Inference
+                             && j.spec.preemption == Domain::PreemptionTolerance::AtCheckpoint
+                             && j.spec.checkpointIntervalMs > 0});
     }
-    return true;
+    return plan;
 }
 
 bool ApplianceCore::keepTraining(Domain::JobId job, qint64 nowMs, Policy::ActionReason why)

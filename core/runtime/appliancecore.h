@@ -20,6 +20,16 @@ namespace Zhaoxi::Runtime {
 // subclass's, told through the hooks below after each of those commands.
 //
 // Single-threaded: the owner's thread. Not copyable.
+// What a drain of `card` does to each job on it (ApplianceCore::cordonCard, and the console's
+// question before it): training and batch that checkpoint leave at their next checkpoint, the
+// rest at once. Jobs already leaving are not in it.
+struct DrainStep
+{
+    Domain::JobId job;
+    bool atCheckpoint = false;
+};
+QList<DrainStep> drainPlan(const Sched::ClusterState &state, Domain::CardId card);
+
 class ApplianceCore : public Policy::PolicyContext
 {
 public:

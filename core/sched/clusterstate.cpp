@@ -439,6 +439,16 @@ void ClusterState::setCardHealth(CardId cardId, CardHealth health)
     touch(c.host);
 }
 
+QList<JobId> ClusterState::jobsOn(CardId cardId) const
+{
+    QList<JobId> jobs;
+    for (const Unit &u : m_cards[cardId.value()].units) {
+        if (u.job.isValid() && !jobs.contains(u.job))
+            jobs.append(u.job);
+    }
+    return jobs;
+}
+
 void ClusterState::setCardCordoned(CardId cardId, bool cordoned)
 {
     m_cards[cardId.value()].heldForRepartition = cordoned;

@@ -262,6 +262,9 @@ public:
     void setJobState(JobId job, JobState state);
     void setHostCapacity(HostId host, qint64 cpuMilli, qint64 memoryMiB);
 
+    // The jobs with a unit on the card, each once, in the order of its units.
+    QList<JobId> jobsOn(CardId card) const;
+
     // Compute equivalent of a unit in milli-cards.
     int unitMilli(const CardState &card, const Unit &unit) const;
 

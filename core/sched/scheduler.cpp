@@ -330,12 +330,7 @@ void Scheduler::cardFailed(CardId card, qint64 nowMs)
     Statement st(m_state);
     // Every job with a unit on the card goes back to the queue from its checkpoint (a gang as a
     // whole: its other cards are freed too).
-    QList<JobId> hit;
-    for (const Unit &u : m_state.card(card).units) {
-        if (u.job.isValid() && !hit.contains(u.job))
-            hit.append(u.job);
-    }
-    for (JobId j : hit)
+    for (JobId j : m_state.jobsOn(card))
         st.evict(j, nowMs);
     st.commit();
     m_state.setCardHealth(card, CardHealth::Failed);

@@ -206,6 +206,15 @@ bool stateFromTopology(const QJsonObject &topology,
     return true;
 }
 
+Sched::ClassBudget budgetFromJson(const QJsonValue &v)
+{
+    Sched::ClassBudget b;
+    b.trainingMilli = int64(v[QStringLiteral("training_milli")], -1);
+    b.inferenceMilli = int64(v[QStringLiteral("inference_milli")], -1);
+    b.batchMilli = int64(v[QStringLiteral("batch_milli")], -1);
+    return b;
+}
+
 } // namespace
 
 QByteArray consolePicture(const Snapshot &s, PictureCache *cache)
@@ -239,10 +248,7 @@ QByteArray consolePicture(const Snapshot &s, PictureCache *cache)
                         {QStringLiteral("topology"), topologyJson(s.state)},
                         {QStringLiteral("cordoned"), cordoned},
                         {QStringLiteral("queue"), queue},
-                        {QStringLiteral("budget"),
-                         QJsonObject{{QStringLiteral("training_milli"), s.budget.trainingMilli},
-                                     {QStringLiteral("inference_milli"), s.budget.inferenceMilli},
-                                     {QStringLiteral("batch_milli"), s.budget.batchMilli}}},
+                        {QStringLiteral("budget"), budgetJson(s.budget)},
                         {QStringLiteral("samples"), samples},
                         {QStringLiteral("services"), services},
                         {QStringLiteral("training"), training}};
@@ -353,10 +359,7 @@ std::optional<Snapshot> snapshotFromConsoleJson(const QJsonObject &o,
         }
         s.queue.append(Domain::JobId(job));
     }
-    const QJsonObject budget = o.value(QStringLiteral("budget")).toObject();
-    s.budget.trainingMilli = int64(budget.value(QStringLiteral("training_milli")), -1);
-    s.budget.inferenceMilli = int64(budget.value(QStringLiteral("inference_milli")), -1);
-    s.budget.batchMilli = int64(budget.value(QStringLiteral("batch_milli")), -1);
+    s.budget = budgetFromJson(o.value(QStringLiteral("budget")));
     for (const QJsonValue &v : o.value(QStringLiteral("samples")).toArray())
         s.cards.append(sampleFromJson(v.toObject()));
     if (s.cards.size() != s.state.cards().size()) {
@@ -461,15 +464,6 @@ Session::PlacementPreview placementPreviewFromJson(const QJsonObject &o)
 }
 
 namespace {
-
-Sched::ClassBudget budgetFromJson(const QJsonValue &v)
-{
-    Sched::ClassBudget b;
-    b.trainingMilli = int64(v[QStringLiteral("training_milli")], -1);
-    b.inferenceMilli = int64(v[QStringLiteral("inference_milli")], -1);
-    b.batchMilli = int64(v[QStringLiteral("batch_milli")], -1);
-    return b;
-}
 
 Device::ActionReason actionReasonFromString(const QString &text)
 {

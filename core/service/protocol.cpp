@@ -522,10 +522,8 @@ QJsonObject subjectStateJson(
         const bool known = card >= 0 && card < s.state.cards().size();
         QJsonArray jobs;
         if (known) {
-            for (const Sched::Unit &u : s.state.card(Domain::CardId(card)).units) {
-                if (u.job.isValid() && !jobs.contains(u.job.value()))
-                    jobs.append(u.job.value());
-            }
+            for (const Domain::JobId j : s.state.jobsOn(Domain::CardId(card)))
+                jobs.append(j.value());
         }
         return {{QStringLiteral("card"), card},
                 {QStringLiteral("cordoned"),

@@ -6,6 +6,8 @@
 
 #include "core/catalogue/layoutrules.h"
 
+#include "core/storage/statecodec.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLocalSocket>
@@ -420,14 +422,11 @@ void RemoteSession::placeJob(quint64 request, int job, int card, bool allowPreem
 
 void RemoteSession::placeJobConfirmed(quint64 request, int job, int card, QList<int> victims)
 {
-    QJsonArray ids;
-    for (int v : victims)
-        ids.append(v);
     send({{QStringLiteral("cmd"), QStringLiteral("place")},
           {QStringLiteral("job"), job},
           {QStringLiteral("card"), card},
           {QStringLiteral("preempt"), true},
-          {QStringLiteral("victims"), ids}},
+          {QStringLiteral("victims"), Storage::jobIdsToJson(victims)}},
          {request, Answer::Command, job, card});
 }
 
@@ -487,12 +486,9 @@ void RemoteSession::setScheduleConfirmed(quint64 request,
                                          QJsonObject windowsParams,
                                          QList<int> evicted)
 {
-    QJsonArray ids;
-    for (int v : evicted)
-        ids.append(v);
     send({{QStringLiteral("cmd"), QStringLiteral("schedule-set")},
           {QStringLiteral("schedule"), windowsParams},
-          {QStringLiteral("victims"), ids}},
+          {QStringLiteral("victims"), Storage::jobIdsToJson(evicted)}},
          {request, Answer::Command, -1, -1});
 }
 

@@ -77,6 +77,27 @@ PlacementPreview previewPlacementOn(const Sched::Scheduler &sched,
     return p;
 }
 
+namespace {
+
+// Job ids as people read them in a refusal: "3, 5" ("none" for no jobs).
+QString jobIdsText(const QList<int> &jobs)
+{
+    QStringList out;
+    for (int j : jobs)
+        out << QString::number(j);
+    return out.isEmpty() ? QStringLiteral("none") : out.join(QStringLiteral(", "));
+}
+
+// The same jobs, in any order.
+bool sameJobs(QList<int> a, QList<int> b)
+{
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    return a == b;
+}
+
+} // namespace
+
 bool confirmedPlanHolds(const Sched::Scheduler &scheduler,
                         Domain::JobId job,
                         Domain::CardId card,
@@ -88,19 +109,11 @@ bool confirmedPlanHolds(const Sched::Scheduler &scheduler,
     QList<int> now;
     for (const Sched::Victim &v : fresh.victims)
         now << v.job.value();
-    std::sort(now.begin(), now.end());
-    std::sort(victims.begin(), victims.end());
-    if (fresh.outcome == PlacementPreview::Outcome::NeedsPreemption && now == victims)
+    if (fresh.outcome == PlacementPreview::Outcome::NeedsPreemption && sameJobs(now, victims))
         return true;
     r->ok = false;
     r->planChanged = true;
     r->status = fresh.status;
-    const auto ids = [](const QList<int> &jobs) {
-        QStringList out;
-        for (int j : jobs)
-            out << QString::number(j);
-        return out.join(QStringLiteral(", "));
-    };
     switch (fresh.outcome) {
     case PlacementPreview::Outcome::Direct:
         r->error = QStringLiteral("the appliance changed since you confirmed: job %1 now fits "
@@ -113,7 +126,7 @@ bool confirmedPlanHolds(const Sched::Scheduler &scheduler,
                                   "card %2 would now preempt jobs %3, not %4")
                            .arg(job.value())
                            .arg(card.value())
-                           .arg(ids(now), ids(victims));
+                           .arg(jobIdsText(now), jobIdsText(victims));
         break;
     case PlacementPreview::Outcome::Refused:
         r->error = QStringLiteral("the appliance changed since you confirmed: %1")
@@ -169,19 +182,6 @@ QList<int> SchedulePreview::evictedIds() const
     return out;
 }
 
-namespace {
-
-QString windowOf(const Policy::Policy *policy, const Runtime::ApplianceCore &core, qint64 nowMs)
-{
-    const auto *w = dynamic_cast<const Policy::TimeWindows *>(policy);
-    if (!w)
-        return {};
-    const int at = w->windowAt(core.localWeekMs(nowMs));
-    return at >= 0 ? w->windows()[at].name : QString();
-}
-
-} // namespace
-
 SchedulePreview previewScheduleOn(Runtime::ApplianceCore &core,
                                   const QJsonObject &windowsParams,
                                   qint64 nowMs)
@@ -189,7 +189,7 @@ SchedulePreview previewScheduleOn(Runtime::ApplianceCore &core,
     SchedulePreview p;
     p.nowMs = nowMs;
     p.policyBefore = core.policyName();
-    p.windowBefore = windowOf(core.policy(), core, nowMs);
+    p.windowBefore = Policy::TimeWindows::windowNameAt(core.policy(), core.localWeekMs(nowMs));
     p.budgetBefore = core.scheduler().classBudget();
     Policy::PolicyError err;
     const std::unique_ptr<Policy::Policy> candidate
@@ -203,7 +203,7 @@ SchedulePreview previewScheduleOn(Runtime::ApplianceCore &core,
     const Policy::PolicyPlan plan = Policy::dryRun(*candidate, core, nowMs);
     p.ok = true;
     p.policyAfter = candidate->name();
-    p.windowAfter = windowOf(candidate.get(), core, nowMs);
+    p.windowAfter = Policy::TimeWindows::windowNameAt(candidate.get(), core.localWeekMs(nowMs));
     p.budgetAfter = plan.budget.value_or(p.budgetBefore);
     p.evictions = plan.evictions;
     const Sched::ClusterState &st = core.scheduler().state();
@@ -227,24 +227,14 @@ bool confirmedScheduleHolds(Runtime::ApplianceCore &core,
         r->error = fresh.error;
         return false;
     }
-    QList<int> now = fresh.evictedIds();
-    QList<int> asked = evicted;
-    std::sort(now.begin(), now.end());
-    std::sort(asked.begin(), asked.end());
-    if (now == asked)
+    if (sameJobs(fresh.evictedIds(), evicted))
         return true;
-    const auto ids = [](const QList<int> &jobs) {
-        QStringList out;
-        for (int j : jobs)
-            out << QString::number(j);
-        return out.isEmpty() ? QStringLiteral("none") : out.join(QStringLiteral(", "));
-    };
     r->ok = false;
     r->planChanged = true;
     r->status = Sched::Status::error(Sched::Reason::None);
     r->error = QStringLiteral("the appliance changed since you confirmed: the schedule would now "
                               "take off jobs %1, not %2")
-                       .arg(ids(now), ids(asked));
+                       .arg(jobIdsText(fresh.evictedIds()), jobIdsText(evicted));
     return false;
 }
 

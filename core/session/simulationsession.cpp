@@ -32,10 +32,28 @@ SimulationSession::SimulationSession(Sim::Scenario scenario,
     , m_options(std::move(options))
 {
     registerMetaTypes();
-    m_engine = std::make_unique<Sim::Engine>(m_scenario, m_policy, m_seed);
     openStore(m_options.storePath, QStringLiteral("simulated-day.sqlite"));
-    if (Storage::Recorder *rec = recorder())
+    makeEngine();
+}
+
+void SimulationSession::makeEngine()
+{
+    // The recorder reads the state it records: never an old engine's once that is gone.
+    Storage::Recorder *rec = recorder();
+    if (rec)
+        rec->setState(nullptr);
+    m_engine = std::make_unique<Sim::Engine>(m_scenario, m_policy, m_seed);
+    if (rec)
         m_engine->mutableScheduler().addSink(rec);
+}
+
+void SimulationSession::startEngine()
+{
+    if (Storage::Recorder *rec = recorder())
+        rec->setState(&m_engine->scheduler().state());
+    m_engine->start();
+    m_started = true;
+    m_nextMetricMs = m_engine->nowMs();
 }
 
 SimulationSession::~SimulationSession()
@@ -53,11 +71,7 @@ void SimulationSession::start()
         connect(m_timer, &QTimer::timeout, this, &SimulationSession::frame);
     }
     if (!m_started) {
-        m_engine->start();
-        m_started = true;
-        m_nextMetricMs = m_engine->nowMs();
-        if (Storage::Recorder *rec = recorder())
-            rec->setState(&m_engine->scheduler().state());
+        startEngine();
         collectEvents();
         sampleMetrics();
     }
@@ -95,21 +109,11 @@ void SimulationSession::restartDay()
                 p.request, false, QStringLiteral("the day restarted before the change"), {}});
     m_pendingLayouts.clear();
     flushStore();
-    // The recorder reads the state it records: never the old engine's once that is gone.
-    Storage::Recorder *rec = recorder();
-    if (rec)
-        rec->setState(nullptr);
-    m_engine = std::make_unique<Sim::Engine>(m_scenario, m_policy, m_seed);
-    if (rec) {
-        m_engine->mutableScheduler().addSink(rec);
-        rec->setState(&m_engine->scheduler().state());
-    }
+    makeEngine();
     m_xidErrors.clear();
     m_eccErrors.clear();
     m_applianceSeen = 0;
-    m_engine->start();
-    m_nextMetricMs = m_engine->nowMs();
-    m_started = true;
+    startEngine();
     collectEvents();
     sampleMetrics();
     m_lastFrameNs = m_wall.isValid() ? m_wall.nsecsElapsed() : 0;
@@ -118,13 +122,8 @@ void SimulationSession::restartDay()
 
 void SimulationSession::runTo(qint64 sinceStartMs)
 {
-    if (!m_started) {
-        m_engine->start();
-        m_started = true;
-        m_nextMetricMs = m_engine->nowMs();
-        if (Storage::Recorder *rec = recorder())
-            rec->setState(&m_engine->scheduler().state());
-    }
+    if (!m_started)
+        startEngine();
     const qint64 until = std::min(m_engine->endMs(), m_scenario.startMs + sinceStartMs);
     while (m_engine->nowMs() < until)
         advance(std::min(until, m_engine->nowMs() + m_options.maxStepMs));
@@ -219,11 +218,7 @@ SnapshotPtr SimulationSession::publish()
     s->applianceName
             = m_scenario.appliance.name.isEmpty() ? m_scenario.name : m_scenario.appliance.name;
     s->policy = e.policyName();
-    if (const auto *w = dynamic_cast<const Policy::TimeWindows *>(e.policy())) {
-        const int at = w->windowAt(e.localWeekMs(e.nowMs()));
-        if (at >= 0)
-            s->window = w->windows()[at].name;
-    }
+    s->window = Policy::TimeWindows::windowNameAt(e.policy(), e.localWeekMs(e.nowMs()));
     s->state = st;
     s->budget = sched.classBudget();
     s->queue = sched.queue();

@@ -90,6 +90,10 @@ private:
         qint64 deadlineMs = 0; // absolute simulated time; then the rest leave at once
     };
 
+    // A fresh engine from the scenario, its scheduler recorded into the store.
+    void makeEngine();
+    // Starts it (the recorder reads its state from then on) at the scenario's start.
+    void startEngine();
     void frame();
     void advance(qint64 untilAbsMs);
     void collectEvents();

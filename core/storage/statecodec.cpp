@@ -9,6 +9,14 @@ namespace Zhaoxi::Storage {
 
 using namespace Sched;
 
+QJsonArray jobIdsToJson(const QList<int> &jobs)
+{
+    QJsonArray out;
+    for (int j : jobs)
+        out.append(j);
+    return out;
+}
+
 QJsonObject statusToJson(const Status &s)
 {
     return QJsonObject{{QStringLiteral("code"), QLatin1String(statusCodeName(s.code))},

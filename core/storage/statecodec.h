@@ -5,6 +5,7 @@
 #include "core/sched/decisiontrace.h"
 
 #include <QByteArray>
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QString>
 
@@ -41,6 +42,9 @@ bool restoreState(Sched::ClusterState &state,
 // members, for every trace.
 QByteArray decisionTraceToJson(const Sched::DecisionTrace &trace);
 std::optional<Sched::DecisionTrace> decisionTraceFromJson(const QJsonObject &json, QString *error);
+
+// Job ids as a JSON array ([3, 5]): a confirmed plan's victims as the service's API spells them.
+QJsonArray jobIdsToJson(const QList<int> &jobs);
 
 // A scheduling status as {"code", "reason", "need", "have"}, and back (an unknown code or reason
 // is an error naming it).

@@ -554,8 +554,7 @@ private Q_SLOTS:
     }
 
     // Cordoned, a card keeps its work but takes none; drained, its training leaves at its
-    // checkpoint and waits elsewhere; uncordoned, it takes work again. A repartition's hold on
-    // the same card does not lift the operator's cordon.
+    // checkpoint and waits elsewhere; uncordoned, it takes work again.
     void aCardIsCordonedDrainedAndUncordoned()
     {
         Session::SimulationSession session(smallScenario(), QString(), 3);

@@ -7,6 +7,7 @@
 
 #include "core/models/jobtablemodel.h"
 #include "core/models/sessionclient.h"
+#include "core/runtime/appliancecore.h"
 
 #include <QAction>
 #include <QContextMenuEvent>
@@ -635,22 +636,10 @@ QStringList CardMapView::drainLines(CardId card) const
     QStringList lines;
     if (!m_snapshot || !card.isValid() || card.value() >= m_snapshot->state.cards().size())
         return lines;
-    const Sched::ClusterState &st = m_snapshot->state;
-    QList<JobId> seen;
-    for (const Sched::Unit &u : st.card(card).units) {
-        if (!u.job.isValid() || seen.contains(u.job))
-            continue;
-        seen.append(u.job);
-        const Sched::Job &j = st.job(u.job);
-        if (!j.isActive() || j.state == Sched::JobState::Preempting)
-            continue;
-        const bool atCheckpoint = j.spec.kind != Domain::WorkloadKind::Inference
-                                  && j.spec.preemption == Domain::PreemptionTolerance::AtCheckpoint
-                                  && j.spec.checkpointIntervalMs > 0;
-        lines << (atCheckpoint ? tr("%1: leaves at its next checkpoint, losing nothing")
-                               : tr("%1: leaves at once and starts again elsewhere"))
-                         .arg(jobName(u.job));
-    }
+    for (const Runtime::DrainStep &step : Runtime::drainPlan(m_snapshot->state, card))
+        lines << (step.atCheckpoint ? tr("%1: leaves at its next checkpoint, losing nothing")
+                                    : tr("%1: leaves at once and starts again elsewhere"))
+                         .arg(jobName(step.job));
     return lines;
 }
 
