@@ -858,6 +858,18 @@
             <source>It could start at about %1, as running work ends.</source>
             <translation>约 %1 正在运行的工作结束后即可开始。</translation>
         </message>
+        <message>
+            <source>Drop to place it anyway, over the budget (you are asked first).</source>
+            <translation>松开即可超出预算仍然放置（会先询问您）。</translation>
+        </message>
+        <message>
+            <source>%1 was not placed: over its class budget.</source>
+            <translation>%1 未放置：超出其类别预算。</translation>
+        </message>
+        <message>
+            <source>Placed %1 on %2, over its class budget.</source>
+            <translation>已将 %1 放到 %2，超出其类别预算。</translation>
+        </message>
     </context>
     <context>
         <name>Zhaoxi::Widgets::CardTile</name>
@@ -2906,6 +2918,18 @@
         <message>
             <source>%1: loses %2 of work</source>
             <translation>%1：丢失 %2 的工作</translation>
+        </message>
+        <message>
+            <source>Place over the class budget?</source>
+            <translation>超出类别预算放置？</translation>
+        </message>
+        <message>
+            <source>Place over budget</source>
+            <translation>超出预算放置</translation>
+        </message>
+        <message>
+            <source>%1 needs %2 of compute; its class may use only %3 more now. Placed anyway, the class goes over its budget by up to %4, and the policies will not move %1 to bring it back within the budget.</source>
+            <translation>%1 需要 %2 的算力；其类别目前最多还能使用 %3。仍然放置时，该类别最多超出预算 %4，策略也不会为回到预算内而移走 %1。</translation>
         </message>
     </context>
     <context>

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // What the console's questions cost the session on the demo day under its own policy and under
-// the windows policy, at 10:30 and at 23:30 (with how many drop targets are green, amber, red): every waiting job's drop preview on every card (a refused one for the
-// class budget also asks when it could start: Scheduler::earliestStart over the policy's planned
-// budgets), and a schedule's preview (the new policy started on a dry-run context). Prints
-// median, p99 and max per call. Figures, not pass/fail.
+// the windows policy, at 10:30 and at 23:30 (with how many drop targets are green, amber, red,
+// why the red ones are, and how many of those an operator could place over the class budget):
+// every waiting job's drop preview on every card (a refused one for the class budget also asks
+// when it could start, Scheduler::earliestStart over the policy's planned budgets, and whether it
+// would fit with the budget waived), and a schedule's preview (the new policy started on a
+// dry-run context). Prints median, p99 and max per call. Figures, not pass/fail.
 //
 //   bench_previews [--repeat N]
 #include "core/catalogue/catalogue.h"
@@ -14,6 +16,7 @@
 #include <QDateTime>
 #include <QElapsedTimer>
 #include <QJsonArray>
+#include <QMap>
 #include <QTextStream>
 #include <QTimeZone>
 
@@ -86,7 +89,8 @@ int main(int argc, char **argv)
             const Session::SnapshotPtr s = session.latest();
             Figures drops, hinted, schedules;
             int withHint = 0;
-            int direct = 0, preempting = 0, refused = 0;
+            int direct = 0, preempting = 0, refused = 0, anyway = 0;
+            QMap<QString, int> reasons; // refused drops by reason code
             QObject ctx;
             Session::PlacementPreview last;
             QObject::connect(&session,
@@ -107,7 +111,13 @@ int main(int argc, char **argv)
                             direct += last.outcome == Session::PlacementPreview::Outcome::Direct;
                             preempting += last.outcome
                                           == Session::PlacementPreview::Outcome::NeedsPreemption;
-                            refused += last.outcome == Session::PlacementPreview::Outcome::Refused;
+                            if (last.outcome == Session::PlacementPreview::Outcome::Refused) {
+                                ++refused;
+                                ++reasons[QString::fromLatin1(
+                                        Sched::reasonCode(last.status.reason))];
+                                anyway += last.overBudget
+                                          != Session::PlacementPreview::Outcome::Refused;
+                            }
                         }
                         if (last.startsAtMs >= 0) {
                             hinted.add(ms);
@@ -125,8 +135,15 @@ int main(int argc, char **argv)
             out << "demo day at " << local.toString(QStringLiteral("HH:mm")) << " (" << s->policy
                 << " policy), " << s->queue.size() << " waiting jobs x " << s->state.cards().size()
                 << " cards: " << direct << " fit, " << preempting << " fit by preempting, "
-                << refused << " refused\n"
-                << "  drop preview:                    " << drops.text() << "\n"
+                << refused << " refused (" << anyway << " of them placeable over the budget)\n";
+            if (!reasons.isEmpty()) {
+                QStringList parts;
+                for (auto it = reasons.cbegin(); it != reasons.cend(); ++it)
+                    parts << QStringLiteral("%1 %2").arg(it.key()).arg(it.value());
+                out << "  refused for:                     " << parts.join(QStringLiteral(", "))
+                    << "\n";
+            }
+            out << "  drop preview:                    " << drops.text() << "\n"
                 << "  ... of those with a start hint:  " << hinted.text() << " (" << withHint
                 << " previews)\n"
                 << "  schedule preview (dry run):      " << schedules.text() << "\n";

@@ -103,17 +103,19 @@ quint64 SessionClient::placeJob(Domain::JobId job, Domain::CardId card, bool all
 
 quint64 SessionClient::placeJobConfirmed(Domain::JobId job,
                                          Domain::CardId card,
-                                         const QList<int> &victims)
+                                         const QList<int> &victims,
+                                         Sched::BudgetRule budget)
 {
     const quint64 id = m_nextRequest++;
-    Q_EMIT changeAsked(id,
-                       QStringLiteral("place"),
-                       {{QStringLiteral("job"), job.value()},
-                        {QStringLiteral("card"), card.value()},
-                        {QStringLiteral("preempt"), true},
-                        {QStringLiteral("victims"), Storage::jobIdsToJson(victims)}});
+    QJsonObject args{{QStringLiteral("job"), job.value()},
+                     {QStringLiteral("card"), card.value()},
+                     {QStringLiteral("preempt"), true},
+                     {QStringLiteral("victims"), Storage::jobIdsToJson(victims)}};
+    if (budget == Sched::BudgetRule::Exceed)
+        args.insert(QStringLiteral("over_budget"), true);
+    Q_EMIT changeAsked(id, QStringLiteral("place"), args);
     call([=](ApplianceSession *s) {
-        s->placeJobConfirmed(id, job.value(), card.value(), victims);
+        s->placeJobConfirmed(id, job.value(), card.value(), victims, budget);
     });
     return id;
 }

@@ -41,8 +41,12 @@ public:
     void restartDay();
     quint64 previewPlacement(Domain::JobId job, Domain::CardId card);
     quint64 placeJob(Domain::JobId job, Domain::CardId card, bool allowPreemption);
-    // ApplianceSession::placeJobConfirmed: preempting exactly the confirmed `victims`.
-    quint64 placeJobConfirmed(Domain::JobId job, Domain::CardId card, const QList<int> &victims);
+    // ApplianceSession::placeJobConfirmed: preempting exactly the confirmed `victims` (over the
+    // class budget with BudgetRule::Exceed, the operator's "place anyway").
+    quint64 placeJobConfirmed(Domain::JobId job,
+                              Domain::CardId card,
+                              const QList<int> &victims,
+                              Sched::BudgetRule budget = Sched::BudgetRule::Keep);
     quint64 requeueJob(Domain::JobId job);
     quint64 previewLayout(Domain::CardId card, const QList<Domain::MigPlacement> &target);
     quint64 applyLayout(Domain::CardId card,

@@ -87,12 +87,18 @@ qint64 freeTraining(PolicyContext &ctx,
         }
         if (v.state == Sched::JobState::Preempting)
             freed += v.milli;
+        else if (v.state == Sched::JobState::Running && j.overBudget && !serviceSpec)
+            milli -= v.milli; // an operator placed it over the budget: its share is excused
         else if (v.state == Sched::JobState::Running)
             candidates.append(v);
     }
+    // For a service, training an operator placed over the budget goes last.
     std::sort(candidates.begin(),
               candidates.end(),
               [&](const TrainingView &a, const TrainingView &b) {
+                  const bool oa = st.job(a.job).overBudget, ob = st.job(b.job).overBudget;
+                  if (oa != ob)
+                      return ob;
                   if (a.priority != b.priority)
                       return a.priority < b.priority;
                   // Drain: the one whose checkpoint comes first; at once: the one that loses least (its
@@ -200,8 +206,10 @@ int makeRoomForService(PolicyContext &ctx,
                                                 ? double(st.job(v).spec.checkpointIntervalMs
                                                          - (tv.nextCheckpointMs - nowMs))
                                                 : 0;
+                    // Training an operator placed over the budget goes last.
                     opt.cost += double(tv.milli) * 1e6 + std::max(0.0, lost)
-                                + (st.job(v).spec.priority + 1000) * 1e3;
+                                + (st.job(v).spec.priority + 1000) * 1e3
+                                + (st.job(v).overBudget ? 1e12 : 0);
                 }
                 return opt;
             };
@@ -327,7 +335,7 @@ int consolidateTraining(PolicyContext &ctx,
                 if (!u.job.isValid())
                     continue;
                 const Sched::Job &j = st.job(u.job);
-                if (!isTraining(j) || j.spec.priority >= waiting.spec.priority
+                if (!isTraining(j) || j.spec.priority >= waiting.spec.priority || j.overBudget
                     || j.spec.demand.compute.kind == ComputeDemand::Kind::WholeCard) {
                     blocked = true;
                     break;

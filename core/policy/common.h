@@ -42,8 +42,10 @@ inline qint64 inferenceMilli(const ServiceView &s, int replicas)
 // first: `drain` waits for each job's next checkpoint (or its natural end) when that comes by
 // `deadlineMs`, and takes the rest at once; otherwise all go at once, those that lose least
 // first. Lower priority goes first. When `forService` >= 0, only jobs on cards that could ever
-// hold one of that service's replicas count (Scheduler::cardsThatCouldServe). Returns the compute
-// freed or being freed.
+// hold one of that service's replicas count (Scheduler::cardsThatCouldServe). Training an
+// operator placed over its budget (Job::overBudget) is never taken to bring the class within
+// its budget (its share is excused from `milli`), and is taken last for a service. Returns the
+// compute freed or being freed.
 qint64 freeTraining(PolicyContext &ctx,
                     qint64 nowMs,
                     qint64 milli,

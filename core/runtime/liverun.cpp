@@ -658,12 +658,15 @@ bool LiveRun::setPriority(JobId job, int priority, QString *error)
     return true;
 }
 
-Sched::Decision LiveRun::place(JobId job, Domain::CardId card, bool allowPreemption)
+Sched::Decision LiveRun::place(JobId job,
+                               Domain::CardId card,
+                               bool allowPreemption,
+                               Sched::BudgetRule budget)
 {
     const qint64 t = now();
     Sched::Decision d = allowPreemption && card.isValid()
-                                ? m_sched->placeWithPreemption(job, t, card)
-                                : m_sched->placeNow(job, t, card);
+                                ? m_sched->placeWithPreemption(job, t, card, budget)
+                                : m_sched->placeNow(job, t, card, budget);
     step(t);
     return d;
 }

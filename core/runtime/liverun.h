@@ -134,8 +134,12 @@ public:
     // any other at once.
     bool requeue(Domain::JobId job, QString *error);
     bool setPriority(Domain::JobId job, int priority, QString *error);
-    // Places a waiting job now (on `card` when valid), preempting only when allowed.
-    Sched::Decision place(Domain::JobId job, Domain::CardId card, bool allowPreemption);
+    // Places a waiting job now (on `card` when valid), preempting only when allowed; over its
+    // class budget with BudgetRule::Exceed (an operator's confirmed "place anyway").
+    Sched::Decision place(Domain::JobId job,
+                          Domain::CardId card,
+                          bool allowPreemption,
+                          Sched::BudgetRule budget = Sched::BudgetRule::Keep);
     // Repartitions a MIG card through the scheduler (its statement's steps go to the backend).
     bool applyLayout(Domain::CardId card,
                      const QList<Domain::MigPlacement> &target,

@@ -93,8 +93,8 @@ bool operator==(const Job &a, const Job &b)
            && a.startedMs == b.startedMs && a.endedMs == b.endedMs && a.workDoneMs == b.workDoneMs
            && a.checkpointMs == b.checkpointMs && a.lostWorkMs == b.lostWorkMs
            && a.accountedAtMs == b.accountedAtMs && a.preemptions == b.preemptions
-           && a.evictAtMs == b.evictAtMs && a.preemptedBy == b.preemptedBy && a.host == b.host
-           && a.assignments == b.assignments;
+           && a.evictAtMs == b.evictAtMs && a.preemptedBy == b.preemptedBy
+           && a.overBudget == b.overBudget && a.host == b.host && a.assignments == b.assignments;
 }
 
 const Unit *CardState::unit(int uid) const

@@ -148,6 +148,9 @@ struct Job
     int preemptions = 0;
     qint64 evictAtMs = -1; // Preempting: when it will be evicted
     JobId preemptedBy;
+    // Placed by an operator over its class's budget ("place anyway"): the colocation policies do
+    // not evict it to bring the class back within the budget. Cleared when it leaves its units.
+    bool overBudget = false;
     HostId host;
     QList<Assignment> assignments;
     friend bool operator==(const Job &a, const Job &b);

@@ -633,8 +633,12 @@ Scheduler::TickResult Scheduler::tick(qint64 nowMs)
         }
         const auto nominated = m_nominated.constFind(id.value());
         QList<Victim> victims;
+        bool overBudget = false;
         if (nominated != m_nominated.cend()) {
             victims = nominated->victims;
+            overBudget = nominated->budget == BudgetRule::Exceed;
+            if (overBudget)
+                o.classBudgetLeft = -1; // the operator's "place anyway", confirmed
             // Waiting for its victims: try only the host they are leaving.
             bool victimsLeft = false;
             for (const Job &v : m_state.jobs())
@@ -650,7 +654,7 @@ Scheduler::TickResult Scheduler::tick(qint64 nowMs)
         Decision d = m_framework.decide(m_workspace, m_state, job, nowMs, o);
         if (d.status.isSuccess()) {
             Statement st(m_state);
-            st.place(id, *d.placement, nowMs);
+            st.place(id, *d.placement, nowMs, overBudget);
             st.commit();
             publishSteps(st.steps(), nowMs);
             if (!m_operatorChangedAt.isEmpty())
@@ -710,10 +714,10 @@ Scheduler::TickResult Scheduler::tick(qint64 nowMs)
     return r;
 }
 
-bool Scheduler::tryPreempt(JobId id, qint64 nowMs, Decision &d, CardId onCard)
+bool Scheduler::tryPreempt(JobId id, qint64 nowMs, Decision &d, CardId onCard, BudgetRule budget)
 {
     PreemptionOptions po = m_options.preemption;
-    po.classBudgetLeft = budgetLeft(m_state.job(id).spec.kind);
+    po.classBudgetLeft = budget == BudgetRule::Exceed ? -1 : budgetLeft(m_state.job(id).spec.kind);
     po.onlyCard = onCard;
     const std::optional<PreemptionPlan> plan = planPreemption(m_framework, m_state, id, nowMs, po);
     if (!plan)
@@ -726,9 +730,9 @@ bool Scheduler::tryPreempt(JobId id, qint64 nowMs, Decision &d, CardId onCard)
             st.markPreempting(v.job, id, v.evictAtMs);
     }
     if (plan->readyAtMs <= nowMs)
-        st.place(id, plan->placement, nowMs);
+        st.place(id, plan->placement, nowMs, budget == BudgetRule::Exceed);
     else
-        m_nominated.insert(id.value(), Nomination{plan->host, plan->victims});
+        m_nominated.insert(id.value(), Nomination{plan->host, plan->victims, budget});
     st.commit();
     publishSteps(st.steps(), nowMs);
     if (!onCard.isValid() && !m_operatorChangedAt.isEmpty())
@@ -863,12 +867,12 @@ bool Scheduler::tryReconfigure(JobId id, qint64 nowMs, const QList<HostId> &skip
     return true;
 }
 
-Decision Scheduler::placeNow(JobId id, qint64 nowMs, CardId onCard)
+Decision Scheduler::placeNow(JobId id, qint64 nowMs, CardId onCard, BudgetRule budget)
 {
     const Job &job = m_state.job(id);
     DecideOptions o;
     o.allowCreatePartitions = m_options.allowCreatePartitions;
-    o.classBudgetLeft = budgetLeft(job.spec.kind);
+    o.classBudgetLeft = budget == BudgetRule::Exceed ? -1 : budgetLeft(job.spec.kind);
     o.onlyCard = onCard;
     if (job.state != JobState::Pending) {
         Decision d;
@@ -878,7 +882,7 @@ Decision Scheduler::placeNow(JobId id, qint64 nowMs, CardId onCard)
     Decision d = m_framework.decide(m_workspace, m_state, job, nowMs, o);
     if (d.status.isSuccess()) {
         Statement st(m_state);
-        st.place(id, *d.placement, nowMs);
+        st.place(id, *d.placement, nowMs, budget == BudgetRule::Exceed);
         st.commit();
         publishSteps(st.steps(), nowMs);
         m_waitingReason.remove(id.value());
@@ -889,24 +893,25 @@ Decision Scheduler::placeNow(JobId id, qint64 nowMs, CardId onCard)
 
 std::optional<PreemptionPlan> Scheduler::planPreemptionOn(JobId job,
                                                           CardId card,
-                                                          qint64 nowMs) const
+                                                          qint64 nowMs,
+                                                          BudgetRule budget) const
 {
     if (!job.isValid() || job.value() >= m_state.jobs().size()
         || m_state.job(job).state != JobState::Pending)
         return std::nullopt;
     ClusterState trial = m_state; // planPreemption leaves it as it came; this keeps us const
     PreemptionOptions po = m_options.preemption;
-    po.classBudgetLeft = budgetLeft(m_state.job(job).spec.kind);
+    po.classBudgetLeft = budget == BudgetRule::Exceed ? -1 : budgetLeft(m_state.job(job).spec.kind);
     po.onlyCard = card;
     return planPreemption(m_framework, trial, job, nowMs, po);
 }
 
-Decision Scheduler::placeWithPreemption(JobId id, qint64 nowMs, CardId onCard)
+Decision Scheduler::placeWithPreemption(JobId id, qint64 nowMs, CardId onCard, BudgetRule budget)
 {
-    Decision d = placeNow(id, nowMs, onCard);
+    Decision d = placeNow(id, nowMs, onCard, budget);
     if (d.status.isSuccess() || d.status.code != Status::Code::Unschedulable)
         return d;
-    if (tryPreempt(id, nowMs, d, onCard))
+    if (tryPreempt(id, nowMs, d, onCard, budget))
         d.status = Status::success(); // placed now, or nominated: it starts once they have left
     return d;
 }

@@ -34,6 +34,10 @@ struct BudgetChange
     ClassBudget budget;
 };
 
+// Whether an operator's placement keeps to its class's budget or goes over it ("place anyway",
+// asked and confirmed first). A job placed over the budget is marked Job::overBudget.
+enum class BudgetRule : std::uint8_t { Keep, Exceed };
+
 struct SchedulerOptions
 {
     PreemptionOptions preemption;
@@ -151,18 +155,33 @@ public:
     TickResult tick(qint64 nowMs);
 
     // --- The three questions (HOUSE_STYLE 6) -----------------------------------------------
-    // Place one pending job now (drag and drop: optionally onto one card), committing it.
-    Decision placeNow(JobId job, qint64 nowMs, CardId onCard = CardId());
+    // Place one pending job now (drag and drop: optionally onto one card), committing it. With
+    // BudgetRule::Exceed its class's budget is not checked and the job is marked overBudget.
+    Decision placeNow(JobId job,
+                      qint64 nowMs,
+                      CardId onCard = CardId(),
+                      BudgetRule budget = BudgetRule::Keep);
     // An operator's drop of a pending job onto a card that needs room: the victims that would
     // make it fit there (nullopt: none would). Changes nothing.
-    std::optional<PreemptionPlan> planPreemptionOn(JobId job, CardId card, qint64 nowMs) const;
+    std::optional<PreemptionPlan> planPreemptionOn(JobId job,
+                                                   CardId card,
+                                                   qint64 nowMs,
+                                                   BudgetRule budget = BudgetRule::Keep) const;
     // Places a pending job on a card, preempting the plan's victims when it does not fit as the
-    // card is. The decision's trace lists the victims; the job starts once they have left.
-    Decision placeWithPreemption(JobId job, qint64 nowMs, CardId onCard);
+    // card is. The decision's trace lists the victims; the job starts once they have left (over
+    // the budget too, with BudgetRule::Exceed).
+    Decision placeWithPreemption(JobId job,
+                                 qint64 nowMs,
+                                 CardId onCard,
+                                 BudgetRule budget = BudgetRule::Keep);
     // Could it ever run here, on an empty appliance with every card in its best mode?
     Feasibility couldEverRun(const WorkloadSpec &spec) const;
-    // Could it run on this card right now (drag targets), and if not, why not.
-    Status couldRunOn(const WorkloadSpec &spec, CardId card, qint64 nowMs) const;
+    // Could it run on this card right now (drag targets), and if not, why not (its class's
+    // budget unchecked with BudgetRule::Exceed).
+    Status couldRunOn(const WorkloadSpec &spec,
+                      CardId card,
+                      qint64 nowMs,
+                      BudgetRule budget = BudgetRule::Keep) const;
     // When could it start, given running work's expected ends, the jobs queued ahead of it and
     // the budget changes to come. nullopt: not within the known horizon.
     std::optional<qint64> earliestStart(const WorkloadSpec &spec,
@@ -224,7 +243,11 @@ private:
     void keepTrace(DecisionTrace trace);
     qint64 budgetLeft(Domain::WorkloadKind kind) const;
     bool tryReconfigure(JobId job, qint64 nowMs, const QList<HostId> &skipHosts = {});
-    bool tryPreempt(JobId job, qint64 nowMs, Decision &decision, CardId onCard = CardId());
+    bool tryPreempt(JobId job,
+                    qint64 nowMs,
+                    Decision &decision,
+                    CardId onCard = CardId(),
+                    BudgetRule budget = BudgetRule::Keep);
     void evictDue(qint64 nowMs, TickResult &r);
 
     ClusterState m_state;
@@ -242,6 +265,7 @@ private:
     {
         HostId host;
         QList<Victim> victims;
+        BudgetRule budget = BudgetRule::Keep; // placed over its class's budget once they left
     };
     QHash<int, Nomination> m_nominated; // preemptors waiting for their victims
 };

@@ -54,13 +54,16 @@ Feasibility Scheduler::couldEverRun(const WorkloadSpec &spec) const
     return f;
 }
 
-Status Scheduler::couldRunOn(const WorkloadSpec &spec, CardId card, qint64 nowMs) const
+Status Scheduler::couldRunOn(const WorkloadSpec &spec,
+                             CardId card,
+                             qint64 nowMs,
+                             BudgetRule budget) const
 {
     ClusterState probeState = m_state; // shallow: the lists are implicitly shared
     const JobId probe = probeState.addJob(spec, nowMs);
     DecideOptions o;
     o.allowCreatePartitions = m_options.allowCreatePartitions;
-    o.classBudgetLeft = budgetLeft(spec.kind);
+    o.classBudgetLeft = budget == BudgetRule::Exceed ? -1 : budgetLeft(spec.kind);
     o.onlyCard = card;
     o.trace = false;
     const Decision d = m_framework.decide(probeState, probeState.job(probe), nowMs, o);

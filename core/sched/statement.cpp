@@ -29,7 +29,7 @@ void Statement::save(std::optional<JobId> job,
     m_undo.append(std::move(u));
 }
 
-void Statement::place(JobId jobId, const Placement &placement, qint64 nowMs)
+void Statement::place(JobId jobId, const Placement &placement, qint64 nowMs, bool overBudget)
 {
     Q_ASSERT(!m_closed);
     const Job &j = m_state.job(jobId);
@@ -46,6 +46,7 @@ void Statement::place(JobId jobId, const Placement &placement, qint64 nowMs)
     jm.state = JobState::Running;
     jm.startedMs = nowMs;
     jm.accountedAtMs = nowMs;
+    jm.overBudget = overBudget;
     Step s;
     s.kind = Step::Kind::Place;
     s.job = jobId;
@@ -83,6 +84,7 @@ void Statement::evict(JobId jobId, qint64 nowMs)
     j.state = JobState::Pending;
     j.evictAtMs = -1;
     j.preemptedBy = JobId();
+    j.overBudget = false;
     ++j.preemptions;
     Step s;
     s.kind = Step::Kind::Evict;

@@ -55,8 +55,8 @@ public:
     ClusterState &state() { return m_state; }
 
     // Binds a pending job per the placement: attaches its host, creates MIG instances it needs,
-    // binds its units and marks it running from `nowMs`.
-    void place(JobId job, const Placement &placement, qint64 nowMs);
+    // binds its units and marks it running from `nowMs` (over its class's budget: Job::overBudget).
+    void place(JobId job, const Placement &placement, qint64 nowMs, bool overBudget = false);
     // Takes a running (or preempting) job off its units: progress rolls back to the last
     // checkpoint (the rest counts as lost) and the job returns to the queue. No-op otherwise.
     void evict(JobId job, qint64 nowMs);

@@ -437,27 +437,46 @@ Session::CommandResult commandResultFromAnswer(const QJsonObject &answer)
     return r;
 }
 
+namespace {
+
+// An "outcome", "status" and "victims" of a placement preview (or of its "over_budget").
+void readPlacementOption(const QJsonObject &o,
+                         Session::PlacementPreview::Outcome *outcome,
+                         Sched::Status *status,
+                         QList<Sched::Victim> *victims,
+                         QStringList *names)
+{
+    const QString text = o.value(QStringLiteral("outcome")).toString();
+    *outcome = text == QLatin1String("direct") ? Session::PlacementPreview::Outcome::Direct
+               : text == QLatin1String("needs-preemption")
+                       ? Session::PlacementPreview::Outcome::NeedsPreemption
+                       : Session::PlacementPreview::Outcome::Refused;
+    QString why;
+    if (const auto s = Storage::statusFromJson(o.value(QStringLiteral("status")).toObject(), &why))
+        *status = *s;
+    for (const QJsonValue &v : o.value(QStringLiteral("victims")).toArray()) {
+        victims->append({Domain::JobId(v[QStringLiteral("job")].toInt(-1)),
+                         v[QStringLiteral("priority")].toInt(),
+                         int64(v[QStringLiteral("lost_work_ms")]),
+                         int64(v[QStringLiteral("evict_at_ms")])});
+        names->append(v[QStringLiteral("name")].toString());
+    }
+}
+
+} // namespace
+
 Session::PlacementPreview placementPreviewFromJson(const QJsonObject &o)
 {
     Session::PlacementPreview p;
     p.job = Domain::JobId(o.value(QStringLiteral("job")).toInt(-1));
     p.card = Domain::CardId(o.value(QStringLiteral("card")).toInt(-1));
-    const QString outcome = o.value(QStringLiteral("outcome")).toString();
-    p.outcome = outcome == QLatin1String("direct") ? Session::PlacementPreview::Outcome::Direct
-                : outcome == QLatin1String("needs-preemption")
-                        ? Session::PlacementPreview::Outcome::NeedsPreemption
-                        : Session::PlacementPreview::Outcome::Refused;
-    QString why;
-    if (const auto status
-        = Storage::statusFromJson(o.value(QStringLiteral("status")).toObject(), &why))
-        p.status = *status;
-    for (const QJsonValue &v : o.value(QStringLiteral("victims")).toArray()) {
-        p.victims.append({Domain::JobId(v[QStringLiteral("job")].toInt(-1)),
-                          v[QStringLiteral("priority")].toInt(),
-                          int64(v[QStringLiteral("lost_work_ms")]),
-                          int64(v[QStringLiteral("evict_at_ms")])});
-        p.victimNames.append(v[QStringLiteral("name")].toString());
-    }
+    readPlacementOption(o, &p.outcome, &p.status, &p.victims, &p.victimNames);
+    if (o.value(QStringLiteral("over_budget")).isObject())
+        readPlacementOption(o.value(QStringLiteral("over_budget")).toObject(),
+                            &p.overBudget,
+                            &p.overBudgetStatus,
+                            &p.overBudgetVictims,
+                            &p.overBudgetVictimNames);
     p.startsAtMs = int64(o.value(QStringLiteral("starts_at_ms")), -1);
     p.startsWithWindow = o.value(QStringLiteral("starts_with_window")).toString();
     return p;

@@ -192,6 +192,7 @@ QJsonArray jobsJson(const Snapshot &s)
                        {QStringLiteral("work_done_ms"), j.workDoneMs},
                        {QStringLiteral("lost_work_ms"), j.lostWorkMs},
                        {QStringLiteral("preemptions"), j.preemptions},
+                       {QStringLiteral("over_budget"), j.overBudget},
                        {QStringLiteral("units"), units}};
         if (j.spec.inference)
             jo.insert(QStringLiteral("service"), j.spec.inference->service);
@@ -286,24 +287,42 @@ QJsonObject commandResultJson(const Session::CommandResult &r)
     return o;
 }
 
+namespace {
+
+QLatin1String outcomeName(Session::PlacementPreview::Outcome outcome)
+{
+    switch (outcome) {
+    case Session::PlacementPreview::Outcome::Direct:
+        return QLatin1String("direct");
+    case Session::PlacementPreview::Outcome::NeedsPreemption:
+        return QLatin1String("needs-preemption");
+    case Session::PlacementPreview::Outcome::Refused:
+        break;
+    }
+    return QLatin1String("refused");
+}
+
+QJsonArray victimsJson(const QList<Sched::Victim> &victims, const QStringList &names)
+{
+    QJsonArray out;
+    for (qsizetype i = 0; i < victims.size(); ++i)
+        out.append(QJsonObject{{QStringLiteral("job"), victims[i].job.value()},
+                               {QStringLiteral("name"), names.value(i)},
+                               {QStringLiteral("priority"), victims[i].priority},
+                               {QStringLiteral("lost_work_ms"), victims[i].lostWorkMs},
+                               {QStringLiteral("evict_at_ms"), victims[i].evictAtMs}});
+    return out;
+}
+
+} // namespace
+
 QJsonObject placementPreviewJson(const Session::PlacementPreview &p)
 {
-    const char *outcome = p.outcome == Session::PlacementPreview::Outcome::Direct ? "direct"
-                          : p.outcome == Session::PlacementPreview::Outcome::NeedsPreemption
-                                  ? "needs-preemption"
-                                  : "refused";
-    QJsonArray victims;
-    for (qsizetype i = 0; i < p.victims.size(); ++i)
-        victims.append(QJsonObject{{QStringLiteral("job"), p.victims[i].job.value()},
-                                   {QStringLiteral("name"), p.victimNames.value(i)},
-                                   {QStringLiteral("priority"), p.victims[i].priority},
-                                   {QStringLiteral("lost_work_ms"), p.victims[i].lostWorkMs},
-                                   {QStringLiteral("evict_at_ms"), p.victims[i].evictAtMs}});
     QJsonObject o{{QStringLiteral("job"), jobValue(p.job)},
                   {QStringLiteral("card"), p.card.value()},
-                  {QStringLiteral("outcome"), QLatin1String(outcome)},
+                  {QStringLiteral("outcome"), outcomeName(p.outcome)},
                   {QStringLiteral("status"), Storage::statusToJson(p.status)},
-                  {QStringLiteral("victims"), victims}};
+                  {QStringLiteral("victims"), victimsJson(p.victims, p.victimNames)}};
     if (p.outcome == Session::PlacementPreview::Outcome::Refused) {
         o.insert(QStringLiteral("reason"), QLatin1String(Sched::reasonCode(p.status.reason)));
         o.insert(QStringLiteral("message"), p.status.describe());
@@ -311,6 +330,13 @@ QJsonObject placementPreviewJson(const Session::PlacementPreview &p)
             o.insert(QStringLiteral("starts_at_ms"), p.startsAtMs);
             o.insert(QStringLiteral("starts_with_window"), p.startsWithWindow);
         }
+        if (p.status.reason == Sched::Reason::ClassBudgetExceeded)
+            o.insert(QStringLiteral("over_budget"),
+                     QJsonObject{
+                             {QStringLiteral("outcome"), outcomeName(p.overBudget)},
+                             {QStringLiteral("status"), Storage::statusToJson(p.overBudgetStatus)},
+                             {QStringLiteral("victims"),
+                              victimsJson(p.overBudgetVictims, p.overBudgetVictimNames)}});
     }
     return o;
 }

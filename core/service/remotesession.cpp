@@ -420,14 +420,17 @@ void RemoteSession::placeJob(quint64 request, int job, int card, bool allowPreem
          {request, Answer::Command, job, card});
 }
 
-void RemoteSession::placeJobConfirmed(quint64 request, int job, int card, QList<int> victims)
+void RemoteSession::placeJobConfirmed(
+        quint64 request, int job, int card, QList<int> victims, Sched::BudgetRule budget)
 {
-    send({{QStringLiteral("cmd"), QStringLiteral("place")},
-          {QStringLiteral("job"), job},
-          {QStringLiteral("card"), card},
-          {QStringLiteral("preempt"), true},
-          {QStringLiteral("victims"), Storage::jobIdsToJson(victims)}},
-         {request, Answer::Command, job, card});
+    QJsonObject command{{QStringLiteral("cmd"), QStringLiteral("place")},
+                        {QStringLiteral("job"), job},
+                        {QStringLiteral("card"), card},
+                        {QStringLiteral("preempt"), true},
+                        {QStringLiteral("victims"), Storage::jobIdsToJson(victims)}};
+    if (budget == Sched::BudgetRule::Exceed)
+        command.insert(QStringLiteral("over_budget"), true);
+    send(command, {request, Answer::Command, job, card});
 }
 
 void RemoteSession::requeueJob(quint64 request, int job)

@@ -52,7 +52,11 @@ public Q_SLOTS:
 
     void previewPlacement(quint64 request, int job, int card) override;
     void placeJob(quint64 request, int job, int card, bool allowPreemption) override;
-    void placeJobConfirmed(quint64 request, int job, int card, QList<int> victims) override;
+    void placeJobConfirmed(quint64 request,
+                           int job,
+                           int card,
+                           QList<int> victims,
+                           Sched::BudgetRule budget) override;
     void requeueJob(quint64 request, int job) override;
     void previewLayout(quint64 request, int card, QList<Domain::MigPlacement> target) override;
     void applyLayout(quint64 request,

@@ -321,14 +321,23 @@ void Server::change(Client &client,
         p.card = int(std::clamp<qint64>(*card, -1, INT_MAX));
         // "victims": the plan the operator confirmed; refused when the appliance would now
         // preempt others (or none, or cannot place it).
+        // "over_budget": true, the operator's "place anyway, over the class budget", carries the
+        // preview's over-budget plan ("victims", [] or absent when it needs none).
         const QJsonValue victims = request.value(QStringLiteral("victims"));
         QList<int> confirmed;
         if (!victims.isUndefined() && !jobIdList(victims, &confirmed, &why))
             return bad(QStringLiteral("victims"));
+        const QJsonValue overBudget = request.value(QStringLiteral("over_budget"));
+        if (!overBudget.isUndefined() && !overBudget.isBool()) {
+            why = QStringLiteral("must be true or false");
+            return bad(QStringLiteral("over_budget"));
+        }
         p.before = subjectState(command, -1, p.job);
         m_pending.insert(req, p);
-        if (!victims.isUndefined())
-            m_session.placeJobConfirmed(req, p.job, p.card, confirmed);
+        if (overBudget.toBool(false))
+            m_session.placeJobConfirmed(req, p.job, p.card, confirmed, Sched::BudgetRule::Exceed);
+        else if (!victims.isUndefined())
+            m_session.placeJobConfirmed(req, p.job, p.card, confirmed, Sched::BudgetRule::Keep);
         else
             m_session.placeJob(
                     req, p.job, p.card, request.value(QStringLiteral("preempt")).toBool(false));

@@ -78,6 +78,12 @@ RuntimeSession::~RuntimeSession() = default;
 
 void RuntimeSession::placeJob(quint64 request, int job, int card, bool allowPreemption)
 {
+    place(request, job, card, allowPreemption, Sched::BudgetRule::Keep);
+}
+
+void RuntimeSession::place(
+        quint64 request, int job, int card, bool allowPreemption, Sched::BudgetRule budget)
+{
     CommandResult r;
     r.request = request;
     r.job = Domain::JobId(job);
@@ -88,8 +94,8 @@ void RuntimeSession::placeJob(quint64 request, int job, int card, bool allowPree
         } else if (st.job(Domain::JobId(job)).state != Sched::JobState::Pending) {
             r.error = QStringLiteral("job %1 is not waiting").arg(job);
         } else {
-            const Sched::Decision d
-                    = m_run->place(Domain::JobId(job), Domain::CardId(card), allowPreemption);
+            const Sched::Decision d = m_run->place(
+                    Domain::JobId(job), Domain::CardId(card), allowPreemption, budget);
             r.ok = d.status.isSuccess();
             r.status = d.status;
             if (!r.ok)
@@ -100,7 +106,8 @@ void RuntimeSession::placeJob(quint64 request, int job, int card, bool allowPree
     publish();
 }
 
-void RuntimeSession::placeJobConfirmed(quint64 request, int job, int card, QList<int> victims)
+void RuntimeSession::placeJobConfirmed(
+        quint64 request, int job, int card, QList<int> victims, Sched::BudgetRule budget)
 {
     CommandResult r;
     r.request = request;
@@ -112,12 +119,13 @@ void RuntimeSession::placeJobConfirmed(quint64 request, int job, int card, QList
                                    Domain::CardId(card),
                                    m_run->now(),
                                    victims,
+                                   budget,
                                    &r)) {
             Q_EMIT commandFinished(r);
             return;
         }
     }
-    placeJob(request, job, card, true);
+    place(request, job, card, true, budget);
 }
 
 void RuntimeSession::jobCommand(quint64 request,

@@ -32,7 +32,11 @@ public:
 public Q_SLOTS:
     // Placing, preempting only when allowed (a waiting job, a valid card).
     void placeJob(quint64 request, int job, int card, bool allowPreemption) override;
-    void placeJobConfirmed(quint64 request, int job, int card, QList<int> victims) override;
+    void placeJobConfirmed(quint64 request,
+                           int job,
+                           int card,
+                           QList<int> victims,
+                           Sched::BudgetRule budget) override;
     // Back to the queue: at the job's checkpoint when it checkpoints, else at once.
     void requeueJob(quint64 request, int job) override;
     void cancelJob(quint64 request, int job) override;
@@ -81,6 +85,8 @@ protected:
             = 0;
 
 private:
+    // placeJob and placeJobConfirmed, once the plan is checked.
+    void place(quint64 request, int job, int card, bool allowPreemption, Sched::BudgetRule budget);
     struct PendingLayout
     {
         quint64 request = 0;

@@ -63,17 +63,32 @@ PlacementPreview previewPlacementOn(const Sched::Scheduler &sched,
         p.status = Sched::Status::error(Sched::Reason::None);
         return p;
     }
-    p.status = sched.couldRunOn(st.job(job).spec, card, nowMs);
-    if (p.status.isSuccess()) {
-        p.outcome = PlacementPreview::Outcome::Direct;
-    } else if (p.status.code == Sched::Status::Code::Unschedulable) {
-        if (const auto plan = sched.planPreemptionOn(job, card, nowMs)) {
-            p.outcome = PlacementPreview::Outcome::NeedsPreemption;
-            p.victims = plan->victims;
-            for (const Sched::Victim &v : plan->victims)
-                p.victimNames.append(st.job(v.job).spec.name);
+    // What the scheduler would do under a budget rule: fits, fits once victims left, or not.
+    auto ask = [&](Sched::BudgetRule rule,
+                   PlacementPreview::Outcome *outcome,
+                   Sched::Status *status,
+                   QList<Sched::Victim> *victims,
+                   QStringList *names) {
+        *status = sched.couldRunOn(st.job(job).spec, card, nowMs, rule);
+        if (status->isSuccess()) {
+            *outcome = PlacementPreview::Outcome::Direct;
+        } else if (status->code == Sched::Status::Code::Unschedulable) {
+            if (const auto plan = sched.planPreemptionOn(job, card, nowMs, rule)) {
+                *outcome = PlacementPreview::Outcome::NeedsPreemption;
+                *victims = plan->victims;
+                for (const Sched::Victim &v : plan->victims)
+                    names->append(st.job(v.job).spec.name);
+            }
         }
-    }
+    };
+    ask(Sched::BudgetRule::Keep, &p.outcome, &p.status, &p.victims, &p.victimNames);
+    if (p.outcome == PlacementPreview::Outcome::Refused
+        && p.status.reason == Sched::Reason::ClassBudgetExceeded)
+        ask(Sched::BudgetRule::Exceed,
+            &p.overBudget,
+            &p.overBudgetStatus,
+            &p.overBudgetVictims,
+            &p.overBudgetVictimNames);
     return p;
 }
 
@@ -103,18 +118,47 @@ bool confirmedPlanHolds(const Sched::Scheduler &scheduler,
                         Domain::CardId card,
                         qint64 nowMs,
                         QList<int> victims,
+                        Sched::BudgetRule budget,
                         CommandResult *r)
 {
     const PlacementPreview fresh = previewPlacementOn(scheduler, job, card, nowMs);
+    const bool over = budget == Sched::BudgetRule::Exceed;
     QList<int> now;
-    for (const Sched::Victim &v : fresh.victims)
+    for (const Sched::Victim &v : over ? fresh.overBudgetVictims : fresh.victims)
         now << v.job.value();
-    if (fresh.outcome == PlacementPreview::Outcome::NeedsPreemption && sameJobs(now, victims))
+    const PlacementPreview::Outcome outcome = over ? fresh.overBudget : fresh.outcome;
+    if (outcome == PlacementPreview::Outcome::NeedsPreemption && sameJobs(now, victims))
+        return true;
+    if (over && outcome == PlacementPreview::Outcome::Direct && victims.isEmpty())
         return true;
     r->ok = false;
     r->planChanged = true;
-    r->status = fresh.status;
-    switch (fresh.outcome) {
+    r->status = over ? fresh.overBudgetStatus : fresh.status;
+    if (over && fresh.outcome != PlacementPreview::Outcome::Refused) {
+        // Within the budget now: the operator asked for something else.
+        r->status = fresh.status;
+        r->error = QStringLiteral("the appliance changed since you confirmed: job %1 now fits "
+                                  "on card %2 within its class budget")
+                           .arg(job.value())
+                           .arg(card.value());
+        return false;
+    }
+    if (over && fresh.status.reason != Sched::Reason::ClassBudgetExceeded) {
+        r->status = fresh.status;
+        r->error = QStringLiteral("the appliance changed since you confirmed: %1")
+                           .arg(fresh.status.describe());
+        return false;
+    }
+    if (over && outcome != PlacementPreview::Outcome::Refused) {
+        r->error = QStringLiteral("the appliance changed since you confirmed: placing job %1 on "
+                                  "card %2 over its class budget would now preempt jobs %3, "
+                                  "not %4")
+                           .arg(job.value())
+                           .arg(card.value())
+                           .arg(jobIdsText(now), jobIdsText(victims));
+        return false;
+    }
+    switch (outcome) {
     case PlacementPreview::Outcome::Direct:
         r->error = QStringLiteral("the appliance changed since you confirmed: job %1 now fits "
                                   "on card %2 without preempting anyone")
@@ -130,7 +174,7 @@ bool confirmedPlanHolds(const Sched::Scheduler &scheduler,
         break;
     case PlacementPreview::Outcome::Refused:
         r->error = QStringLiteral("the appliance changed since you confirmed: %1")
-                           .arg(fresh.status.describe());
+                           .arg(r->status.describe());
         break;
     }
     return false;

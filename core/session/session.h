@@ -47,6 +47,14 @@ struct PlacementPreview
     // and the window that opens then (empty: none).
     qint64 startsAtMs = -1;
     QString startsWithWindow;
+    // Refused for the class budget: whether an operator may place it anyway, over the budget
+    // (placeJobConfirmed with Sched::BudgetRule::Exceed): Direct, NeedsPreemption with
+    // `overBudgetVictims` (lower-priority work the scheduler would take), or Refused with
+    // `overBudgetStatus` saying why it would not fit on the card even then.
+    Outcome overBudget = Outcome::Refused;
+    Sched::Status overBudgetStatus;
+    QList<Sched::Victim> overBudgetVictims;
+    QStringList overBudgetVictimNames; // parallel to overBudgetVictims
 };
 
 // A proposed layout for one MIG card, checked and planned by the session.
@@ -176,12 +184,12 @@ public Q_SLOTS:
     // Places it preempting exactly the jobs the operator confirmed (`victims`, from a
     // placement preview): refused with CommandResult::planChanged and the reason when a plan made
     // now differs (other victims, none needed, or no room any more), so that what runs is what
-    // was confirmed. The default (a session without its own check) places with preemption.
-    virtual void placeJobConfirmed(quint64 request, int job, int card, QList<int> victims)
-    {
-        Q_UNUSED(victims);
-        placeJob(request, job, card, true);
-    }
+    // was confirmed. With Sched::BudgetRule::Exceed it is the operator's "place anyway, over the
+    // class budget" (the preview's overBudget plan; `victims` may then be empty): the job is
+    // placed past its class's budget and marked Job::overBudget.
+    virtual void placeJobConfirmed(
+            quint64 request, int job, int card, QList<int> victims, Sched::BudgetRule budget)
+            = 0;
     // Takes a running job back to the queue (an operator's undo of a placement).
     virtual void requeueJob(quint64 request, int job) = 0;
     virtual void previewLayout(quint64 request, int card, QList<Domain::MigPlacement> target) = 0;
@@ -276,14 +284,15 @@ bool confirmedScheduleHolds(Runtime::ApplianceCore &core,
 // planned budgets, Scheduler::earliestStart), into p->startsAtMs and p->startsWithWindow.
 void addStartHint(PlacementPreview *p, const Runtime::ApplianceCore &core, qint64 nowMs);
 
-// Whether the plan the operator confirmed (the victims' job ids) is the plan `scheduler` would
-// carry out now; false with r->planChanged, r->status and the English r->error saying what
-// changed.
+// Whether the plan the operator confirmed (the victims' job ids; with BudgetRule::Exceed the
+// preview's over-budget plan, which may have none) is the plan `scheduler` would carry out now;
+// false with r->planChanged, r->status and the English r->error saying what changed.
 bool confirmedPlanHolds(const Sched::Scheduler &scheduler,
                         Domain::JobId job,
                         Domain::CardId card,
                         qint64 nowMs,
                         QList<int> victims,
+                        Sched::BudgetRule budget,
                         CommandResult *r);
 
 // Reads a spec for submitWorkload with the workload spec reader: nullopt with r->error and

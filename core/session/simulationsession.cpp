@@ -327,6 +327,12 @@ void SimulationSession::previewPlacement(quint64 request, int job, int card)
 
 void SimulationSession::placeJob(quint64 request, int job, int card, bool allowPreemption)
 {
+    place(request, job, card, allowPreemption, Sched::BudgetRule::Keep);
+}
+
+void SimulationSession::place(
+        quint64 request, int job, int card, bool allowPreemption, Sched::BudgetRule budget)
+{
     CommandResult r;
     r.request = request;
     if (!validJob(job) || !validCard(card)) {
@@ -341,8 +347,8 @@ void SimulationSession::placeJob(quint64 request, int job, int card, bool allowP
     }
     Sched::Decision d;
     m_engine->operate([&](Sched::Scheduler &s, qint64 now) {
-        d = allowPreemption ? s.placeWithPreemption(JobId(job), now, CardId(card))
-                            : s.placeNow(JobId(job), now, CardId(card));
+        d = allowPreemption ? s.placeWithPreemption(JobId(job), now, CardId(card), budget)
+                            : s.placeNow(JobId(job), now, CardId(card), budget);
     });
     r.ok = d.status.isSuccess();
     r.status = d.status;
@@ -353,17 +359,23 @@ void SimulationSession::placeJob(quint64 request, int job, int card, bool allowP
     publish();
 }
 
-void SimulationSession::placeJobConfirmed(quint64 request, int job, int card, QList<int> victims)
+void SimulationSession::placeJobConfirmed(
+        quint64 request, int job, int card, QList<int> victims, Sched::BudgetRule budget)
 {
     CommandResult r;
     r.request = request;
     if (validJob(job) && validCard(card)
-        && !confirmedPlanHolds(
-                m_engine->scheduler(), JobId(job), CardId(card), m_engine->nowMs(), victims, &r)) {
+        && !confirmedPlanHolds(m_engine->scheduler(),
+                               JobId(job),
+                               CardId(card),
+                               m_engine->nowMs(),
+                               victims,
+                               budget,
+                               &r)) {
         Q_EMIT commandFinished(r);
         return;
     }
-    placeJob(request, job, card, true);
+    place(request, job, card, true, budget);
 }
 
 void SimulationSession::requeueJob(quint64 request, int job)

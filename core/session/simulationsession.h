@@ -60,7 +60,11 @@ public Q_SLOTS:
     void restartDay() override;
     void previewPlacement(quint64 request, int job, int card) override;
     void placeJob(quint64 request, int job, int card, bool allowPreemption) override;
-    void placeJobConfirmed(quint64 request, int job, int card, QList<int> victims) override;
+    void placeJobConfirmed(quint64 request,
+                           int job,
+                           int card,
+                           QList<int> victims,
+                           Sched::BudgetRule budget) override;
     void requeueJob(quint64 request, int job) override;
     void previewLayout(quint64 request, int card, QList<Domain::MigPlacement> target) override;
     void applyLayout(quint64 request,
@@ -82,6 +86,8 @@ public Q_SLOTS:
     void requestJobLog(quint64 request, int job, qint64 maxBytes) override;
 
 private:
+    // placeJob and placeJobConfirmed, once the plan is checked.
+    void place(quint64 request, int job, int card, bool allowPreemption, Sched::BudgetRule budget);
     struct PendingLayout
     {
         quint64 request = 0;

@@ -146,6 +146,7 @@ QByteArray queueToJson(const ClusterState &state)
                                 {QStringLiteral("preemptions"), j.preemptions},
                                 {QStringLiteral("evictAtMs"), optionalMs(j.evictAtMs)},
                                 {QStringLiteral("preemptedBy"), j.preemptedBy.value()},
+                                {QStringLiteral("overBudget"), j.overBudget},
                                 {QStringLiteral("host"), j.host.value()},
                                 {QStringLiteral("assignments"), as}});
     }
@@ -348,6 +349,7 @@ bool restoreState(ClusterState &state,
         j.preemptions = jo.value(QStringLiteral("preemptions")).toInt();
         j.evictAtMs = qint64(jo.value(QStringLiteral("evictAtMs")).toDouble(-1));
         j.preemptedBy = JobId(jo.value(QStringLiteral("preemptedBy")).toInt(-1));
+        j.overBudget = jo.value(QStringLiteral("overBudget")).toBool(false);
     }
     const QString problem = state.checkInvariants();
     if (!problem.isEmpty())

@@ -48,6 +48,10 @@ public:
         Q_EMIT placementPreviewReady(p);
     }
     void placeJob(quint64 request, int job, int, bool) override { finish(request, job); }
+    void placeJobConfirmed(quint64 request, int job, int, QList<int>, Sched::BudgetRule) override
+    {
+        finish(request, job);
+    }
     void requeueJob(quint64 request, int job) override { finish(request, job); }
     void previewLayout(quint64 request, int card, QList<Domain::MigPlacement> target) override
     {

@@ -33,6 +33,7 @@ private Q_SLOTS:
     void aLayoutIsPinnedAndUnpinnedAndAudited();
     void aDrainedLayoutWaitsForTheJobsProcessToEnd();
     void schedulesAreCheckedSetAndRead();
+    void aJobIsPlacedOverItsClassBudget();
     void aDrainedCardSendsItsWorkAwayUntilUncordoned();
     void badInputGetsAnErrorNamingIt_data();
     void badInputGetsAnErrorNamingIt();
@@ -477,6 +478,84 @@ void TestServer::schedulesAreCheckedSetAndRead()
 // A real process on the H200 (card 1): the card is drained, the job's process ends and the job
 // waits (the A100's instances are too small for it), the card stays cordoned; uncordoned, the
 // job runs there again. Each change is audited with the card's state before and after.
+// "Place anyway, over the class budget" through the API: with training's budget at nothing, a
+// submitted job waits; its preview is refused for the budget and offers the over-budget plan;
+// "place" with "over_budget" runs it as a real process, marked over budget, and is audited.
+void TestServer::aJobIsPlacedOverItsClassBudget()
+{
+    if (::getuid() != 0)
+        QSKIP("changes need root or the operator group");
+    Client c;
+    QVERIFY(c.connectTo(m_socket));
+    const QJsonObject schedule{
+            {QStringLiteral("windows"),
+             QJsonArray{QJsonObject{{QStringLiteral("name"), QStringLiteral("serving")},
+                                    {QStringLiteral("from"), QStringLiteral("00:00")},
+                                    {QStringLiteral("to"), QStringLiteral("24:00")},
+                                    {QStringLiteral("inferenceShare"), 1.0}}}}};
+    const QJsonObject set = c.call({{QStringLiteral("cmd"), QStringLiteral("schedule-set")},
+                                    {QStringLiteral("schedule"), schedule}});
+    QVERIFY2(set.value(QStringLiteral("ok")).toBool(), qPrintable(errorMessage(set)));
+    const QJsonObject a = c.call({{QStringLiteral("cmd"), QStringLiteral("submit")},
+                                  {QStringLiteral("spec"), trainSpec()}});
+    QVERIFY2(a.value(QStringLiteral("ok")).toBool(), qPrintable(errorMessage(a)));
+    const int job = a.value(QStringLiteral("result"))[QStringLiteral("job")].toInt(-1);
+    QJsonObject preview;
+    QVERIFY(QTest::qWaitFor(
+            [&] {
+                preview = c.call({{QStringLiteral("cmd"), QStringLiteral("preview-placement")},
+                                  {QStringLiteral("job"), job},
+                                  {QStringLiteral("card"), 1}})
+                                  .value(QStringLiteral("result"))
+                                  .toObject();
+                return preview.value(QStringLiteral("reason")).toString()
+                       == QLatin1String("class-budget-exceeded");
+            },
+            20000));
+    QCOMPARE(preview.value(QStringLiteral("outcome")).toString(), QStringLiteral("refused"));
+    QCOMPARE(preview.value(QStringLiteral("over_budget"))[QStringLiteral("outcome")].toString(),
+             QStringLiteral("direct"));
+    // Without "over_budget" the placement is refused for the budget; a non-boolean is a bad
+    // argument.
+    const QJsonObject plain = c.call({{QStringLiteral("cmd"), QStringLiteral("place")},
+                                      {QStringLiteral("job"), job},
+                                      {QStringLiteral("card"), 1}});
+    QCOMPARE(errorCode(plain), QStringLiteral("refused"));
+    const QJsonObject bad = c.call({{QStringLiteral("cmd"), QStringLiteral("place")},
+                                    {QStringLiteral("job"), job},
+                                    {QStringLiteral("card"), 1},
+                                    {QStringLiteral("over_budget"), QStringLiteral("yes")}});
+    QCOMPARE(errorCode(bad), QStringLiteral("bad-argument"));
+    const QJsonObject placed = c.call({{QStringLiteral("cmd"), QStringLiteral("place")},
+                                       {QStringLiteral("job"), job},
+                                       {QStringLiteral("card"), 1},
+                                       {QStringLiteral("over_budget"), true},
+                                       {QStringLiteral("victims"), QJsonArray()}});
+    QVERIFY2(placed.value(QStringLiteral("ok")).toBool(), qPrintable(errorMessage(placed)));
+    QJsonObject running;
+    QVERIFY(QTest::qWaitFor(
+            [&] {
+                const QJsonObject j = c.call({{QStringLiteral("cmd"), QStringLiteral("jobs")}});
+                for (const QJsonValue &v :
+                     j.value(QStringLiteral("result"))[QStringLiteral("jobs")].toArray()) {
+                    if (v[QStringLiteral("job")].toInt() == job
+                        && v[QStringLiteral("state")].toString() == QLatin1String("running"))
+                        running = v.toObject();
+                }
+                return !running.isEmpty();
+            },
+            20000));
+    QVERIFY(running.value(QStringLiteral("over_budget")).toBool());
+    QVERIFY(QTest::qWaitFor(
+            [&] { return m_session->runtime()->workloads().stats(Domain::JobId(job)).running; },
+            20000));
+    const QList<Storage::Event> ops = operatorEvents();
+    const QJsonObject last = QJsonDocument::fromJson(ops.last().params).object();
+    QCOMPARE(ops.last().code, QByteArray("operator-place"));
+    QVERIFY(last.value(QStringLiteral("ok")).toBool());
+    QVERIFY(last.value(QStringLiteral("asked"))[QStringLiteral("over_budget")].toBool());
+}
+
 void TestServer::aDrainedCardSendsItsWorkAwayUntilUncordoned()
 {
     if (::getuid() != 0)

@@ -647,6 +647,80 @@ private Q_SLOTS:
         QCOMPARE(p.startsWithWindow, QStringLiteral("noon"));
     }
 
+    // "Place anyway, over the class budget": the refused preview offers it; a confirmation with
+    // another plan is refused and places nothing; the confirmed one places the job marked over
+    // the budget; a schedule that shrinks training does not evict it for the budget; requeued,
+    // it is an ordinary waiting job again.
+    void placeAnywayOverTheClassBudget()
+    {
+        using Outcome = Session::PlacementPreview::Outcome;
+        Session::SimulationSession session(smallScenario(), QString(), 3);
+        session.runTo(35 * 60'000);
+        session.setPaused(true);
+        Session::SnapshotPtr s = session.latest();
+        const Domain::JobId small = jobNamed(*s, QStringLiteral("small"));
+        const Domain::JobId big = jobNamed(*s, QStringLiteral("big"));
+        const int other = 1 - cardOf(*s, big);
+        QSignalSpy previews(&session, &Session::ApplianceSession::placementPreviewReady);
+        session.previewPlacement(1, small.value(), other);
+        const auto p = previews.takeFirst().first().value<Session::PlacementPreview>();
+        QCOMPARE(p.outcome, Outcome::Refused);
+        QCOMPARE(p.status.reason, Sched::Reason::ClassBudgetExceeded);
+        QCOMPARE(p.overBudget, Outcome::Direct);
+        QVERIFY(p.overBudgetVictims.isEmpty());
+        // Over the budget with the budget waived, nothing else changes on the card.
+        QVERIFY(p.overBudgetStatus.isSuccess());
+
+        QSignalSpy done(&session, &Session::ApplianceSession::commandFinished);
+        session.placeJobConfirmed(
+                2, small.value(), other, {big.value()}, Sched::BudgetRule::Exceed);
+        auto r = done.takeFirst().first().value<Session::CommandResult>();
+        QVERIFY(!r.ok);
+        QVERIFY(r.planChanged);
+        QVERIFY2(r.error.contains(QLatin1String("would now preempt jobs none")),
+                 qPrintable(r.error));
+        QCOMPARE(session.latest()->state.job(small).state, Sched::JobState::Pending);
+        QCOMPARE(session.latest()->state.job(big).state, Sched::JobState::Running);
+
+        session.placeJobConfirmed(3, small.value(), other, {}, Sched::BudgetRule::Exceed);
+        r = done.takeFirst().first().value<Session::CommandResult>();
+        QVERIFY2(r.ok, qPrintable(r.error));
+        s = session.latest();
+        QCOMPARE(s->state.job(small).state, Sched::JobState::Running);
+        QCOMPARE(cardOf(*s, small), other);
+        QVERIFY(s->state.job(small).overBudget);
+        QVERIFY(!s->state.job(big).overBudget);
+        QVERIFY(s->state.classUsage().training > s->budget.trainingMilli);
+
+        // A schedule that gives training half the appliance: the excused job is not evicted to
+        // bring training within its budget (neither is "big": the over-budget share is excused).
+        session.setSchedule(4,
+                            QJsonDocument::fromJson(R"({"prepareAhead": "0s", "windows": [
+            {"name": "half", "from": "00:00", "to": "24:00", "inferenceShare": 0.5}]})")
+                                    .object());
+        QVERIFY(done.takeFirst().first().value<Session::CommandResult>().ok);
+        session.runTo(95 * 60'000);
+        s = session.latest();
+        QCOMPARE(s->policy, QStringLiteral("windows"));
+        QCOMPARE(s->budget.trainingMilli, 1000);
+        QCOMPARE(s->state.job(big).state, Sched::JobState::Running);
+        QCOMPARE(s->state.job(big).preemptions, 0);
+        QCOMPARE(s->state.job(small).state, Sched::JobState::Running);
+        QVERIFY(s->state.job(small).overBudget);
+        QCOMPARE(s->state.job(small).preemptions, 0);
+
+        // Back in the queue it is an ordinary waiting job: its drop is refused for the budget.
+        session.requeueJob(5, small.value());
+        QVERIFY(done.takeFirst().first().value<Session::CommandResult>().ok);
+        s = session.latest();
+        QCOMPARE(s->state.job(small).state, Sched::JobState::Pending);
+        QVERIFY(!s->state.job(small).overBudget);
+        session.placeJob(6, small.value(), other, false);
+        r = done.takeFirst().first().value<Session::CommandResult>();
+        QVERIFY(!r.ok);
+        QCOMPARE(r.status.reason, Sched::Reason::ClassBudgetExceeded);
+    }
+
     // Restarted, the day is the scenario's again from its beginning: what the operator did is
     // gone, and an hour later it is where a fresh session is an hour in (the same seed).
     void theDayRestartsFromItsBeginning()

@@ -134,6 +134,7 @@ public:
     void setPollIntervalMs(int) override {}
     void previewPlacement(quint64, int, int) override {}
     void placeJob(quint64, int, int, bool) override {}
+    void placeJobConfirmed(quint64, int, int, QList<int>, Sched::BudgetRule) override {}
     void requeueJob(quint64, int) override {}
     void previewLayout(quint64, int, QList<Domain::MigPlacement>) override {}
     void applyLayout(quint64, int, QList<Domain::MigPlacement>, Session::ApplyMode, qint64) override

@@ -210,6 +210,7 @@ private:
         Domain::CardId card;
         DropState state = DropState::None;
         QString text;
+        bool anyway = false; // refused for the class budget, but may be placed over it (asked)
     };
     struct CachedPreview
     {
@@ -227,6 +228,9 @@ private:
         // refuses when its plan differs, and the map asks again.
         QList<int> confirmedVictims = {};
         bool confirmed = false;
+        // The operator's "place anyway, over the class budget", confirmed (with the victims
+        // above: the over-budget plan's).
+        bool overBudget = false;
     };
     using Key = QPair<int, int>; // job, card
 

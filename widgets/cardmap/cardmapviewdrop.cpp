@@ -31,13 +31,18 @@ using Session::PlacementPreview;
 class PlacementCommand : public AppliedCommand
 {
 public:
-    PlacementCommand(
-            CardMapView *view, JobId job, CardId card, bool allowPreemption, const QString &text)
+    PlacementCommand(CardMapView *view,
+                     JobId job,
+                     CardId card,
+                     bool allowPreemption,
+                     bool overBudget,
+                     const QString &text)
         : AppliedCommand(text)
         , m_view(view)
         , m_job(job)
         , m_card(card)
         , m_allowPreemption(allowPreemption)
+        , m_overBudget(overBudget)
     {}
 
     void undo() override
@@ -49,12 +54,15 @@ public:
 protected:
     void replay() override
     {
-        if (m_view) {
-            m_view->issue({CardMapView::PendingCommand::Kind::RedoPlace,
-                           m_job,
-                           m_card,
-                           m_allowPreemption});
-        }
+        if (!m_view)
+            return;
+        CardMapView::PendingCommand c{
+                CardMapView::PendingCommand::Kind::RedoPlace, m_job, m_card, m_allowPreemption};
+        // Over the budget again only as confirmed: with no one to preempt, else asked anew
+        // (the session refuses a plan that differs, and the map asks again).
+        c.overBudget = m_overBudget;
+        c.confirmed = m_overBudget;
+        m_view->issue(c);
     }
 
 private:
@@ -62,6 +70,7 @@ private:
     JobId m_job;
     CardId m_card;
     bool m_allowPreemption = false;
+    bool m_overBudget = false;
 };
 void CardMapView::dragEnterEvent(QDragEnterEvent *event)
 {
@@ -86,8 +95,9 @@ void CardMapView::dragMoveEvent(QDragMoveEvent *event)
         return;
     }
     updateDragTarget(event->position().toPoint());
-    // "Checking" accepts: the drop waits for the answer rather than the cursor saying no.
-    if (m_drag.state == DropState::None || m_drag.state == DropState::Refused)
+    // "Checking" accepts: the drop waits for the answer rather than the cursor saying no; so
+    // does a target where the job may go over its class budget (the drop asks first).
+    if (m_drag.state == DropState::None || (m_drag.state == DropState::Refused && !m_drag.anyway))
         event->ignore();
     else
         event->acceptProposedAction();
@@ -112,8 +122,8 @@ void CardMapView::dropEvent(QDropEvent *event)
     const auto cached = m_previews.constFind(key);
     const bool fresh = cached != m_previews.cend() && cached->serial == m_snapshot->serial;
     // Refused by a fresh answer, or the job is not waiting any more (no answer needed).
-    const bool refused
-            = m_drag.state == DropState::Refused && (fresh || cached == m_previews.cend());
+    const bool refused = m_drag.state == DropState::Refused && !m_drag.anyway
+                         && (fresh || cached == m_previews.cend());
     if (!card.isValid() || refused) {
         if (card.isValid()) {
             Q_EMIT statusMessage(
@@ -164,6 +174,7 @@ void CardMapView::refreshDragState()
         return;
     }
     const Sched::ClusterState &st = m_snapshot->state;
+    m_drag.anyway = false;
     if (!job.isValid() || job.value() >= st.jobs().size()
         || st.job(job).state != Sched::JobState::Pending) {
         m_drag.state = DropState::Refused;
@@ -202,6 +213,11 @@ void CardMapView::refreshDragState()
         m_drag.text = reasonText(p.status);
         if (const QString when = startHintText(p); !when.isEmpty())
             m_drag.text += QLatin1Char(' ') + when;
+        m_drag.anyway = p.overBudget != PlacementPreview::Outcome::Refused;
+        if (m_drag.anyway)
+            m_drag.text += QLatin1Char(' ')
+                           + tr("Drop to place it anyway, over the budget (you are asked "
+                                "first).");
         break;
     }
 }
@@ -301,10 +317,33 @@ void CardMapView::actOnDrop(const PlacementPreview &preview)
             Q_EMIT statusMessage(tr("%1 was not placed: preemption declined.").arg(job));
         break;
     }
-    case PlacementPreview::Outcome::Refused:
-        Q_EMIT statusMessage(
-                tr("%1 cannot go on %2: %3").arg(job, card, reasonText(preview.status)));
+    case PlacementPreview::Outcome::Refused: {
+        if (preview.overBudget == PlacementPreview::Outcome::Refused) {
+            Q_EMIT statusMessage(
+                    tr("%1 cannot go on %2: %3").arg(job, card, reasonText(preview.status)));
+            break;
+        }
+        // Over its class's budget, the operator may place it anyway: asked first.
+        PreemptionRequest request;
+        request.preview = preview;
+        request.jobName = job;
+        request.cardName = card;
+        request.overBudget = true;
+        if (!confirmPreemption(request)) {
+            Q_EMIT statusMessage(tr("%1 was not placed: over its class budget.").arg(job));
+            break;
+        }
+        PendingCommand command{PendingCommand::Kind::Place,
+                               preview.job,
+                               preview.card,
+                               preview.overBudget == PlacementPreview::Outcome::NeedsPreemption};
+        for (const Sched::Victim &v : preview.overBudgetVictims)
+            command.confirmedVictims << v.job.value();
+        command.confirmed = true;
+        command.overBudget = true;
+        issue(command);
         break;
+    }
     }
 }
 
@@ -315,8 +354,11 @@ void CardMapView::issue(const PendingCommand &command)
     const quint64 request
             = command.kind == PendingCommand::Kind::UndoRequeue ? m_client->requeueJob(command.job)
               : command.confirmed
-                      ? m_client->placeJobConfirmed(
-                              command.job, command.card, command.confirmedVictims)
+                      ? m_client->placeJobConfirmed(command.job,
+                                                    command.card,
+                                                    command.confirmedVictims,
+                                                    command.overBudget ? Sched::BudgetRule::Exceed
+                                                                       : Sched::BudgetRule::Keep)
                       : m_client->placeJob(command.job, command.card, command.allowPreemption);
     m_commands.insert(request, command);
 }
@@ -344,12 +386,15 @@ void CardMapView::finishCommand(const PendingCommand &command, const Session::Co
                                                        command.job,
                                                        command.card,
                                                        command.allowPreemption,
+                                                       command.overBudget,
                                                        tr("Place %1 on %2").arg(job, card)));
             }
             Q_EMIT jobPlaced(command.job, command.card, command.allowPreemption);
             Q_EMIT statusMessage(
                     command.allowPreemption
                             ? tr("%1 goes on %2 once the preempted jobs have left.").arg(job, card)
+                    : command.overBudget
+                            ? tr("Placed %1 on %2, over its class budget.").arg(job, card)
                             : tr("Placed %1 on %2.").arg(job, card));
         } else if (result.planChanged) {
             // What was confirmed is not what would run now: a fresh preview, and the question

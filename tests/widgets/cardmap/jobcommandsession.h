@@ -99,6 +99,7 @@ public:
     void setPollIntervalMs(int) override {}
     void previewPlacement(quint64, int, int) override {}
     void placeJob(quint64, int, int, bool) override {}
+    void placeJobConfirmed(quint64, int, int, QList<int>, Sched::BudgetRule) override {}
     void requeueJob(quint64 request, int job) override
     {
         record({QStringLiteral("requeueJob"), request, job});

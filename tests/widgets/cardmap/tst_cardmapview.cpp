@@ -136,6 +136,7 @@ public:
         int job;
         int card;
         bool preempt = false;
+        bool overBudget = false;
     };
 
     explicit LateSession(Session::SnapshotPtr snapshot)
@@ -156,6 +157,11 @@ public:
     {
         places.append({request, job, card, allowPreemption});
     }
+    void placeJobConfirmed(
+            quint64 request, int job, int card, QList<int>, Sched::BudgetRule budget) override
+    {
+        places.append({request, job, card, true, budget == Sched::BudgetRule::Exceed});
+    }
     void requeueJob(quint64 request, int job) override { requeues.append({request, job, -1}); }
     void previewLayout(quint64, int, QList<Domain::MigPlacement>) override {}
     void applyLayout(quint64, int, QList<Domain::MigPlacement>, Session::ApplyMode, qint64) override
@@ -175,6 +181,13 @@ public:
         p.card = CardId(asked.card);
         p.outcome = outcome;
         p.status = status;
+        Q_EMIT placementPreviewReady(p);
+    }
+    void answer(PlacementPreview p, const Asked &asked)
+    {
+        p.request = asked.request;
+        p.job = JobId(asked.job);
+        p.card = CardId(asked.card);
         Q_EMIT placementPreviewReady(p);
     }
     void publishAgain()
@@ -220,6 +233,7 @@ private Q_SLOTS:
     void undoRequeuesRedoPlaces();
     void answersAreCachedPerSnapshot();
     void lateAnswersShowCheckingFirst();
+    void placeAnywayOverTheBudgetAsksFirst();
     void jobsViewFiltersWaiting();
 };
 
@@ -1007,6 +1021,73 @@ void TestCardMapView::lateAnswersShowCheckingFirst()
     stack.undo();
     QCOMPARE(late.requeues.size(), 1);
     QCOMPARE(late.requeues.first().job, job.value());
+}
+
+// A drop refused for the class budget where the job would fit with the budget waived: the
+// target says it may be placed anyway; the drop asks (what it needs, what is left, by how much it
+// goes over, the job it preempts); declined, nothing is sent; agreed, the session is asked to
+// place it over the budget with exactly that victim.
+void TestCardMapView::placeAnywayOverTheBudgetAsksFirst()
+{
+    Appliance day;
+    day.runTo(8 * kMinute);
+    LateSession late(day.client.snapshot());
+    Models::SessionClient client(&late);
+    CardMapView map(&client);
+    map.resize(1000, 700);
+    map.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&map));
+    QList<Widgets::PreemptionRequest> asked;
+    bool agree = false;
+    map.setPreemptionConfirmation([&](const Widgets::PreemptionRequest &r) {
+        asked.append(r);
+        return agree;
+    });
+    QSignalSpy messages(&map, &CardMapView::statusMessage);
+    const JobId job = day.job(QStringLiteral("mid-m"));
+    const JobId victim = day.job(QStringLiteral("solo-b"));
+    PlacementPreview over;
+    over.outcome = PlacementPreview::Outcome::Refused;
+    over.status = Sched::Status::unschedulable(Sched::Reason::ClassBudgetExceeded, 1000, 250);
+    over.overBudget = PlacementPreview::Outcome::NeedsPreemption;
+    over.overBudgetVictims = {Sched::Victim{victim, 10, 5 * 60'000, 0}};
+    over.overBudgetVictimNames = {QStringLiteral("solo-b")};
+
+    const std::unique_ptr<QMimeData> data = jobDrag(job);
+    const QPoint at = map.cardRect(CardId(kH200c)).center();
+    QVERIFY(dragEnter(map, data.get(), at));
+    QVERIFY(dragMove(map, data.get(), at));
+    late.answer(over, late.previews.last());
+    QTRY_COMPARE(map.dropState(), DropState::Refused);
+    QVERIFY2(map.dropText().contains(QStringLiteral("may use only 0.25 cards more"))
+                     && map.dropText().contains(QStringLiteral("place it anyway, over the budget")),
+             qPrintable(map.dropText()));
+    QVERIFY(drop(map, data.get(), at));
+    QTRY_COMPARE(asked.size(), 1);
+    const Widgets::PreemptionRequest &r = asked.first();
+    QVERIFY(r.overBudget);
+    QCOMPARE(Widgets::PreemptionDialog::victimLines(r),
+             QStringList{QStringLiteral("solo-b: loses 0:05 of work")});
+    QCOMPARE(Widgets::PreemptionDialog::budgetLine(r),
+             QStringLiteral("mid-m needs one card of compute; its class may use only 0.25 cards "
+                            "more now. Placed anyway, the class goes over its budget by up to "
+                            "0.75 cards, and the policies will not move mid-m to bring it back "
+                            "within the budget."));
+    QCoreApplication::processEvents();
+    QVERIFY(late.places.isEmpty());
+    QVERIFY(messages.last().first().toString().contains(QStringLiteral("over its class budget")));
+
+    agree = true;
+    QVERIFY(dragEnter(map, data.get(), at));
+    QVERIFY(dragMove(map, data.get(), at));
+    late.answer(over, late.previews.last());
+    QTRY_COMPARE(map.dropState(), DropState::Refused);
+    QVERIFY(dragMove(map, data.get(), at)); // the cursor says yes: the drop asks
+    QVERIFY(drop(map, data.get(), at));
+    QTRY_COMPARE(late.places.size(), 1);
+    QCOMPARE(late.places.first().job, job.value());
+    QCOMPARE(late.places.first().card, kH200c);
+    QVERIFY(late.places.first().overBudget);
 }
 
 void TestCardMapView::jobsViewFiltersWaiting()
