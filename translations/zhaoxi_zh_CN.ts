@@ -341,6 +341,14 @@
             <source>Progress</source>
             <translation>进度</translation>
         </message>
+        <message>
+            <source>%1, over budget</source>
+            <translation>%1，超出预算</translation>
+        </message>
+        <message>
+            <source>Placed by an operator over its class budget: the policies do not move it to bring the class back within its budget</source>
+            <translation>由管理员超出类别预算放置：策略不会为使该类别回到预算内而移动它</translation>
+        </message>
     </context>
     <context>
         <name>Zhaoxi::Models::ScheduleModel</name>
@@ -554,6 +562,90 @@
         <message>
             <source>No clients</source>
             <translation>无客户端</translation>
+        </message>
+        <message>
+            <source>No readings from this card now.</source>
+            <translation>此卡当前没有读数。</translation>
+        </message>
+        <message>
+            <source>Working</source>
+            <translation>工作中</translation>
+        </message>
+        <message>
+            <source>Allocated, idle</source>
+            <translation>已分配，空闲</translation>
+        </message>
+        <message>
+            <source>not reported by the driver</source>
+            <translation>驱动未报告</translation>
+        </message>
+        <message>
+            <source>%1 %</source>
+            <translation>%1%</translation>
+        </message>
+        <message>
+            <source>not reported</source>
+            <translation>未报告</translation>
+        </message>
+        <message>
+            <source>%1 (training %2, inference %3, other processes %4)</source>
+            <translation>%1（训练 %2，推理 %3，其他进程 %4）</translation>
+        </message>
+        <message>
+            <source>Utilisation %1 · memory in use %2</source>
+            <translation>利用率 %1 · 已用显存 %2</translation>
+        </message>
+        <message>
+            <source>Clock not reported</source>
+            <translation>未报告时钟</translation>
+        </message>
+        <message>
+            <source>Clock at %1 % of full</source>
+            <translation>时钟为满速的 %1%</translation>
+        </message>
+        <message>
+            <source>%1, throttled</source>
+            <translation>%1，已降频</translation>
+        </message>
+        <message>
+            <source>%1, throttled: %2</source>
+            <translation>%1，已降频：%2</translation>
+        </message>
+        <message>
+            <source>, </source>
+            <translation>、</translation>
+        </message>
+        <message>
+            <source>%1, not throttled</source>
+            <translation>%1，未降频</translation>
+        </message>
+        <message>
+            <source>Temperature %1 °C (slows down at %2 °C, shuts down at %3 °C)</source>
+            <translation>温度 %1 °C（%2 °C 起降频，%3 °C 关机）</translation>
+        </message>
+        <message>
+            <source>Temperature %1 °C (slows down at %2 °C)</source>
+            <translation>温度 %1 °C（%2 °C 起降频）</translation>
+        </message>
+        <message>
+            <source>Temperature %1 °C</source>
+            <translation>温度 %1 °C</translation>
+        </message>
+        <message>
+            <source>Power %1 W of its %2 W limit</source>
+            <translation>功率 %1 W（上限 %2 W）</translation>
+        </message>
+        <message>
+            <source>Power %1 W</source>
+            <translation>功率 %1 W</translation>
+        </message>
+        <message>
+            <source>Since the session began: Xid errors %1 · uncorrectable ECC errors %2</source>
+            <translation>本次会话以来：Xid 错误 %1 · 不可纠正 ECC 错误 %2</translation>
+        </message>
+        <message>
+            <source>Processes Zhaoxi did not start: %1</source>
+            <translation>非朝夕启动的进程：%1</translation>
         </message>
     </context>
     <context>
@@ -870,6 +962,46 @@
             <source>Placed %1 on %2, over its class budget.</source>
             <translation>已将 %1 放到 %2，超出其类别预算。</translation>
         </message>
+        <message>
+            <source>Placed by an operator over its class budget</source>
+            <translation>由管理员超出类别预算放置</translation>
+        </message>
+        <message>
+            <source>Drop to open that layout in the repartition editor.</source>
+            <translation>松开即可在重新分区编辑器中打开该布局。</translation>
+        </message>
+        <message>
+            <source>It fits here as %1.</source>
+            <translation>改为 %1 布局后可放在这里。</translation>
+        </message>
+        <message>
+            <source>It fits on %1 as %2.</source>
+            <translation>将 %1 改为 %2 布局后可放置。</translation>
+        </message>
+        <message>
+            <source>Open this layout?</source>
+            <translation>打开此布局？</translation>
+        </message>
+        <message>
+            <source>%1 cannot go on %2 as it is laid out: %3</source>
+            <translation>按 %2 当前的布局，%1 无法放置：%3</translation>
+        </message>
+        <message>
+            <source>The repartition editor opens with that layout planned; nothing changes until you apply it there.</source>
+            <translation>重新分区编辑器将打开并规划好该布局；在那里应用之前不会有任何变化。</translation>
+        </message>
+        <message>
+            <source>Open this layout</source>
+            <translation>打开此布局</translation>
+        </message>
+        <message>
+            <source>%1 was not placed: %2</source>
+            <translation>%1 未放置：%2</translation>
+        </message>
+        <message>
+            <source>NVLink %1 (%2/%3)</source>
+            <translation>NVLink %1（%2/%3）</translation>
+        </message>
     </context>
     <context>
         <name>Zhaoxi::Widgets::CardTile</name>
@@ -1012,6 +1144,10 @@
         <message>
             <source>, </source>
             <translation>、</translation>
+        </message>
+        <message>
+            <source>cordoned</source>
+            <translation>已封锁</translation>
         </message>
     </context>
     <context>
@@ -2583,6 +2719,14 @@
             <source>Start the simulated day again from its beginning</source>
             <translation>让模拟的一天从头开始</translation>
         </message>
+        <message>
+            <source>the layout the drop proposed</source>
+            <translation>拖放建议的布局</translation>
+        </message>
+        <message>
+            <source>simulated cards, real processes</source>
+            <translation>模拟卡，真实进程</translation>
+        </message>
     </context>
     <context>
         <name>Zhaoxi::Widgets::NewWorkloadDialog</name>
@@ -3523,6 +3667,10 @@
         <message>
             <source>Unpinned: the scheduler may change this card&apos;s layout again.</source>
             <translation>已取消固定：调度器可以再次更改此卡的布局。</translation>
+        </message>
+        <message>
+            <source>proposed layout</source>
+            <translation>建议的布局</translation>
         </message>
     </context>
     <context>
@@ -4519,6 +4667,45 @@ Open the simulated appliance instead?</source>
         <message>
             <source>cordoned</source>
             <translation>已封锁</translation>
+        </message>
+    </context>
+    <context>
+        <name>Zhaoxi::Widgets::CardTimelineView</name>
+        <message>
+            <source>%1 at slot %2</source>
+            <translation>%1（起始槽位 %2）</translation>
+        </message>
+        <message>
+            <source>the whole card</source>
+            <translation>整张卡</translation>
+        </message>
+        <message>
+            <source>share %1 (%2% of the card)</source>
+            <translation>份额 %1（占卡的 %2%）</translation>
+        </message>
+        <message>
+            <source>now</source>
+            <translation>现在</translation>
+        </message>
+        <message>
+            <source>%1 being created or destroyed, %2–%3</source>
+            <translation>%1 正在创建或销毁，%2–%3</translation>
+        </message>
+        <message>
+            <source>%1 free, %2–%3</source>
+            <translation>%1 空闲，%2–%3</translation>
+        </message>
+        <message>
+            <source>%1 on %2, %3–%4</source>
+            <translation>%1 使用 %2，%3–%4</translation>
+        </message>
+        <message>
+            <source>Layouts and holders over the day: nothing seen yet</source>
+            <translation>全天的布局与占用：尚无记录</translation>
+        </message>
+        <message>
+            <source>Layouts and holders over the day</source>
+            <translation>全天的布局与占用</translation>
         </message>
     </context>
 </TS>

@@ -2,6 +2,7 @@
 #include "carddetailsview.h"
 
 #include "core/models/cardtablemodel.h"
+#include "cardmap/cardtile.h"
 
 #include <QEvent>
 #include <QHeaderView>
@@ -9,8 +10,11 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include <cmath>
+
 namespace Zhaoxi::Widgets {
 
+using Models::CardReading;
 using Models::CardTableModel;
 using Models::PartitionInfo;
 
@@ -31,6 +35,7 @@ CardDetailsView::CardDetailsView(QWidget *parent)
     : QWidget(parent)
     , m_title(new QLabel(this))
     , m_summary(new QLabel(this))
+    , m_readings(new QLabel(this))
     , m_partitions(new QTreeWidget(this))
 {
     QFont titleFont = m_title->font();
@@ -41,6 +46,9 @@ CardDetailsView::CardDetailsView(QWidget *parent)
     m_summary->setObjectName(QStringLiteral("cardSummary"));
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_readings->setObjectName(QStringLiteral("cardReadings"));
+    m_readings->setWordWrap(true);
+    m_readings->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
     m_partitions->setObjectName(QStringLiteral("partitionList"));
     m_partitions->setColumnCount(PartitionColumnCount);
@@ -54,6 +62,7 @@ CardDetailsView::CardDetailsView(QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(m_title);
     layout->addWidget(m_summary);
+    layout->addWidget(m_readings);
     layout->addWidget(m_partitions, 1);
 
     retranslateUi();
@@ -113,6 +122,7 @@ void CardDetailsView::refresh()
     if (!m_model || !m_card.isValid()) {
         m_title->setText(tr("No card selected"));
         m_summary->setText(tr("Select a card to see its partitions."));
+        m_readings->clear();
         return;
     }
     const auto role = [this](int r) { return m_card.data(r); };
@@ -133,6 +143,10 @@ void CardDetailsView::refresh()
                          CardTableModel::healthText(health, hostUp),
                          CardTableModel::percentText(
                                  role(CardTableModel::AllocatedMilliRole).toInt())));
+
+    const auto reading = role(CardTableModel::ReadingRole).value<CardReading>();
+    m_readings->setText(hostUp && reading.present ? readingsText(reading)
+                                                  : tr("No readings from this card now."));
 
     const auto partitions = role(CardTableModel::PartitionsRole).value<QList<PartitionInfo>>();
     for (const PartitionInfo &p : partitions) {
@@ -156,7 +170,11 @@ void CardDetailsView::refresh()
                       p.job.isValid()
                               ? (p.jobName.isEmpty() ? tr("job %1").arg(p.job.value()) : p.jobName)
                               : CardTableModel::idleText());
-        item->setText(StateColumn, CardTableModel::unitStateText(p.state));
+        // Allocated but idle shows: the job holds the unit and does nothing with it now.
+        QString state = CardTableModel::unitStateText(p.state);
+        if (p.job.isValid() && p.state == Sched::UnitState::Ready && reading.present)
+            state = reading.busyUnits.contains(p.uid) ? tr("Working") : tr("Allocated, idle");
+        item->setText(StateColumn, state);
         item->setTextAlignment(ComputeColumn, Qt::AlignRight | Qt::AlignVCenter);
         item->setTextAlignment(MemoryColumn, Qt::AlignRight | Qt::AlignVCenter);
     }
@@ -167,6 +185,58 @@ void CardDetailsView::refresh()
                                                          : tr("No clients"));
         item->setDisabled(true);
     }
+}
+
+QString CardDetailsView::readingsText(const CardReading &r)
+{
+    if (!r.present)
+        return {};
+    const auto whole = [](double v) { return QString::number(std::lround(v)); };
+    QStringList lines;
+    const QString utilisation = r.utilisation < 0 ? tr("not reported by the driver")
+                                                  : tr("%1 %").arg(whole(r.utilisation * 100));
+    QString memory = r.memoryUsedMiB < 0 ? tr("not reported")
+                                         : CardTableModel::memoryText(r.memoryUsedMiB);
+    if (r.trainingMemoryMiB >= 0 && r.inferenceMemoryMiB >= 0 && r.otherMemoryMiB >= 0)
+        memory = tr("%1 (training %2, inference %3, other processes %4)")
+                         .arg(memory,
+                              CardTableModel::memoryText(r.trainingMemoryMiB),
+                              CardTableModel::memoryText(r.inferenceMemoryMiB),
+                              CardTableModel::memoryText(r.otherMemoryMiB));
+    lines << tr("Utilisation %1 · memory in use %2").arg(utilisation, memory);
+
+    QString clock = r.clockFactor < 0 ? tr("Clock not reported")
+                                      : tr("Clock at %1 % of full").arg(whole(r.clockFactor * 100));
+    if (r.throttled || r.throttleReasons != 0) {
+        const QStringList reasons = CardTile::throttleReasonTexts(r.throttleReasons);
+        clock = reasons.isEmpty() ? tr("%1, throttled").arg(clock)
+                                  : tr("%1, throttled: %2").arg(clock, reasons.join(tr(", ")));
+    } else
+        clock = tr("%1, not throttled").arg(clock);
+    lines << clock;
+
+    if (r.temperatureC >= 0) {
+        const QString t = whole(r.temperatureC);
+        if (r.slowdownTempC > 0 && r.shutdownTempC > 0)
+            lines << tr("Temperature %1 °C (slows down at %2 °C, shuts down at %3 °C)")
+                             .arg(t)
+                             .arg(r.slowdownTempC)
+                             .arg(r.shutdownTempC);
+        else if (r.slowdownTempC > 0)
+            lines << tr("Temperature %1 °C (slows down at %2 °C)").arg(t).arg(r.slowdownTempC);
+        else
+            lines << tr("Temperature %1 °C").arg(t);
+    }
+    if (r.powerW >= 0)
+        lines << (r.powerLimitW > 0 ? tr("Power %1 W of its %2 W limit")
+                                              .arg(whole(r.powerW), whole(r.powerLimitW))
+                                    : tr("Power %1 W").arg(whole(r.powerW)));
+    lines << tr("Since the session began: Xid errors %1 · uncorrectable ECC errors %2")
+                     .arg(r.xidErrors)
+                     .arg(r.eccUncorrected);
+    if (r.otherProcesses > 0)
+        lines << tr("Processes Zhaoxi did not start: %1").arg(r.otherProcesses);
+    return lines.join(QLatin1Char('\n'));
 }
 
 } // namespace Zhaoxi::Widgets

@@ -7,11 +7,19 @@
 class QLabel;
 class QTreeWidget;
 
+namespace Zhaoxi::Models {
+struct CardReading;
+}
+
 namespace Zhaoxi::Widgets {
 
-// The selected card in detail: what it is and its partitions (MIG instances, the whole card, or
-// its soft shares) with their compute, memory and job. Reads a CardTableModel row through its
-// roles and follows the row as the model updates. GUI thread only.
+// The selected card in detail: what it is; its health as nvidia-smi would tell it (utilisation,
+// memory in use and whose, clock against full with the throttle reasons, temperature against
+// the model's slowdown and shutdown temperatures, power against its limit, Xid and uncorrectable
+// ECC errors, processes Zhaoxi did not start); and its partitions (MIG instances, the whole card,
+// or its soft shares) with their compute, memory, job and whether that job is working or idle.
+// Reads a CardTableModel row through its roles and follows the row as the model updates. GUI
+// thread only.
 class CardDetailsView : public QWidget
 {
     Q_OBJECT
@@ -26,6 +34,9 @@ public:
 protected:
     void changeEvent(QEvent *event) override;
 
+    // The readings' lines as the view shows them (empty when the card has no reading).
+    static QString readingsText(const Models::CardReading &reading);
+
 private:
     void watch(const QAbstractItemModel *model);
     void refresh();
@@ -35,6 +46,7 @@ private:
     const QAbstractItemModel *m_model = nullptr;
     QLabel *m_title = nullptr;
     QLabel *m_summary = nullptr;
+    QLabel *m_readings = nullptr;
     QTreeWidget *m_partitions = nullptr;
 };
 

@@ -3,6 +3,7 @@
 #include "overviewview.h"
 
 #include "carddetailsview.h"
+#include "cardtimelineview.h"
 #include "languagecontroller.h"
 #include "settingsdialog.h"
 
@@ -353,9 +354,36 @@ void MainWindow::retranslateUi()
 
 void MainWindow::changeEvent(QEvent *event)
 {
-    if (event->type() == QEvent::LanguageChange)
+    if (event->type() == QEvent::LanguageChange) {
         retranslateUi();
+        // After every view has taken its new words (each gets its own LanguageChange).
+        QMetaObject::invokeMethod(this, &MainWindow::refitLayouts, Qt::QueuedConnection);
+    }
     QMainWindow::changeEvent(event);
+}
+
+void MainWindow::refitLayouts()
+{
+    // The new language's texts have other widths. A page that was hidden when its texts changed
+    // keeps its layout's old sizes (Qt does not recompute a hidden widget's geometry by itself),
+    // so it would show its words cut off: every layout is asked again.
+    for (QLayout *l : findChildren<QLayout *>())
+        l->invalidate();
+    for (QWidget *w : findChildren<QWidget *>())
+        w->updateGeometry();
+    // A column the operator may size (Interactive) is widened to its title where the title
+    // needs more; the last, stretched column follows the view anyway.
+    for (QHeaderView *h : findChildren<QHeaderView *>()) {
+        if (h->orientation() != Qt::Horizontal)
+            continue;
+        for (int i = 0; i < h->count(); ++i) {
+            if (h->isSectionHidden(i) || h->sectionResizeMode(i) != QHeaderView::Interactive
+                || (h->stretchLastSection() && h->visualIndex(i) == h->count() - 1))
+                continue;
+            if (const int need = h->sectionSizeHint(i); h->sectionSize(i) < need)
+                h->resizeSection(i, need);
+        }
+    }
 }
 
 void MainWindow::setAppliance(const QString &name, const Sched::ClusterState &state)
@@ -372,6 +400,8 @@ void MainWindow::setSession(Models::SessionClient *client, const QString &storeP
     m_client = client;
     m_storePath = storePath;
     createViews();
+    // Once the views have their first texts: no column starts narrower than its title.
+    QMetaObject::invokeMethod(this, &MainWindow::refitLayouts, Qt::QueuedConnection);
     connect(client, &Models::SessionClient::snapshotChanged, this, &MainWindow::onSnapshot);
     if (client->snapshot())
         onSnapshot(client->snapshot());
@@ -459,6 +489,8 @@ void MainWindow::createViews()
     m_sparkPower->setObjectName(QStringLiteral("sparkPower"));
     dl->addWidget(m_sparkUtil);
     dl->addWidget(m_sparkPower);
+    m_timelineView = new CardTimelineView(&m_timeline, details);
+    dl->addWidget(m_timelineView);
     details->setObjectName(QStringLiteral("detailsPage"));
     m_sideTabs->insertTab(0, scrollable(details, this), QString());
     m_sideTabs->addTab(scrollable(m_why, this), QString());
@@ -524,6 +556,14 @@ void MainWindow::createViews()
         showCard(card);
         m_sideTabs->setCurrentIndex(tabOf(m_sideTabs, m_repartition));
     });
+    connect(m_cardMap,
+            &CardMapView::layoutProposed,
+            this,
+            [this](Domain::CardId card, const QList<Domain::MigPlacement> &layout) {
+                showCard(card);
+                m_sideTabs->setCurrentIndex(tabOf(m_sideTabs, m_repartition));
+                m_repartition->proposeLayout(layout, tr("the layout the drop proposed"));
+            });
     connect(m_cardMap, &CardMapView::statusMessage, this, [this](const QString &text) {
         statusBar()->showMessage(text, 6000);
     });
@@ -621,6 +661,11 @@ void MainWindow::onSnapshot(const Session::SnapshotPtr &snapshot)
     m_applianceName = snapshot->applianceName;
     m_cards->setState(snapshot->state);
     m_cards->setReadings(snapshot->cards);
+    m_timeline.observe(snapshot->state, snapshot->nowMs);
+    if (m_timelineView) {
+        m_timelineView->setUtcOffset(snapshot->utcOffsetSeconds);
+        m_timelineView->refresh();
+    }
     if (!m_cardView->currentIndex().isValid() && m_sorted->rowCount() > 0)
         m_cardView->selectRow(0);
     else
@@ -799,7 +844,12 @@ void MainWindow::updateLanguageActions()
 
 void MainWindow::showCurrentCard()
 {
-    m_details->setCard(m_sorted->mapToSource(m_cardView->currentIndex()));
+    const QModelIndex card = m_sorted->mapToSource(m_cardView->currentIndex());
+    m_details->setCard(card);
+    if (m_timelineView)
+        m_timelineView->setCard(
+                card.isValid() ? Domain::CardId(card.data(CardTableModel::CardIdRole).toInt())
+                               : Domain::CardId());
 }
 
 QString MainWindow::aboutText() const

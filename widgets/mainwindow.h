@@ -4,6 +4,7 @@
 #include "consolesettings.h"
 
 #include "core/domain/ids.h"
+#include "core/models/cardtimeline.h"
 #include "core/session/snapshot.h"
 
 #include <QJsonObject>
@@ -40,6 +41,7 @@ class SeriesStore;
 namespace Zhaoxi::Widgets {
 
 class CardDetailsView;
+class CardTimelineView;
 class CardMapView;
 class EventLogView;
 class JobsView;
@@ -140,6 +142,7 @@ private:
     void createActions();
     void createMenus();
     void retranslateUi();
+    void refitLayouts();
     void updateSummary();
     QString summaryText(const QStringList &attention) const;
     void updateLanguageActions();
@@ -180,6 +183,9 @@ private:
     RepartitionEditor *m_repartition = nullptr;
     SparkChart *m_sparkUtil = nullptr;
     SparkChart *m_sparkPower = nullptr;
+    // Each card's layouts and holders over the day, learnt from the snapshots.
+    Models::CardTimeline m_timeline;
+    CardTimelineView *m_timelineView = nullptr;
     Models::SeriesStore *m_series = nullptr;
     QUndoGroup *m_undoGroup = nullptr;
     QUndoStack *m_placementUndo = nullptr;

@@ -620,13 +620,22 @@ int runSchedule(const QStringList &argList, Io &io)
 }
 
 // `--card N` for a command on one card: nullopt (after saying so) when it is missing or not a
-// number.
-std::optional<qint64> cardArgument(Args &args, const char *what, Io &io)
+// number, or when words are left over that the command takes none of (call it after the
+// command's other options are read).
+std::optional<qint64> cardArgument(Args &args, const char *what, Io &io, bool takesWords = false)
 {
     const auto text = args.value(QStringLiteral("card"));
     const std::optional<qint64> card = text ? integer(*text) : std::nullopt;
-    if (!card)
+    if (!card) {
         io.err << "zhaoxictl " << what << ": --card N is required (a card number)\n";
+        return std::nullopt;
+    }
+    // The card commands take options only: a stray word is a mistake, not something to skip.
+    if (!takesWords && !args.positional().isEmpty()) {
+        io.err << "zhaoxictl " << what
+               << ": unexpected argument(s): " << args.positional().join(QLatin1Char(' ')) << "\n";
+        return std::nullopt;
+    }
     return card;
 }
 
@@ -721,7 +730,7 @@ int runLayout(const QStringList &argList, Io &io)
     Args args(argList.mid(1));
     const QString path = socketPath(args);
     const bool json = takeJson(args);
-    const std::optional<qint64> card = cardArgument(args, "layout apply", io);
+    const std::optional<qint64> card = cardArgument(args, "layout apply", io, true);
     const auto drain = args.value(QStringLiteral("drain"));
     if (!card)
         return 2;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // What the console's questions cost the session on the demo day under its own policy and under
 // the windows policy, at 10:30 and at 23:30 (with how many drop targets are green, amber, red,
-// why the red ones are, and how many of those an operator could place over the class budget):
+// why the red ones are, how many of those an operator could place over the class budget, and
+// how many name a card's layout that would take the job, Scheduler::layoutToFit):
 // every waiting job's drop preview on every card (a refused one for the class budget also asks
 // when it could start, Scheduler::earliestStart over the policy's planned budgets, and whether it
 // would fit with the budget waived), and a schedule's preview (the new policy started on a
@@ -87,8 +88,8 @@ int main(int argc, char **argv)
             session.runTo(at);
             session.setPaused(true);
             const Session::SnapshotPtr s = session.latest();
-            Figures drops, hinted, schedules;
-            int withHint = 0;
+            Figures drops, hinted, laidOut, otherRefusals, schedules;
+            int withHint = 0, withLayout = 0;
             int direct = 0, preempting = 0, refused = 0, anyway = 0;
             QMap<QString, int> reasons; // refused drops by reason code
             QObject ctx;
@@ -123,6 +124,15 @@ int main(int argc, char **argv)
                             hinted.add(ms);
                             withHint += r == 0;
                         }
+                        // Refused for another reason than the budget: the layout search ran.
+                        if (last.outcome == Session::PlacementPreview::Outcome::Refused
+                            && last.status.reason != Sched::Reason::ClassBudgetExceeded)
+                            otherRefusals.add(ms);
+                        if (last.outcome == Session::PlacementPreview::Outcome::Refused
+                            && last.layoutCard.isValid()) {
+                            laidOut.add(ms);
+                            withLayout += r == 0;
+                        }
                     }
                 }
                 QElapsedTimer t;
@@ -145,6 +155,9 @@ int main(int argc, char **argv)
             }
             out << "  drop preview:                    " << drops.text() << "\n"
                 << "  ... of those with a start hint:  " << hinted.text() << " (" << withHint
+                << " previews)\n"
+                << "  ... refused, not for the budget: " << otherRefusals.text() << "\n"
+                << "  ... refused, naming a layout:    " << laidOut.text() << " (" << withLayout
                 << " previews)\n"
                 << "  schedule preview (dry run):      " << schedules.text() << "\n";
         }

@@ -72,9 +72,25 @@ void CardTableModel::setReadings(const QList<Session::CardSample> &samples)
         const Session::CardSample &s = samples[i];
         if (s.lost)
             continue;
-        readings[i].utilisation = std::isnan(s.utilisation) ? -1 : s.utilisation;
-        readings[i].temperatureC = s.temperatureC;
-        readings[i].powerW = s.powerW;
+        Reading &r = readings[i];
+        r.present = true;
+        r.utilisation = std::isnan(s.utilisation) ? -1 : s.utilisation;
+        r.temperatureC = s.temperatureC;
+        r.powerW = s.powerW;
+        r.powerLimitW = s.powerLimitW;
+        r.clockFactor = std::isnan(s.clockFactor) ? -1 : s.clockFactor;
+        r.throttled = s.throttled;
+        r.throttleReasons = s.throttleReasons;
+        r.slowdownTempC = s.slowdownTempC;
+        r.shutdownTempC = s.shutdownTempC;
+        r.xidErrors = s.xidErrors;
+        r.eccUncorrected = s.eccUncorrected;
+        r.memoryUsedMiB = s.memoryUsedMiB;
+        r.trainingMemoryMiB = s.trainingMemoryMiB;
+        r.inferenceMemoryMiB = s.inferenceMemoryMiB;
+        r.otherMemoryMiB = s.otherMemoryMiB;
+        r.otherProcesses = s.otherProcesses;
+        r.busyUnits = s.busyUnits;
     }
     m_readings.resize(readings.size());
     forEachChangedRun(
@@ -415,6 +431,9 @@ QVariant CardTableModel::data(const QModelIndex &index, int role) const
         return row.linkDomain;
     case SortRole:
         return sortData(row, index.column());
+    case ReadingRole:
+        return QVariant::fromValue(index.row() < m_readings.size() ? m_readings[index.row()]
+                                                                   : CardReading());
     default:
         return QVariant();
     }
@@ -472,6 +491,7 @@ QHash<int, QByteArray> CardTableModel::roleNames() const
     names.insert(HealthRole, "health");
     names.insert(LinkDomainRole, "linkDomain");
     names.insert(SortRole, "sortKey");
+    names.insert(ReadingRole, "reading");
     return names;
 }
 

@@ -27,6 +27,30 @@ struct PartitionInfo
     friend bool operator==(const PartitionInfo &, const PartitionInfo &) = default;
 };
 
+// A card's latest readings in full, for the views that show them all (the card details).
+struct CardReading
+{
+    bool present = false;    // a sample came for the card, and it is not lost
+    double utilisation = -1; // 0..1; -1: not available (a real MIG card)
+    double temperatureC = -1;
+    double powerW = -1;
+    double powerLimitW = 0;  // 0: unknown
+    double clockFactor = -1; // the share of its full clock the card runs at; -1: unknown
+    bool throttled = false;
+    quint64 throttleReasons = 0; // Device::ThrottleReason bits while throttled
+    int slowdownTempC = 0;       // 0: unknown
+    int shutdownTempC = 0;
+    int xidErrors = 0; // since the session began
+    qint64 eccUncorrected = 0;
+    qint64 memoryUsedMiB = -1;
+    qint64 trainingMemoryMiB = -1; // -1 where the hardware lists no processes (the twin)
+    qint64 inferenceMemoryMiB = -1;
+    qint64 otherMemoryMiB = -1;
+    int otherProcesses = 0; // compute processes none of Zhaoxi's jobs started
+    QList<int> busyUnits;   // uids of units whose job is working now
+    friend bool operator==(const CardReading &, const CardReading &) = default;
+};
+
 // The appliance's cards as a table, one row per card in card-id order (hosts' cards are
 // contiguous, so rows come grouped by host). Fed snapshots of the cluster state by setState(),
 // which turns the differences into one dataChanged per run of changed rows, plus row inserts or
@@ -74,6 +98,7 @@ public:
         HealthRole,                    // int: Sched::CardHealth
         LinkDomainRole,                // int
         SortRole,                      // the column's natural sort key (CardSortModel uses it)
+        ReadingRole,                   // CardReading: the latest readings in full (setReadings)
     };
     Q_ENUM(Role)
 
@@ -82,7 +107,9 @@ public:
     // Takes a snapshot of `state`'s cards (the state is not kept).
     void setState(const Sched::ClusterState &state);
     // The cards' latest readings (a snapshot's samples, index = card id): utilisation,
-    // temperature and power. Cards without a sample show none.
+    // temperature and power as columns, the rest (clock, throttling, errors, memory in use, busy
+    // units) through ReadingRole; a change is announced on the reading columns. Cards without a
+    // sample show none.
     void setReadings(const QList<Session::CardSample> &samples);
     // Re-announces headers and display texts after the application's language changed.
     void retranslate();
@@ -137,13 +164,7 @@ private:
     QVariant displayData(const Row &row, int column) const;
     QVariant sortData(const Row &row, int column) const;
 
-    struct Reading
-    {
-        double utilisation = -1; // 0..1; -1: not available
-        double temperatureC = -1;
-        double powerW = -1;
-        friend bool operator==(const Reading &, const Reading &) = default;
-    };
+    using Reading = CardReading;
     QVariant readingText(int row, int column) const;
     QVariant readingSort(int row, int column) const;
 
@@ -156,3 +177,4 @@ private:
 } // namespace Zhaoxi::Models
 
 Q_DECLARE_METATYPE(Zhaoxi::Models::PartitionInfo)
+Q_DECLARE_METATYPE(Zhaoxi::Models::CardReading)

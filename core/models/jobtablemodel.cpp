@@ -97,6 +97,7 @@ JobTableModel::Row JobTableModel::makeRow(const Session::Snapshot &snapshot,
     if (job.spec.inference)
         r.service = job.spec.inference->service;
     r.preemptions = job.preemptions;
+    r.overBudget = job.overBudget;
     r.lostWorkMs = job.lostWorkMs;
     return r;
 }
@@ -255,7 +256,8 @@ QVariant JobTableModel::displayData(const Row &row, int column) const
     case KindColumn:
         return kindText(row.kind);
     case StateColumn:
-        return stateText(row.state);
+        return row.overBudget ? tr("%1, over budget").arg(stateText(row.state))
+                              : stateText(row.state);
     case PriorityColumn:
         return row.priority;
     case DemandColumn:
@@ -333,6 +335,9 @@ QVariant JobTableModel::data(const QModelIndex &index, int role) const
         case StateColumn:
             if (row.state == JobState::Pending && row.queuePosition >= 0)
                 return tr("Waiting, number %1 in the queue").arg(row.queuePosition + 1);
+            if (row.overBudget)
+                return tr("Placed by an operator over its class budget: the policies do not "
+                          "move it to bring the class back within its budget");
             if (row.preemptions > 0)
                 return tr("Preempted %n time(s)", nullptr, row.preemptions);
             return QVariant();
@@ -402,6 +407,8 @@ QVariant JobTableModel::data(const QModelIndex &index, int role) const
         return row.lostWorkMs;
     case SortRole:
         return sortData(row, index.column());
+    case OverBudgetRole:
+        return row.overBudget;
     default:
         return QVariant();
     }
@@ -463,6 +470,7 @@ QHash<int, QByteArray> JobTableModel::roleNames() const
     names.insert(PreemptionsRole, "preemptions");
     names.insert(LostWorkMsRole, "lostWorkMs");
     names.insert(SortRole, "sort");
+    names.insert(OverBudgetRole, "overBudget");
     return names;
 }
 

@@ -66,6 +66,7 @@ public:
         PreemptionsRole,              // int
         LostWorkMsRole,               // qint64: work lost to preemptions and failures
         SortRole,                     // the column's natural sort key
+        OverBudgetRole,               // bool: placed by an operator over its class budget
     };
     Q_ENUM(Role)
 
@@ -126,6 +127,7 @@ private:
         QString service;
         int preemptions = 0;
         qint64 lostWorkMs = 0;
+        bool overBudget = false;
         friend bool operator==(const Row &, const Row &) = default;
     };
 

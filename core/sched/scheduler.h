@@ -58,6 +58,16 @@ struct Feasibility
     Status reason;
 };
 
+// A layout an operator could give one MIG card so that a waiting job runs there: the card and
+// its whole target layout (sorted by start). Only idle instances go; busy ones stay.
+struct LayoutFit
+{
+    CardId card;
+    QList<MigPlacement> target;
+    int destroys = 0; // idle instances the change destroys
+    int creates = 0;
+};
+
 // The scheduler: a queue, the framework, preemption with fallback and reconfiguration, over one
 // ClusterState it owns. A function of (state, now): it never reads the clock; callers pass `now`
 // (the console's timer, the simulator's virtual clock, a test's manual clock) and ask tick() when
@@ -187,6 +197,15 @@ public:
     std::optional<qint64> earliestStart(const WorkloadSpec &spec,
                                         qint64 nowMs,
                                         const QList<BudgetChange> &changes = {}) const;
+    // Which MIG card could take it after an operator's repartition ("fits on GPU 6 as 3g +
+    // 3x1g"): `preferred` when a layout there would do, else the card whose change destroys
+    // and creates least (then the lowest id). Pinned layouts count (the operator changes them);
+    // cordoned, failed or changing cards do not, and a layout is offered only when the
+    // scheduler's own decision places the job on it (within its class budget). Single-card
+    // jobs only. Changes nothing.
+    std::optional<LayoutFit> layoutToFit(const WorkloadSpec &spec,
+                                         CardId preferred,
+                                         qint64 nowMs) const;
 
     // --- Queries on a trial copy (issue 13; for the policies, see trial.h) ------------------
     // Could one unit of `spec` go on `card` now if `leaving` had left? The unit the scheduler

@@ -208,4 +208,76 @@ CardFit Scheduler::fitOn(const WorkloadSpec &spec,
     return trial.fitOn(spec, card, leaving, options);
 }
 
+std::optional<LayoutFit> Scheduler::layoutToFit(const WorkloadSpec &spec,
+                                                CardId preferred,
+                                                qint64 nowMs) const
+{
+    if (spec.demand.cards != 1)
+        return std::nullopt;
+    ClusterState probeState = m_state; // shallow: the lists are implicitly shared
+    const JobId probe = probeState.addJob(spec, nowMs);
+    const Job &job = probeState.job(probe);
+    DecideOptions o;
+    o.classBudgetLeft = budgetLeft(spec.kind);
+    o.trace = false;
+    CycleContext ctx;
+    m_framework.prepare(ctx, probeState, job, nowMs, o);
+    o.allowCreatePartitions = false; // the target's instances exist when the job is placed
+
+    // The layout that frees an instance `job` takes on card `c` with the least change, trying
+    // its acceptable profiles best first; checked by the scheduler's own decision.
+    auto fitOnCard = [&](const CardState &c) -> std::optional<LayoutFit> {
+        if (c.mode != PartitionMode::Mig || c.health == CardHealth::Failed || c.cordoned
+            || !probeState.host(c.host).up || !ctx.models[c.model].allowed)
+            return std::nullopt;
+        const CardModel &model = probeState.model(c);
+        QList<PlannerInstance> current;
+        for (const Unit &u : c.units)
+            current.append(
+                    {u.uid, u.profile, u.start, u.job.isValid() || u.state != UnitState::Ready});
+        for (const int profile : ctx.models[c.model].profileOrder) {
+            const RepartitionPlan plan = planRepartition(model, current, {profile});
+            if (!plan.changed || plan.satisfied < 1 || !plan.destroyedBusy.isEmpty())
+                continue;
+            ClusterState trial = probeState;
+            Statement st(trial);
+            LayoutFit fit;
+            fit.card = c.id;
+            fit.target = plan.target;
+            for (const RepartitionStep &s : plan.steps) {
+                if (s.kind == RepartitionStep::Kind::Destroy) {
+                    st.destroyPartition(c.id, s.uid);
+                    ++fit.destroys;
+                } else {
+                    st.createPartition(c.id, s.profile, s.start);
+                    ++fit.creates;
+                }
+            }
+            o.onlyCard = c.id;
+            const Decision d = m_framework.decide(trial, trial.job(probe), nowMs, o);
+            if (d.status.isSuccess() && d.placement) {
+                for (const UnitChoice &u : d.placement->units) {
+                    if (u.card == c.id)
+                        return fit;
+                }
+            }
+        }
+        return std::nullopt;
+    };
+
+    if (preferred.isValid() && preferred.value() < probeState.cards().size()) {
+        if (std::optional<LayoutFit> fit = fitOnCard(probeState.card(preferred)))
+            return fit;
+    }
+    std::optional<LayoutFit> best;
+    for (const CardState &c : probeState.cards()) {
+        if (c.id == preferred)
+            continue;
+        std::optional<LayoutFit> fit = fitOnCard(c);
+        if (fit && (!best || fit->destroys + fit->creates < best->destroys + best->creates))
+            best = std::move(fit);
+    }
+    return best;
+}
+
 } // namespace Zhaoxi::Sched

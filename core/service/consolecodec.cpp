@@ -465,7 +465,8 @@ void readPlacementOption(const QJsonObject &o,
 
 } // namespace
 
-Session::PlacementPreview placementPreviewFromJson(const QJsonObject &o)
+Session::PlacementPreview placementPreviewFromJson(const QJsonObject &o,
+                                                   const Sched::ClusterState *state)
 {
     Session::PlacementPreview p;
     p.job = Domain::JobId(o.value(QStringLiteral("job")).toInt(-1));
@@ -479,6 +480,26 @@ Session::PlacementPreview placementPreviewFromJson(const QJsonObject &o)
                             &p.overBudgetVictimNames);
     p.startsAtMs = int64(o.value(QStringLiteral("starts_at_ms")), -1);
     p.startsWithWindow = o.value(QStringLiteral("starts_with_window")).toString();
+    // The layout that would let it run, read with that card's model (none without one: the
+    // hint is left out rather than guessed).
+    const QJsonObject fit = o.value(QStringLiteral("layout_fit")).toObject();
+    const int layoutCard = fit.value(QStringLiteral("card")).toInt(-1);
+    if (state && layoutCard >= 0 && layoutCard < state->cards().size()) {
+        const Domain::CardModel &model = state->model(state->card(Domain::CardId(layoutCard)));
+        QList<Domain::MigPlacement> target;
+        bool whole = true;
+        for (const QJsonValue &v : fit.value(QStringLiteral("layout")).toArray()) {
+            QString why;
+            const auto placement = Catalogue::parsePlacement(model, v.toString(), &why);
+            whole = whole && placement.has_value();
+            if (placement)
+                target.append(*placement);
+        }
+        if (whole && !target.isEmpty()) {
+            p.layoutCard = Domain::CardId(layoutCard);
+            p.layoutTarget = target;
+        }
+    }
     return p;
 }
 

@@ -65,7 +65,8 @@ std::optional<Storage::Event> eventFromJson(const QJsonObject &json, QString *er
 // result of a change (an ok answer's result, or an error answer's error object), a placement
 // preview, a layout preview (for a card of `model`), a job's log.
 Session::CommandResult commandResultFromAnswer(const QJsonObject &answer);
-Session::PlacementPreview placementPreviewFromJson(const QJsonObject &result);
+Session::PlacementPreview placementPreviewFromJson(const QJsonObject &result,
+                                                   const Sched::ClusterState *state = nullptr);
 Session::SchedulePreview schedulePreviewFromJson(const QJsonObject &result);
 Session::LayoutPreview layoutPreviewFromJson(const QJsonObject &result,
                                              const Domain::CardModel *model);

@@ -316,7 +316,8 @@ QJsonArray victimsJson(const QList<Sched::Victim> &victims, const QStringList &n
 
 } // namespace
 
-QJsonObject placementPreviewJson(const Session::PlacementPreview &p)
+QJsonObject placementPreviewJson(const Session::PlacementPreview &p,
+                                 const Sched::ClusterState *state)
 {
     QJsonObject o{{QStringLiteral("job"), jobValue(p.job)},
                   {QStringLiteral("card"), p.card.value()},
@@ -337,6 +338,15 @@ QJsonObject placementPreviewJson(const Session::PlacementPreview &p)
                              {QStringLiteral("status"), Storage::statusToJson(p.overBudgetStatus)},
                              {QStringLiteral("victims"),
                               victimsJson(p.overBudgetVictims, p.overBudgetVictimNames)}});
+        if (p.layoutCard.isValid() && state && p.layoutCard.value() < state->cards().size()) {
+            const Domain::CardModel &model = state->model(state->card(p.layoutCard));
+            QJsonArray layout;
+            for (const Domain::MigPlacement &m : p.layoutTarget)
+                layout.append(Catalogue::formatPlacement(model, m));
+            o.insert(QStringLiteral("layout_fit"),
+                     QJsonObject{{QStringLiteral("card"), p.layoutCard.value()},
+                                 {QStringLiteral("layout"), layout}});
+        }
     }
     return o;
 }

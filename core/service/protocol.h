@@ -64,7 +64,10 @@ QJsonArray cardsJson(const Session::Snapshot &snapshot);
 QJsonArray jobsJson(const Session::Snapshot &snapshot);
 QJsonObject eventJson(const Storage::Event &event);
 QJsonObject commandResultJson(const Session::CommandResult &result);
-QJsonObject placementPreviewJson(const Session::PlacementPreview &preview);
+// A refused drop's "layout_fit" names the target's profiles by the model of its card in `state`
+// (left out without one).
+QJsonObject placementPreviewJson(const Session::PlacementPreview &preview,
+                                 const Sched::ClusterState *state = nullptr);
 // "schedule-preview": policy_before/after, window_before/after, budget_before/after
 // ({training,inference,batch}_milli), evictions [{job, name, at_checkpoint, leaves_at_ms,
 // lost_work_ms, reason}], services [{service, name, replicas_before, replicas_after, slo_ms,

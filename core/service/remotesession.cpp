@@ -216,7 +216,9 @@ void RemoteSession::onAnswer(const Pending &p, const QJsonObject &answer)
             break;
         }
         if (p.answer == Answer::PlacementPreview) {
-            Session::PlacementPreview preview = placementPreviewFromJson(result);
+            const Session::SnapshotPtr s = latest();
+            Session::PlacementPreview preview
+                    = placementPreviewFromJson(result, s ? &s->state : nullptr);
             preview.request = p.request;
             Q_EMIT placementPreviewReady(preview);
         } else if (p.answer == Answer::SchedulePreview) {

@@ -61,8 +61,11 @@ Server::Server(Session::ApplianceSession &session, ServerOptions options, QObjec
             this,
             [this](const Session::PlacementPreview &p) {
                 const Pending q = m_pendingReads.take(p.request);
-                if (q.socket)
-                    reply(q.socket, okAnswer(q.id, placementPreviewJson(p)));
+                if (q.socket) {
+                    const SnapshotPtr s = m_session.latest();
+                    reply(q.socket,
+                          okAnswer(q.id, placementPreviewJson(p, s ? &s->state : nullptr)));
+                }
             });
     connect(&m_session,
             &Session::ApplianceSession::layoutPreviewReady,

@@ -89,6 +89,14 @@ PlacementPreview previewPlacementOn(const Sched::Scheduler &sched,
             &p.overBudgetStatus,
             &p.overBudgetVictims,
             &p.overBudgetVictimNames);
+    if (p.outcome == PlacementPreview::Outcome::Refused
+        && p.status.code != Sched::Status::Code::Error
+        && p.status.reason != Sched::Reason::ClassBudgetExceeded) {
+        if (const auto fit = sched.layoutToFit(st.job(job).spec, card, nowMs)) {
+            p.layoutCard = fit->card;
+            p.layoutTarget = fit->target;
+        }
+    }
     return p;
 }
 

@@ -55,6 +55,12 @@ struct PlacementPreview
     Sched::Status overBudgetStatus;
     QList<Sched::Victim> overBudgetVictims;
     QStringList overBudgetVictimNames; // parallel to overBudgetVictims
+    // Refused for the card's layout (or the card itself), not the budget: a MIG card (this one
+    // when it can) that would take the job after the operator gives it `layoutTarget`, a
+    // change that destroys only idle instances (invalid card: none). The console offers to open
+    // that layout in the repartition editor; nothing changes until the operator applies it.
+    Domain::CardId layoutCard;
+    QList<Domain::MigPlacement> layoutTarget;
 };
 
 // A proposed layout for one MIG card, checked and planned by the session.

@@ -7,6 +7,8 @@
 #include "core/models/cardtablemodel.h"
 #include "core/sched/appliancefile.h"
 
+#include "tests/models/demostate.h"
+
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
 #include <QTest>
@@ -14,6 +16,8 @@
 #include <limits>
 
 using namespace Zhaoxi;
+using DemoState::bindJob;
+using DemoState::demo;
 using Domain::CardId;
 using Domain::PartitionMode;
 using Models::CardSortModel;
@@ -27,34 +31,6 @@ const Catalogue::Catalogue &catalogue()
 {
     static const Catalogue::Catalogue c = Catalogue::Catalogue::builtIn();
     return c;
-}
-
-ClusterState demo()
-{
-    Sched::ApplianceError error;
-    const std::optional<Sched::Appliance> a = Sched::loadApplianceFile(
-            QStringLiteral(ZHAOXI_SOURCE_DIR "/resources/appliances/demo.json"),
-            catalogue(),
-            &error);
-    if (!a)
-        qFatal("demo appliance: %s", qPrintable(error.toString()));
-    return a->state;
-}
-
-// Binds a new running job named `name` to unit `uid` of `card`.
-void bindJob(ClusterState &s, CardId card, int uid, const QString &name)
-{
-    Domain::WorkloadSpec spec;
-    spec.name = name;
-    spec.kind = Domain::WorkloadKind::Batch;
-    const Domain::JobId job = s.addJob(spec, 0);
-    s.attachHost(job, s.card(card).host);
-    Sched::UnitChoice choice;
-    choice.card = card;
-    choice.kind = Sched::UnitChoice::Kind::Existing;
-    choice.uid = uid;
-    s.bind(job, choice);
-    s.setJobState(job, Sched::JobState::Running);
 }
 
 // A small appliance: one host with `cards` whole L20s.

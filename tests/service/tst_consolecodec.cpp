@@ -253,6 +253,41 @@ private Q_SLOTS:
         QCOMPARE(pb.victims, p.victims);
         QCOMPARE(pb.victimNames, p.victimNames);
 
+        // A refused drop's layout hint, named by the card's model and read back with it; a
+        // console without the card (no state) leaves the hint out rather than guess it.
+        const auto scenario = demoDay();
+        QVERIFY(scenario);
+        Session::SimulationSession demo(*scenario, QString(), scenario->seed);
+        demo.runTo(60'000);
+        const Sched::ClusterState &st = demo.latest()->state;
+        Domain::CardId mig;
+        for (const Sched::CardState &c : st.cards()) {
+            if (c.mode == Domain::PartitionMode::Mig && !mig.isValid())
+                mig = c.id;
+        }
+        QVERIFY(mig.isValid());
+        const Domain::CardModel &model = st.model(st.card(mig));
+        Session::PlacementPreview refused;
+        refused.job = Domain::JobId(7);
+        refused.card = Domain::CardId(0);
+        refused.outcome = Session::PlacementPreview::Outcome::Refused;
+        refused.status = Sched::Status::unschedulable(Sched::Reason::NoFreeUnit);
+        refused.layoutCard = mig;
+        refused.layoutTarget = {{model.profileIndex(QStringLiteral("3g.71gb")), 0},
+                                {model.profileIndex(QStringLiteral("1g.18gb")), 4}};
+        const QJsonObject wire = overTheWire(Service::placementPreviewJson(refused, &st));
+        QCOMPARE(wire.value(QStringLiteral("layout_fit"))
+                         .toObject()
+                         .value(QStringLiteral("layout"))
+                         .toArray()
+                         .first()
+                         .toString(),
+                 QStringLiteral("3g.71gb@0"));
+        const Session::PlacementPreview hint = Service::placementPreviewFromJson(wire, &st);
+        QCOMPARE(hint.layoutCard, mig);
+        QCOMPARE(hint.layoutTarget, refused.layoutTarget);
+        QVERIFY(!Service::placementPreviewFromJson(wire).layoutCard.isValid());
+
         // A schedule preview: every field the console's dialog reads comes back.
         Session::SchedulePreview sp;
         sp.ok = true;

@@ -349,6 +349,23 @@ void TestZhaoxid::servesItsClientsAndLeavesTheWorkRunningAtSigterm()
              qPrintable(out + err));
     QCOMPARE(ctl({QStringLiteral("jobs")}, &out, &err), 0);
     QVERIFY2(out.contains(QStringLiteral("running")), qPrintable(out));
+    // A stray word on a card command is refused before anything is sent: the card is not
+    // cordoned and the job keeps running.
+    QCOMPARE(ctl({QStringLiteral("card"),
+                  QStringLiteral("cordon"),
+                  QStringLiteral("--card"),
+                  QStringLiteral("0"),
+                  QStringLiteral("--drain"),
+                  QStringLiteral("now")},
+                 &out,
+                 &err),
+             2);
+    QVERIFY2(err.contains(QStringLiteral("card cordon: unexpected argument(s): now")),
+             qPrintable(err));
+    QCOMPARE(ctl({QStringLiteral("cards")}, &out, &err), 0);
+    QVERIFY2(!out.contains(QStringLiteral("cordoned")), qPrintable(out));
+    QCOMPARE(ctl({QStringLiteral("jobs")}, &out, &err), 0);
+    QVERIFY2(out.contains(QStringLiteral("running")), qPrintable(out));
     // /metrics: the cards with dcgm-exporter's names, the queue, the appliance.
     {
         QTcpSocket http;

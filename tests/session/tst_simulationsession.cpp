@@ -4,6 +4,8 @@
 // with its reason, a repartition in immediate and drain mode, a schedule checked like the
 // headless tool checks it), and the session running on its own thread behind a SessionClient.
 #include "core/catalogue/catalogue.h"
+#include "core/catalogue/layoutrules.h"
+#include "core/models/jobtablemodel.h"
 #include "core/models/sessionclient.h"
 #include "core/runtime/processworkloads.h"
 #include "core/session/eventbridge.h"
@@ -424,6 +426,73 @@ private Q_SLOTS:
         }
     }
 
+    // A drop refused as the cards are laid out names the layout that would let the job run:
+    // the pinned card of seven idle 1g instances, as 3g.71gb and what stays. Nothing changes
+    // until the operator applies it; applied, the waiting replica runs there.
+    void aRefusedDropNamesTheLayoutThatFits()
+    {
+        using Outcome = Session::PlacementPreview::Outcome;
+        Session::SimulationSession session(smallScenario(), QString(), 3);
+        session.runTo(5 * 60'000);
+        Session::SnapshotPtr s = session.latest();
+        const int busy = cardOf(*s, jobNamed(*s, QStringLiteral("big")));
+        const int card = busy == 0 ? 1 : 0;
+        const Domain::CardModel &model = s->state.model(s->state.card(Domain::CardId(card)));
+        const int g1 = model.profileIndex(QStringLiteral("1g.18gb"));
+        const int g3 = model.profileIndex(QStringLiteral("3g.71gb"));
+        QList<Domain::MigPlacement> sevenSmall;
+        for (int start = 0; start < 7; ++start)
+            sevenSmall.append({g1, start});
+        QSignalSpy done(&session, &Session::ApplianceSession::commandFinished);
+        session.pinLayout(1, card, -1);
+        QVERIFY(done.takeFirst().first().value<Session::CommandResult>().ok);
+        session.applyLayout(2, card, sevenSmall, Session::ApplyMode::Immediate, 0);
+        QVERIFY(done.takeFirst().first().value<Session::CommandResult>().ok);
+        session.runTo(6 * 60'000);
+        session.setPaused(true);
+        s = session.latest();
+        Domain::JobId replica;
+        for (const Sched::Job &j : s->state.jobs()) {
+            if (j.spec.kind == Domain::WorkloadKind::Inference
+                && j.state == Sched::JobState::Pending)
+                replica = j.id;
+        }
+        QVERIFY(replica.isValid());
+
+        QSignalSpy previews(&session, &Session::ApplianceSession::placementPreviewReady);
+        for (const int target : {card, busy}) {
+            session.previewPlacement(3, replica.value(), target);
+            const auto p = previews.takeFirst().first().value<Session::PlacementPreview>();
+            QCOMPARE(p.outcome, Outcome::Refused);
+            QVERIFY(p.status.reason != Sched::Reason::ClassBudgetExceeded);
+            // Dropped on the pinned card or on the busy one: the pinned card is the one to change.
+            QCOMPARE(p.layoutCard, Domain::CardId(card));
+            QVERIFY(Catalogue::validateLayout(model, p.layoutTarget).isValid());
+            QCOMPARE(std::count_if(p.layoutTarget.cbegin(),
+                                   p.layoutTarget.cend(),
+                                   [&](const Domain::MigPlacement &m) { return m.profile == g3; }),
+                     1);
+            // Only the instances the 3g needs go: the other 1g instances stay where they are.
+            int kept = 0;
+            for (const Domain::MigPlacement &m : p.layoutTarget)
+                kept += m.profile == g1 && sevenSmall.contains(m) ? 1 : 0;
+            QCOMPARE(kept, int(p.layoutTarget.size()) - 1);
+            QVERIFY(kept >= 3);
+        }
+        QCOMPARE(session.latest()->state.card(Domain::CardId(card)).migLayout().size(), 7);
+
+        // The layout as hinted, applied by the operator: the replica runs there.
+        session.previewPlacement(4, replica.value(), card);
+        const auto hint = previews.takeFirst().first().value<Session::PlacementPreview>();
+        session.applyLayout(5, card, hint.layoutTarget, Session::ApplyMode::Immediate, 0);
+        QVERIFY(done.takeFirst().first().value<Session::CommandResult>().ok);
+        session.setPaused(false);
+        session.runTo(10 * 60'000);
+        s = session.latest();
+        QCOMPARE(s->state.job(replica).state, Sched::JobState::Running);
+        QCOMPARE(cardOf(*s, replica), card);
+    }
+
     // Paused, a card freed by a command reads idle at once (not its old utilisation and power).
     void aFreedCardReadsIdleAtOnce()
     {
@@ -691,6 +760,18 @@ private Q_SLOTS:
         QVERIFY(s->state.job(small).overBudget);
         QVERIFY(!s->state.job(big).overBudget);
         QVERIFY(s->state.classUsage().training > s->budget.trainingMilli);
+        // The jobs table marks it, in its state and a role of its own.
+        Models::JobTableModel table;
+        table.setSnapshot(*s);
+        int marked = 0;
+        for (int row = 0; row < table.rowCount(); ++row) {
+            const QModelIndex state = table.index(row, Models::JobTableModel::StateColumn);
+            const bool over = state.data(Models::JobTableModel::OverBudgetRole).toBool();
+            marked += over ? 1 : 0;
+            QCOMPARE(over, state.data(Models::JobTableModel::JobIdRole).toInt() == small.value());
+            QCOMPARE(state.data().toString().endsWith(QLatin1String(", over budget")), over);
+        }
+        QCOMPARE(marked, 1);
 
         // A schedule that gives training half the appliance: the excused job is not evicted to
         // bring training within its budget (neither is "big": the over-budget share is excused).

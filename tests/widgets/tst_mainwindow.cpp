@@ -2,6 +2,7 @@
 // The console's main window on the offscreen platform: it shows the demo appliance, follows the
 // selection in its details pane, and switches language at run time.
 #include "core/catalogue/catalogue.h"
+#include "core/device/devicebackend.h"
 #include "core/models/cardtablemodel.h"
 #include "core/models/eventlogmodel.h"
 #include "core/models/sessionclient.h"
@@ -12,6 +13,7 @@
 #include "widgets/cardmap/cardmapview.h"
 #include "widgets/cardmap/jobsview.h"
 #include "widgets/cardmap/newworkloaddialog.h"
+#include "widgets/cardtimelineview.h"
 #include "widgets/catchup.h"
 #include "widgets/charts/livecharts.h"
 #include "widgets/eventlog/eventlogview.h"
@@ -23,6 +25,7 @@
 
 #include "tests/data/scenarios.h"
 
+#include <QAbstractButton>
 #include <QAbstractItemView>
 #include <QAction>
 #include <QApplication>
@@ -47,6 +50,7 @@
 #include <QTimer>
 #include <QToolBar>
 #include <QTreeWidget>
+#include <QUndoStack>
 
 using namespace Zhaoxi;
 using Models::CardTableModel;
@@ -96,8 +100,12 @@ private Q_SLOTS:
     void theDayCanBeRestarted();
     void detailsFollowTheSelection();
     void switchesLanguageAndBack();
+    void noTextIsCutAfterALanguageSwitch();
     void aboutNamesTheLicence();
     void newSnapshotKeepsTheSelection();
+    void detailsTellTheCardsHealth();
+    void detailsShowTheCardsDay();
+    void aProposedLayoutOpensInTheRepartitionEditor();
     void initTestCase();
     void consoleFollowsTheSession();
     void readOnlyBannerSaysWhy();
@@ -581,6 +589,128 @@ void TestMainWindow::switchesLanguageAndBack()
     QCOMPARE(languages.language(), QStringLiteral("en"));
 }
 
+// Texts on buttons, boxes and one-line labels whose widget is narrower than the text needs
+// (a width fixed for the other language), with their widgets' names: none, in either language,
+// after switching at run time.
+static QStringList cutTexts(const QWidget &window)
+{
+    QStringList cut;
+    for (QWidget *child : window.findChildren<QWidget *>()) {
+        if (!child->isVisible() || child->width() <= 0)
+            continue;
+        QString text;
+        int need = 0;
+        if (auto *b = qobject_cast<QAbstractButton *>(child)) {
+            if (b->text().isEmpty())
+                continue;
+            text = b->text();
+            need = b->sizeHint().width();
+        } else if (auto *l = qobject_cast<QLabel *>(child)) {
+            if (l->wordWrap() || l->text().isEmpty() || l->textFormat() == Qt::RichText
+                || l->text().contains(QLatin1Char('<')) || !l->pixmap().isNull())
+                continue;
+            text = l->text();
+            need = l->minimumSizeHint().width();
+        } else if (auto *c = qobject_cast<QComboBox *>(child)) {
+            text = c->currentText();
+            need = c->minimumSizeHint().width();
+        } else if (auto *h = qobject_cast<QHeaderView *>(child)) {
+            // A column sized for the other language's title.
+            if (h->orientation() != Qt::Horizontal || !h->model())
+                continue;
+            for (int i = 0; i < h->count(); ++i) {
+                if (h->isSectionHidden(i) || h->sectionSize(i) == 0
+                    || h->sectionResizeMode(i) == QHeaderView::Stretch
+                    || (h->stretchLastSection() && h->visualIndex(i) == h->count() - 1))
+                    continue;
+                const QString title = h->model()->headerData(i, Qt::Horizontal).toString();
+                const int titleNeed = h->sectionSizeHint(i); // the title, its margins
+                if (h->sectionSize(i) < titleNeed)
+                    cut << QStringLiteral("column %1 of %2 \"%3\": %4 < %5 px")
+                                    .arg(i)
+                                    .arg(h->parentWidget() ? h->parentWidget()->objectName()
+                                                           : QString())
+                                    .arg(title)
+                                    .arg(h->sectionSize(i))
+                                    .arg(titleNeed);
+            }
+            continue;
+        } else if (auto *t = qobject_cast<QTabBar *>(child)) {
+            const QFontMetrics fm(t->font());
+            for (int i = 0; i < t->count(); ++i) {
+                const int tabNeed = fm.horizontalAdvance(t->tabText(i).remove(QLatin1Char('&')));
+                if (t->tabRect(i).width() < tabNeed)
+                    cut << QStringLiteral("tab \"%1\": %2 < %3 px")
+                                    .arg(t->tabText(i))
+                                    .arg(t->tabRect(i).width())
+                                    .arg(tabNeed);
+            }
+            continue;
+        } else
+            continue;
+        if (child->width() + 1 < need)
+            cut << QStringLiteral("%1 %2 \"%3\": %4 < %5 px")
+                            .arg(QString::fromLatin1(child->metaObject()->className()),
+                                 child->objectName(),
+                                 text.left(40))
+                            .arg(child->width())
+                            .arg(need);
+    }
+    return cut;
+}
+
+void TestMainWindow::noTextIsCutAfterALanguageSwitch()
+{
+    LanguageController languages;
+    Session::SimulationSession session(demoDay(), QString(), 20260105);
+    session.runTo(10 * 3600'000);
+    Models::SessionClient client(&session);
+    MainWindow w(&languages);
+    w.setSession(&client, session.storePath());
+    w.resize(1280, 720);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QTRY_VERIFY(client.snapshot());
+    {
+        // The check sees a cut text: a button held narrower than its words.
+        QPushButton narrow(QStringLiteral("A button with a long text"), &w);
+        narrow.setObjectName(QStringLiteral("narrow"));
+        narrow.setFixedWidth(30);
+        narrow.show();
+        QVERIFY(cutTexts(w).join(QLatin1Char(' ')).contains(QStringLiteral("narrow")));
+    }
+    QVERIFY2(cutTexts(w).isEmpty(), qPrintable(cutTexts(w).join(QLatin1Char('\n'))));
+    // Ends in English, as the other tests expect.
+    for (const QString &lang : {QStringLiteral("zh_CN"),
+                                QStringLiteral("en"),
+                                QStringLiteral("zh_CN"),
+                                QStringLiteral("en")}) {
+        QVERIFY(languages.setLanguage(lang));
+        for (int i = 0; i < 5; ++i) {
+            QCoreApplication::processEvents();
+            QTest::qWait(20);
+        }
+        // Every page of every tab widget, each shown in turn.
+        QStringList cut;
+        for (QTabWidget *tabs : w.findChildren<QTabWidget *>()) {
+            if (!tabs->isVisible())
+                continue;
+            const int was = tabs->currentIndex();
+            for (int i = 0; i < tabs->count(); ++i) {
+                tabs->setCurrentIndex(i);
+                QCoreApplication::processEvents();
+                for (const QString &c : cutTexts(w)) {
+                    if (!cut.contains(c))
+                        cut << c;
+                }
+            }
+            tabs->setCurrentIndex(was);
+        }
+        QVERIFY2(cut.isEmpty(),
+                 qPrintable(lang + QStringLiteral(":\n") + cut.join(QLatin1Char('\n'))));
+    }
+}
+
 void TestMainWindow::aboutNamesTheLicence()
 {
     MainWindow w;
@@ -610,6 +740,164 @@ void TestMainWindow::newSnapshotKeepsTheSelection()
 
     QCOMPARE(w.cardView()->currentIndex().data(CardTableModel::CardIdRole).toInt(), 5);
     QCOMPARE(partitions->topLevelItem(1)->text(3), QStringLiteral("chat-7b"));
+}
+
+// The card details say what nvidia-smi would: the clock against full with the throttle reasons,
+// the temperature against the model's slowdown and shutdown points, power against its limit,
+// errors, processes Zhaoxi did not start; and whether each partition's job works or idles.
+void TestMainWindow::detailsTellTheCardsHealth()
+{
+    Sched::Appliance a = demo();
+    Domain::WorkloadSpec spec;
+    spec.name = QStringLiteral("chat-7b");
+    const Domain::CardId card(7); // seven 1g.18gb instances
+    QList<int> uids;
+    for (int i = 0; i < 2; ++i) {
+        const Domain::JobId job = a.state.addJob(spec, 0);
+        a.state.attachHost(job, Domain::HostId(0));
+        Sched::UnitChoice choice;
+        choice.card = card;
+        choice.uid = a.state.card(card).units[i].uid;
+        a.state.bind(job, choice);
+        uids << choice.uid;
+    }
+    Models::CardTableModel model;
+    model.setState(a.state);
+    QList<Session::CardSample> samples(model.rowCount());
+    Session::CardSample &s = samples[card.value()];
+    s.card = card.value();
+    s.utilisation = 0.4;
+    s.memoryUsedMiB = 20 * 1024;
+    s.temperatureC = 88.4;
+    s.slowdownTempC = 87;
+    s.shutdownTempC = 92;
+    s.powerW = 401;
+    s.powerLimitW = 700;
+    s.throttled = true;
+    s.throttleReasons = Device::ThrottleReason::HwThermal;
+    s.clockFactor = 0.62;
+    s.xidErrors = 2;
+    s.otherProcesses = 1;
+    s.busyUnits = {uids[0]}; // the second job holds its unit and does nothing
+    model.setReadings(samples);
+
+    Widgets::CardDetailsView view;
+    view.setCard(model.index(model.rowOf(card), 0));
+    const auto *readings = view.findChild<QLabel *>(QStringLiteral("cardReadings"));
+    const auto *partitions = view.findChild<QTreeWidget *>(QStringLiteral("partitionList"));
+    QVERIFY(readings && partitions);
+    const QStringList lines = readings->text().split(QLatin1Char('\n'));
+    QCOMPARE(lines.value(0), QStringLiteral("Utilisation 40 % \u00b7 memory in use 20.0 GiB"));
+    QCOMPARE(lines.value(1), QStringLiteral("Clock at 62 % of full, throttled: thermal slowdown"));
+    QCOMPARE(lines.value(2),
+             QStringLiteral("Temperature 88 °C (slows down at 87 °C, shuts down at 92 °C)"));
+    QCOMPARE(lines.value(3), QStringLiteral("Power 401 W of its 700 W limit"));
+    QCOMPARE(lines.value(4),
+             QStringLiteral(
+                     "Since the session began: Xid errors 2 \u00b7 uncorrectable ECC errors 0"));
+    QCOMPARE(lines.value(5), QStringLiteral("Processes Zhaoxi did not start: 1"));
+    QCOMPARE(partitions->topLevelItem(0)->text(4), QStringLiteral("Working"));
+    QCOMPARE(partitions->topLevelItem(1)->text(4), QStringLiteral("Allocated, idle"));
+    QCOMPARE(partitions->topLevelItem(2)->text(4), QStringLiteral("Ready"));
+
+    // The card cools and its clock comes back: the view follows the model.
+    s.temperatureC = 60;
+    s.throttled = false;
+    s.throttleReasons = 0;
+    s.clockFactor = 1;
+    model.setReadings(samples);
+    QCOMPARE(readings->text().split(QLatin1Char('\n')).value(1),
+             QStringLiteral("Clock at 100 % of full, not throttled"));
+    // A card with no reading (lost) says so.
+    samples[0].lost = true;
+    model.setReadings(samples);
+    view.setCard(model.index(model.rowOf(Domain::CardId(0)), 0));
+    QCOMPARE(readings->text(), QStringLiteral("No readings from this card now."));
+}
+
+// The details pane draws the selected card's day: its units over time with who held them,
+// the time axis in local time, and a tooltip that names the holder and the times.
+void TestMainWindow::detailsShowTheCardsDay()
+{
+    Session::SimulationSession session(demoDay(), QString(), 20260105);
+    session.runTo(0);
+    Models::SessionClient client(&session);
+    MainWindow w;
+    w.setSession(&client, session.storePath());
+    w.resize(1600, 1000);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    Widgets::catchUp(session, 4 * 3600'000, nullptr);
+    QTRY_VERIFY(client.snapshot()
+                && client.snapshot()->nowMs >= client.snapshot()->startMs + 4 * 3600'000);
+    auto *timeline = w.findChild<Widgets::CardTimelineView *>(QStringLiteral("cardTimeline"));
+    QVERIFY(timeline);
+    // The card with the most held stretches.
+    const Sched::ClusterState &st = client.snapshot()->state;
+    Domain::CardId busiest;
+    int most = -1;
+    for (const Sched::CardState &c : st.cards()) {
+        w.selectCard(c.id);
+        int held = 0;
+        for (const Models::TimelineSpan &span : timeline->spans())
+            held += span.job.isValid();
+        if (held > most) {
+            most = held;
+            busiest = c.id;
+        }
+    }
+    QVERIFY(most > 0);
+    w.selectCard(busiest);
+    QCOMPARE(timeline->card(), busiest);
+    timeline->resize(480, 200);
+    QVERIFY(!timeline->timeLabels().isEmpty());
+    for (const QString &label : timeline->timeLabels())
+        QVERIFY2(label.endsWith(QStringLiteral(":00")), qPrintable(label)); // on the hour
+    bool named = false;
+    for (qsizetype i = 0; i < timeline->spans().size(); ++i) {
+        const Models::TimelineSpan &span = timeline->spans()[i];
+        const QRect r = timeline->spanRect(i);
+        QVERIFY(timeline->rect().contains(r));
+        if (!span.job.isValid() || r.width() < 3)
+            continue;
+        const QString text = timeline->describeAt(r.center());
+        QVERIFY2(text.contains(QStringLiteral(" on ")), qPrintable(text));
+        named |= text.startsWith(span.jobName);
+    }
+    QVERIFY(named);
+    QVERIFY(timeline->describeAt(QPoint(1, 1)).isEmpty());
+}
+
+// "Open this layout" on a refused drop: the repartition editor shows that card with the layout
+// planned (one undoable edit), and nothing is applied.
+void TestMainWindow::aProposedLayoutOpensInTheRepartitionEditor()
+{
+    Session::SimulationSession session(demoDay(), QString(), 20260105);
+    session.runTo(0);
+    Models::SessionClient client(&session);
+    MainWindow w;
+    w.setSession(&client, session.storePath());
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QTRY_VERIFY(client.snapshot());
+    const Sched::ClusterState &st = client.snapshot()->state;
+    const Domain::CardId card(6);
+    const Domain::CardModel &model = st.model(st.card(card));
+    const int g3 = model.profileIndex(QStringLiteral("3g.71gb"));
+    const int g1 = model.profileIndex(QStringLiteral("1g.18gb"));
+    const QList<Domain::MigPlacement> layout{{g3, 0}, {g1, 4}, {g1, 5}, {g1, 6}};
+    const auto unitsBefore = st.card(card).units;
+    session.setPaused(true);
+    Q_EMIT w.cardMap()->layoutProposed(card, layout);
+    Widgets::RepartitionEditor *editor = w.repartitionEditor();
+    QCOMPARE(editor->card(), card);
+    QVERIFY(editor->isVisible());
+    QCOMPARE(editor->pendingLayout(), layout);
+    QCOMPARE(editor->undoStack()->count(), 1);
+    // Nothing changed on the card: it keeps the layout it had.
+    QCoreApplication::processEvents();
+    QVERIFY(editor->currentLayout() != layout);
+    QCOMPARE(session.latest()->state.card(card).units, unitsBefore);
 }
 
 // A moment clicked on the overview's chart: the event log shows the first event from then on,

@@ -255,10 +255,22 @@ CardMapView::Layout CardMapView::layoutFor(double zoom, int width, bool stretch)
             const bool continues = col > 0 && !block.brackets.isEmpty()
                                    && block.brackets.last().domain == domain
                                    && st.cards()[card - 1].linkDomain == domain;
+            // The domain went on to the end of the row above: this row continues it.
+            const bool wraps = col == 0 && i > 0 && !block.brackets.isEmpty()
+                               && block.brackets.last().domain == domain
+                               && st.cards()[card - 1].linkDomain == domain;
             if (continues)
                 block.brackets.last().rect.setRight(r.right());
             else if (perDomain.value(domain) > 1)
-                block.brackets.append({QRect(r.left(), r.top() - band, r.width(), band), domain});
+                block.brackets.append({QRect(r.left(), r.top() - band, r.width(), band),
+                                       domain,
+                                       wraps ? block.brackets.last().part + 1 : 0});
+        }
+        // Each wrapped run's brackets learn how many rows it spans.
+        for (qsizetype b = block.brackets.size() - 1; b >= 0; --b) {
+            HostBlock::Bracket &bracket = block.brackets[b];
+            const bool last = b + 1 == block.brackets.size() || block.brackets[b + 1].part == 0;
+            bracket.parts = last ? bracket.part + 1 : block.brackets[b + 1].parts;
         }
         y += rows * (tileH + gap + band) + gap;
         l.hosts.append(block);
@@ -455,6 +467,23 @@ QRect CardMapView::cardRect(CardId card) const
     if (!card.isValid() || card.value() >= m_tiles.size())
         return QRect();
     return m_tiles[card.value()].rect.translated(-offset());
+}
+
+QStringList CardMapView::linkDomainLabels() const
+{
+    QStringList labels;
+    for (const HostBlock &h : m_hosts) {
+        for (const HostBlock::Bracket &b : h.brackets)
+            labels << bracketLabel(b);
+    }
+    return labels;
+}
+
+QString CardMapView::bracketLabel(const HostBlock::Bracket &b)
+{
+    if (b.parts > 1)
+        return tr("NVLink %1 (%2/%3)").arg(b.domain).arg(b.part + 1).arg(b.parts);
+    return tr("NVLink %1").arg(b.domain);
 }
 
 QRect CardMapView::unitRect(CardId card, int uid) const
@@ -705,6 +734,9 @@ QString CardMapView::unitToolTip(const Hit &hit) const
                                                : tr("allocated but idle");
             lines << tr("Job: %1 (%2), %3")
                              .arg(u->jobName, CardTile::classText(u->unitClass), activity);
+            if (m_snapshot && u->job.value() < m_snapshot->state.jobs().size()
+                && m_snapshot->state.job(u->job).overBudget)
+                lines << tr("Placed by an operator over its class budget");
         } else {
             lines << tr("Job: none (free)");
         }

@@ -46,7 +46,11 @@ namespace Zhaoxi::Widgets {
 // or grey ("checking…") until the answer comes; the GUI never waits. A drop places the job
 // (placeJob without preemption); one that needs preemption first asks the operator, listing the
 // victims and the work they lose (setPreemptionConfirmation() replaces the dialog, e.g. in
-// tests); a refused drop is ignored with its reason (statusMessage). With an undo stack, a
+// tests); a drop refused for the class budget may be placed anyway, over it, after the same
+// question; a drop refused as the card is laid out, when another layout would take the job
+// (Scheduler::layoutToFit), offers that layout ("It fits on GPU 6 as 3g.71gb + 3×1g.18gb.") and
+// on a yes opens it in the repartition editor (layoutProposed), never applying it itself; any
+// other refused drop is ignored with its reason (statusMessage). With an undo stack, a
 // placement can be undone (the job goes back to the queue) and redone (placed again on the same
 // card, preempting again if the original placement did).
 //
@@ -99,6 +103,14 @@ public:
     // A refused drop's hint at when it could start ("It fits at 20:00, when ‘night’ opens."),
     // from the preview's startsAtMs; empty when there is none.
     QString startHintText(const Session::PlacementPreview &preview) const;
+    // A refused drop's hint at a layout that would let it run ("It fits on dgx GPU 6 as
+    // 3g.71gb + 3×1g.18gb."), from the preview's layoutCard and layoutTarget; empty when none.
+    QString layoutHintText(const Session::PlacementPreview &preview) const;
+    // Asked when a job is dropped on a target whose hint is a layout: true opens that layout
+    // in the repartition editor (layoutProposed). Null: a question box with "Open this layout".
+    // Tests replace it.
+    using ConfirmLayout = std::function<bool(const Session::PlacementPreview &, const QString &)>;
+    void setLayoutConfirmation(ConfirmLayout confirm) { m_confirmLayout = std::move(confirm); }
 
     // Zoom: 1 = the natural tile size (about 230 x 120 px). Fit mode follows the viewport.
     double zoom() const { return m_zoom; }
@@ -113,6 +125,8 @@ public:
     Hit hitTest(const QPoint &viewportPos) const;
     QRect cardRect(Domain::CardId card) const;          // empty when unknown
     QRect unitRect(Domain::CardId card, int uid) const; // empty when unknown
+    // The link-domain brackets' labels as drawn, host by host ("NVLink 0", "NVLink 1 (2/2)").
+    QStringList linkDomainLabels() const;
 
     // The selection (invalid / -1 when nothing is selected).
     Domain::CardId selectedCard() const { return m_selection.card; }
@@ -155,6 +169,10 @@ Q_SIGNALS:
     void statusMessage(const QString &message);
     // "Repartition…" in a card's menu: the main window opens the editor on it.
     void repartitionRequested(Zhaoxi::Domain::CardId card);
+    // The operator chose to open the layout a refused drop's hint proposed: the main window
+    // shows it in the repartition editor as the planned layout (applied only from there).
+    void layoutProposed(Zhaoxi::Domain::CardId card,
+                        const QList<Zhaoxi::Domain::MigPlacement> &layout);
     // A right-click on a job's partition: the main window opens the job's menu there.
     void jobMenuRequested(Zhaoxi::Domain::JobId job, const QPoint &globalPos);
 
@@ -184,6 +202,13 @@ private:
         {
             QRect rect; // the line above a run of tiles of one link domain
             int domain = 0;
+            // A domain wider than a row goes on over the next ones: one bracket per row, open
+            // on the sides it wraps at and numbered ("NVLink 0 (1/2)", "NVLink 0 (2/2)"),
+            // never two brackets that both read "NVLink 0".
+            int part = 0;
+            int parts = 1;
+            bool continuesLeft() const { return part > 0; }
+            bool continuesRight() const { return part + 1 < parts; }
         };
         QList<Bracket> brackets;
     };
@@ -211,6 +236,7 @@ private:
         DropState state = DropState::None;
         QString text;
         bool anyway = false; // refused for the class budget, but may be placed over it (asked)
+        bool layout = false; // refused as laid out; a drop offers the layout that would fit
     };
     struct CachedPreview
     {
@@ -258,6 +284,8 @@ private:
     void onPreviewReady(const Session::PlacementPreview &preview);
     void takePreview(const Session::PlacementPreview &preview, quint64 serial);
     void actOnDrop(const Session::PlacementPreview &preview);
+    bool confirmLayout(const Session::PlacementPreview &preview);
+    static QString bracketLabel(const HostBlock::Bracket &bracket);
     void issue(const PendingCommand &command);
     void onCommandFinished(const Session::CommandResult &result);
     void finishCommand(const PendingCommand &command, const Session::CommandResult &result);
@@ -270,6 +298,7 @@ private:
     CardMapThresholds m_thresholds;
     ConfirmPreemption m_confirm;
     ConfirmDrain m_confirmDrain;
+    ConfirmLayout m_confirmLayout;
 
     QList<Tile> m_tiles; // by card id
     QList<HostBlock> m_hosts;

@@ -12,9 +12,13 @@
 #include <QDateTime>
 #include <QDragEnterEvent>
 #include <QLocale>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QTimeZone>
 #include <QUndoCommand>
 #include <QUndoStack>
+
+#include <algorithm>
 
 namespace Zhaoxi::Widgets {
 
@@ -96,8 +100,10 @@ void CardMapView::dragMoveEvent(QDragMoveEvent *event)
     }
     updateDragTarget(event->position().toPoint());
     // "Checking" accepts: the drop waits for the answer rather than the cursor saying no; so
-    // does a target where the job may go over its class budget (the drop asks first).
-    if (m_drag.state == DropState::None || (m_drag.state == DropState::Refused && !m_drag.anyway))
+    // does a target where the job may go over its class budget (the drop asks first), and one
+    // whose hint is a layout (the drop offers to open it).
+    if (m_drag.state == DropState::None
+        || (m_drag.state == DropState::Refused && !m_drag.anyway && !m_drag.layout))
         event->ignore();
     else
         event->acceptProposedAction();
@@ -122,7 +128,7 @@ void CardMapView::dropEvent(QDropEvent *event)
     const auto cached = m_previews.constFind(key);
     const bool fresh = cached != m_previews.cend() && cached->serial == m_snapshot->serial;
     // Refused by a fresh answer, or the job is not waiting any more (no answer needed).
-    const bool refused = m_drag.state == DropState::Refused && !m_drag.anyway
+    const bool refused = m_drag.state == DropState::Refused && !m_drag.anyway && !m_drag.layout
                          && (fresh || cached == m_previews.cend());
     if (!card.isValid() || refused) {
         if (card.isValid()) {
@@ -175,6 +181,7 @@ void CardMapView::refreshDragState()
     }
     const Sched::ClusterState &st = m_snapshot->state;
     m_drag.anyway = false;
+    m_drag.layout = false;
     if (!job.isValid() || job.value() >= st.jobs().size()
         || st.job(job).state != Sched::JobState::Pending) {
         m_drag.state = DropState::Refused;
@@ -218,6 +225,11 @@ void CardMapView::refreshDragState()
             m_drag.text += QLatin1Char(' ')
                            + tr("Drop to place it anyway, over the budget (you are asked "
                                 "first).");
+        if (const QString fit = layoutHintText(p); !fit.isEmpty() && !m_drag.anyway) {
+            m_drag.layout = true;
+            m_drag.text += QLatin1Char(' ') + fit + QLatin1Char(' ')
+                           + tr("Drop to open that layout in the repartition editor.");
+        }
         break;
     }
 }
@@ -241,6 +253,59 @@ QString CardMapView::startHintText(const PlacementPreview &p) const
     if (!p.startsWithWindow.isEmpty())
         return tr("It fits at %1, when ‘%2’ opens.").arg(time, windowNameText(p.startsWithWindow));
     return tr("It could start at about %1, as running work ends.").arg(time);
+}
+
+QString CardMapView::layoutHintText(const PlacementPreview &p) const
+{
+    if (!m_snapshot || !p.layoutCard.isValid()
+        || p.layoutCard.value() >= m_snapshot->state.cards().size() || p.layoutTarget.isEmpty())
+        return {};
+    const Domain::CardModel &model = m_snapshot->state.model(m_snapshot->state.card(p.layoutCard));
+    // Profiles as the layout holds them, largest first, each with its count: "3g.71gb + 3×1g.18gb".
+    QList<int> order;
+    QHash<int, int> counts;
+    for (const Domain::MigPlacement &m : p.layoutTarget) {
+        if (m.profile < 0 || m.profile >= model.migProfiles.size())
+            return {};
+        if (counts[m.profile]++ == 0)
+            order.append(m.profile);
+    }
+    std::sort(order.begin(), order.end(), [&](int a, int b) {
+        const auto &pa = model.migProfiles[a];
+        const auto &pb = model.migProfiles[b];
+        return pa.memorySlices != pb.memorySlices ? pa.memorySlices > pb.memorySlices : a < b;
+    });
+    QStringList parts;
+    for (int profile : order) {
+        const QString &name = model.migProfiles[profile].name;
+        parts << (counts[profile] == 1 ? name
+                                       : QStringLiteral("%1×%2").arg(counts[profile]).arg(name));
+    }
+    const QString layout = parts.join(QStringLiteral(" + "));
+    if (p.layoutCard == p.card)
+        return tr("It fits here as %1.").arg(layout);
+    return tr("It fits on %1 as %2.").arg(cardName(p.layoutCard), layout);
+}
+
+bool CardMapView::confirmLayout(const PlacementPreview &p)
+{
+    const QString hint = layoutHintText(p);
+    if (m_confirmLayout)
+        return m_confirmLayout(p, hint);
+    QMessageBox box(QMessageBox::Question,
+                    tr("Open this layout?"),
+                    tr("%1 cannot go on %2 as it is laid out: %3")
+                            .arg(jobName(p.job), cardName(p.card), reasonText(p.status)),
+                    QMessageBox::Cancel,
+                    this);
+    box.setInformativeText(
+            hint + QLatin1Char(' ')
+            + tr("The repartition editor opens with that layout planned; nothing changes until "
+                 "you apply it there."));
+    QPushButton *open = box.addButton(tr("Open this layout"), QMessageBox::AcceptRole);
+    box.setDefaultButton(open);
+    box.exec();
+    return box.clickedButton() == open;
 }
 
 void CardMapView::requestPreview(JobId job, CardId card)
@@ -318,6 +383,16 @@ void CardMapView::actOnDrop(const PlacementPreview &preview)
         break;
     }
     case PlacementPreview::Outcome::Refused: {
+        if (preview.status.reason != Sched::Reason::ClassBudgetExceeded
+            && !layoutHintText(preview).isEmpty()) {
+            // It fits after a repartition: offered, never made here.
+            if (confirmLayout(preview))
+                Q_EMIT layoutProposed(preview.layoutCard, preview.layoutTarget);
+            else
+                Q_EMIT statusMessage(
+                        tr("%1 was not placed: %2").arg(job, reasonText(preview.status)));
+            break;
+        }
         if (preview.overBudget == PlacementPreview::Outcome::Refused) {
             Q_EMIT statusMessage(
                     tr("%1 cannot go on %2: %3").arg(job, card, reasonText(preview.status)));

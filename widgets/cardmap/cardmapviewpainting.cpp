@@ -150,13 +150,16 @@ void CardMapView::paintEvent(QPaintEvent *event)
         for (const HostBlock::Bracket &b : h.brackets) {
             if (!b.rect.intersects(visible))
                 continue;
-            // ┌── NVLink 0 ──┐ over the tiles the link joins.
+            // ┌── NVLink 0 ──┐ over the tiles the link joins; a side that goes on to the
+            // next row (or comes from the one above) stays open: ┌── NVLink 0 (1/2) ──.
             const int y = b.rect.center().y() + 1;
-            const QString label = tr("NVLink %1").arg(b.domain);
+            const QString label = bracketLabel(b);
             const int lw = smallFm.horizontalAdvance(label) + 8;
             p.setPen(QPen(m_style.text, 1));
-            p.drawLine(b.rect.left() + 1, y, b.rect.left() + 1, b.rect.bottom());
-            p.drawLine(b.rect.right() - 1, y, b.rect.right() - 1, b.rect.bottom());
+            if (!b.continuesLeft())
+                p.drawLine(b.rect.left() + 1, y, b.rect.left() + 1, b.rect.bottom());
+            if (!b.continuesRight())
+                p.drawLine(b.rect.right() - 1, y, b.rect.right() - 1, b.rect.bottom());
             p.drawLine(b.rect.left() + 1, y, b.rect.left() + 6, y);
             p.drawLine(b.rect.left() + 6 + lw, y, b.rect.right() - 1, y);
             CardTile::drawText(p,

@@ -101,6 +101,9 @@ public:
     QStringList presetNames() const;
     bool choosePreset(int index);
     bool choosePreset(const QString &name);
+    // A whole layout proposed from elsewhere (a refused drop's "fits here as 3g + 3×1g"), as one
+    // undoable edit described by `why` ("layout for train-7"); refused like any edit.
+    bool proposeLayout(const LayoutEdit::Layout &layout, const QString &why = {});
 
     // --- Apply.
     void setApplyMode(Session::ApplyMode mode, int drainDeadlineMinutes = 30);

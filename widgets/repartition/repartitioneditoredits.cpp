@@ -268,6 +268,11 @@ bool RepartitionEditor::choosePreset(const QString &name)
     return choosePreset(index);
 }
 
+bool RepartitionEditor::proposeLayout(const Layout &layout, const QString &why)
+{
+    return pushEdit(layout, why.isEmpty() ? tr("proposed layout") : why);
+}
+
 // --- Apply -------------------------------------------------------------------------------------
 
 void RepartitionEditor::setApplyMode(ApplyMode mode, int drainDeadlineMinutes)

@@ -24,6 +24,7 @@
 #include <QMenu>
 #include <QMimeData>
 #include <QScrollBar>
+#include <QSet>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTableView>
@@ -222,6 +223,7 @@ private Q_SLOTS:
     void aRefusedDropSaysWhenItFits();
     void healthNotLevel();
     void fitsSixtyFourCards();
+    void aLinkDomainThatWrapsKeepsOneName();
     void badgesFollowTheThresholds();
     void everyReasonHasWords_data();
     void everyReasonHasWords();
@@ -234,6 +236,7 @@ private Q_SLOTS:
     void answersAreCachedPerSnapshot();
     void lateAnswersShowCheckingFirst();
     void placeAnywayOverTheBudgetAsksFirst();
+    void aRefusedDropOffersTheLayoutThatFits();
     void jobsViewFiltersWaiting();
 };
 
@@ -603,6 +606,39 @@ void TestCardMapView::fitsSixtyFourCards()
     QVERIFY(map.isFitMode());
     QCOMPARE(map.zoom(), fit);
     QCOMPARE(zoomed.size(), 2);
+}
+
+// Zoomed in, the dgx's eight-card NVLink domain no longer fits one row: one bracket per row, open
+// on the sides it wraps at and numbered; never two brackets that both read "NVLink 0".
+void TestCardMapView::aLinkDomainThatWrapsKeepsOneName()
+{
+    const Sched::Appliance demo = demoAppliance();
+    CardMapView map(nullptr);
+    map.resize(1000, 700);
+    map.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&map));
+    map.setSnapshot(snapshotOf(demo.state));
+    // Wide enough, the eight cards share one row and one bracket.
+    map.resize(2400, 700);
+    map.setZoom(1.0);
+    QCOMPARE(map.linkDomainLabels(), QStringList{QStringLiteral("NVLink 0")});
+    map.resize(1000, 700);
+    bool wrapped = false;
+    for (const double zoom : {-1.0, 0.75, 1.0, 1.5, 2.0, 3.0}) {
+        if (zoom < 0)
+            map.fitToView();
+        else
+            map.setZoom(zoom);
+        const QStringList labels = map.linkDomainLabels();
+        QVERIFY2(!labels.isEmpty(), qPrintable(QString::number(zoom)));
+        QCOMPARE(QSet<QString>(labels.cbegin(), labels.cend()).size(), labels.size());
+        if (labels.size() == 1)
+            QCOMPARE(labels.first(), QStringLiteral("NVLink 0"));
+        for (qsizetype i = 0; labels.size() > 1 && i < labels.size(); ++i)
+            QCOMPARE(labels[i], QStringLiteral("NVLink 0 (%1/%2)").arg(i + 1).arg(labels.size()));
+        wrapped |= labels.size() > 1;
+    }
+    QVERIFY(wrapped);
 }
 
 void TestCardMapView::badgesFollowTheThresholds()
@@ -1088,6 +1124,70 @@ void TestCardMapView::placeAnywayOverTheBudgetAsksFirst()
     QCOMPARE(late.places.first().job, job.value());
     QCOMPARE(late.places.first().card, kH200c);
     QVERIFY(late.places.first().overBudget);
+}
+
+// A red target whose preview names a layout that would fit says so, and a drop there offers
+// to open that layout (in the repartition editor, through layoutProposed): it places nothing.
+void TestCardMapView::aRefusedDropOffersTheLayoutThatFits()
+{
+    Appliance day;
+    day.runTo(8 * kMinute);
+    LateSession late(day.client.snapshot());
+    Models::SessionClient client(&late);
+    CardMapView map(&client);
+    map.resize(1000, 700);
+    map.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&map));
+    QStringList asked;
+    bool agree = false;
+    map.setLayoutConfirmation([&](const PlacementPreview &, const QString &hint) {
+        asked.append(hint);
+        return agree;
+    });
+    QSignalSpy proposed(&map, &CardMapView::layoutProposed);
+    QSignalSpy messages(&map, &CardMapView::statusMessage);
+    const Sched::ClusterState &st = day.now().state;
+    const Domain::CardModel &model = st.model(st.card(CardId(kH200a)));
+    const int g3 = model.profileIndex(QStringLiteral("3g.71gb"));
+    const int g1 = model.profileIndex(QStringLiteral("1g.18gb"));
+    const JobId job = day.job(QStringLiteral("mid-m"));
+    PlacementPreview refused;
+    refused.outcome = PlacementPreview::Outcome::Refused;
+    refused.status = Sched::Status::unschedulable(Sched::Reason::NoFreeUnit);
+    refused.layoutCard = CardId(kH200a);
+    refused.layoutTarget = {{g3, 0}, {g1, 4}, {g1, 5}, {g1, 6}};
+
+    const std::unique_ptr<QMimeData> data = jobDrag(job);
+    const QPoint at = map.cardRect(CardId(kH200c)).center();
+    for (const bool yes : {false, true}) {
+        agree = yes;
+        QVERIFY(dragEnter(map, data.get(), at));
+        QVERIFY(dragMove(map, data.get(), at));
+        late.answer(refused, late.previews.last());
+        QTRY_COMPARE(map.dropState(), DropState::Refused);
+        const QString hint = QStringLiteral("It fits on %1 GPU 0 as 3g.71gb + 3\u00d71g.18gb.")
+                                     .arg(st.host(st.card(CardId(kH200a)).host).name);
+        QVERIFY2(map.dropText().contains(hint)
+                         && map.dropText().contains(QStringLiteral("open that layout")),
+                 qPrintable(map.dropText()));
+        QVERIFY(dragMove(map, data.get(), at)); // the cursor says yes: the drop offers it
+        QVERIFY(drop(map, data.get(), at));
+        QTRY_COMPARE(asked.size(), yes ? 2 : 1);
+        QCOMPARE(asked.last(), hint);
+        QCoreApplication::processEvents();
+        QCOMPARE(proposed.size(), yes ? 1 : 0);
+        if (!yes)
+            QVERIFY(messages.last().first().toString().contains(QStringLiteral("was not placed")));
+    }
+    QCOMPARE(proposed.first().at(0).value<CardId>(), CardId(kH200a));
+    QCOMPARE(proposed.first().at(1).value<QList<Domain::MigPlacement>>(), refused.layoutTarget);
+    QVERIFY(late.places.isEmpty());
+    // The hint on the card it was dropped on speaks of "here".
+    refused.card = CardId(kH200c);
+    refused.layoutCard = CardId(kH200c);
+    QVERIFY(map.layoutHintText(refused).startsWith(QStringLiteral("It fits here as 3g.71gb")));
+    refused.layoutCard = CardId();
+    QVERIFY(map.layoutHintText(refused).isEmpty());
 }
 
 void TestCardMapView::jobsViewFiltersWaiting()
