@@ -66,6 +66,10 @@ void CardTimelineView::setUtcOffset(int seconds)
 
 void CardTimelineView::refresh()
 {
+    // Hidden (another side tab, a folded dock): read again when shown, not on every snapshot.
+    m_stale = !isVisible();
+    if (m_stale)
+        return;
     m_spans = m_timeline ? m_timeline->spans(m_card) : QList<TimelineSpan>();
     m_slots = m_timeline ? m_timeline->memorySlots(m_card) : 0;
     update();
@@ -216,6 +220,8 @@ bool CardTimelineView::event(QEvent *event)
     }
     if (event->type() == QEvent::LanguageChange)
         update();
+    if (event->type() == QEvent::Show && m_stale)
+        refresh();
     return QWidget::event(event);
 }
 

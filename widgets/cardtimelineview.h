@@ -26,7 +26,8 @@ public:
     void setCard(Domain::CardId card);
     Domain::CardId card() const { return m_card; }
     void setUtcOffset(int seconds);
-    // The timeline learnt more: read the card's spans again and repaint.
+    // The timeline learnt more: read the card's spans again and repaint (when shown; a hidden
+    // view reads them when it is shown).
     void refresh();
 
     // What is under a point ("chat on 1g.18gb at slot 6, 09:12–now"); empty where nothing is.
@@ -65,6 +66,7 @@ private:
     int m_utcOffset = 0;
     QList<Models::TimelineSpan> m_spans;
     int m_slots = 0;
+    bool m_stale = false; // refreshed while hidden
 };
 
 } // namespace Zhaoxi::Widgets

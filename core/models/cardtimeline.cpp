@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cardtimeline.h"
 
-#include <algorithm>
+#include <algorithm> // std::max
 
 namespace Zhaoxi::Models {
 
@@ -117,11 +117,7 @@ QList<TimelineSpan> CardTimeline::spans(Domain::CardId card) const
 {
     if (!card.isValid() || card.value() >= m_cards.size())
         return {};
-    QList<TimelineSpan> out = m_cards[card.value()].spans;
-    std::stable_sort(out.begin(), out.end(), [](const TimelineSpan &a, const TimelineSpan &b) {
-        return a.fromMs < b.fromMs;
-    });
-    return out;
+    return m_cards[card.value()].spans;
 }
 
 int CardTimeline::memorySlots(Domain::CardId card) const

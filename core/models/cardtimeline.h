@@ -57,7 +57,7 @@ public:
 private:
     struct Card
     {
-        QList<TimelineSpan> spans;  // closed first, in closing order, then the open ones
+        QList<TimelineSpan> spans;  // in opening order: oldest first, as spans() gives them
         QHash<int, qsizetype> open; // uid -> index of its open span
         int memorySlots = 0;
     };

@@ -485,19 +485,13 @@ Session::PlacementPreview placementPreviewFromJson(const QJsonObject &o,
     const QJsonObject fit = o.value(QStringLiteral("layout_fit")).toObject();
     const int layoutCard = fit.value(QStringLiteral("card")).toInt(-1);
     if (state && layoutCard >= 0 && layoutCard < state->cards().size()) {
-        const Domain::CardModel &model = state->model(state->card(Domain::CardId(layoutCard)));
-        QList<Domain::MigPlacement> target;
-        bool whole = true;
-        for (const QJsonValue &v : fit.value(QStringLiteral("layout")).toArray()) {
-            QString why;
-            const auto placement = Catalogue::parsePlacement(model, v.toString(), &why);
-            whole = whole && placement.has_value();
-            if (placement)
-                target.append(*placement);
-        }
-        if (whole && !target.isEmpty()) {
+        QString why;
+        const auto target = layoutFromJson(fit.value(QStringLiteral("layout")).toArray(),
+                                           state->model(state->card(Domain::CardId(layoutCard))),
+                                           &why);
+        if (target && !target->isEmpty()) {
             p.layoutCard = Domain::CardId(layoutCard);
-            p.layoutTarget = target;
+            p.layoutTarget = *target;
         }
     }
     return p;

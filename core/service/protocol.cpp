@@ -340,12 +340,9 @@ QJsonObject placementPreviewJson(const Session::PlacementPreview &p,
                               victimsJson(p.overBudgetVictims, p.overBudgetVictimNames)}});
         if (p.layoutCard.isValid() && state && p.layoutCard.value() < state->cards().size()) {
             const Domain::CardModel &model = state->model(state->card(p.layoutCard));
-            QJsonArray layout;
-            for (const Domain::MigPlacement &m : p.layoutTarget)
-                layout.append(Catalogue::formatPlacement(model, m));
             o.insert(QStringLiteral("layout_fit"),
                      QJsonObject{{QStringLiteral("card"), p.layoutCard.value()},
-                                 {QStringLiteral("layout"), layout}});
+                                 {QStringLiteral("layout"), layoutJson(&model, p.layoutTarget)}});
         }
     }
     return o;
@@ -404,12 +401,40 @@ QJsonObject schedulePreviewJson(const Session::SchedulePreview &p)
     return o;
 }
 
+QJsonArray layoutJson(const Domain::CardModel *model, const QList<Domain::MigPlacement> &layout)
+{
+    QJsonArray out;
+    for (const Domain::MigPlacement &m : layout)
+        out.append(model ? Catalogue::formatPlacement(*model, m)
+                         : QStringLiteral("#%1@%2").arg(m.profile).arg(m.start));
+    return out;
+}
+
+std::optional<QList<Domain::MigPlacement>> layoutFromJson(const QJsonArray &layout,
+                                                          const Domain::CardModel &model,
+                                                          QString *error)
+{
+    QList<Domain::MigPlacement> out;
+    for (const QJsonValue &p : layout) {
+        if (!p.isString()) {
+            *error = QStringLiteral("\"layout\" must be an array of PROFILE@START strings");
+            return std::nullopt;
+        }
+        QString why;
+        const auto placement = Catalogue::parsePlacement(model, p.toString(), &why);
+        if (!placement) {
+            *error = why;
+            return std::nullopt;
+        }
+        out.append(*placement);
+    }
+    return out;
+}
+
 QJsonObject layoutPreviewJson(const Session::LayoutPreview &p, const Domain::CardModel *model)
 {
-    QJsonArray target, affected;
-    for (const Domain::MigPlacement &m : p.target)
-        target.append(model ? Catalogue::formatPlacement(*model, m)
-                            : QStringLiteral("#%1@%2").arg(m.profile).arg(m.start));
+    QJsonArray affected;
+    const QJsonArray target = layoutJson(model, p.target);
     for (Domain::JobId j : p.affectedJobs)
         affected.append(j.value());
     QJsonObject o{{QStringLiteral("card"), p.card.value()},
@@ -465,21 +490,7 @@ std::optional<QList<Domain::MigPlacement>> layoutArgument(const QJsonObject &req
         *error = QStringLiteral("\"layout\" must be an array of PROFILE@START strings");
         return std::nullopt;
     }
-    QList<Domain::MigPlacement> layout;
-    for (const QJsonValue &p : v.toArray()) {
-        if (!p.isString()) {
-            *error = QStringLiteral("\"layout\" must be an array of PROFILE@START strings");
-            return std::nullopt;
-        }
-        QString why;
-        const auto placement = Catalogue::parsePlacement(model, p.toString(), &why);
-        if (!placement) {
-            *error = why;
-            return std::nullopt;
-        }
-        layout.append(*placement);
-    }
-    return layout;
+    return layoutFromJson(v.toArray(), model, error);
 }
 
 bool cardLayoutArguments(const QJsonObject &request,
@@ -528,16 +539,15 @@ QJsonObject jobBrief(const Session::Snapshot &s, int job)
 
 QJsonArray layoutOf(const Session::Snapshot &s, int card)
 {
-    QJsonArray out;
     if (card < 0 || card >= s.state.cards().size())
-        return out;
+        return {};
     const Sched::CardState &c = s.state.card(Domain::CardId(card));
-    const Domain::CardModel &model = s.state.catalogue().models()[c.model];
+    QList<Domain::MigPlacement> layout;
     for (const Sched::Unit &u : c.units) {
         if (u.profile >= 0)
-            out.append(Catalogue::formatPlacement(model, Domain::MigPlacement{u.profile, u.start}));
+            layout.append({u.profile, u.start});
     }
-    return out;
+    return layoutJson(&s.state.model(c), layout);
 }
 
 } // namespace

@@ -74,6 +74,13 @@ QJsonObject placementPreviewJson(const Session::PlacementPreview &preview,
 // observed_rate, p99_after_ms (null: cannot keep up), at_risk}], moved_replicas,
 // needs_confirmation, now_ms.
 QJsonObject schedulePreviewJson(const Session::SchedulePreview &preview);
+// A MIG layout on the wire, ["3g.71gb@0", ...], by the card's model ("#7@0" without one).
+QJsonArray layoutJson(const Domain::CardModel *model, const QList<Domain::MigPlacement> &layout);
+// The inverse, all or nothing: nullopt with *error (English) at the first entry that is not a
+// PROFILE@START string of `model`.
+std::optional<QList<Domain::MigPlacement>> layoutFromJson(const QJsonArray &layout,
+                                                          const Domain::CardModel &model,
+                                                          QString *error);
 QJsonObject budgetJson(const Sched::ClassBudget &budget);
 QJsonObject layoutPreviewJson(const Session::LayoutPreview &preview,
                               const Domain::CardModel *model);

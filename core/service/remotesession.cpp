@@ -4,8 +4,6 @@
 #include "consolecodec.h"
 #include "protocol.h"
 
-#include "core/catalogue/layoutrules.h"
-
 #include "core/storage/statecodec.h"
 
 #include <QJsonArray>
@@ -398,11 +396,7 @@ const Domain::CardModel *RemoteSession::modelOf(int card) const
 
 QJsonArray RemoteSession::layoutJson(int card, const QList<Domain::MigPlacement> &target) const
 {
-    QJsonArray out;
-    const Domain::CardModel *model = modelOf(card);
-    for (const Domain::MigPlacement &p : target)
-        out.append(model ? Catalogue::formatPlacement(*model, p) : QString());
-    return out;
+    return Service::layoutJson(modelOf(card), target);
 }
 
 void RemoteSession::previewPlacement(quint64 request, int job, int card)
