@@ -8,6 +8,7 @@
 #include <QHelpEvent>
 #include <QPainter>
 #include <QTimeZone>
+#include <QTimer>
 #include <QToolTip>
 
 #include <algorithm>
@@ -48,6 +49,16 @@ CardTimelineView::CardTimelineView(const Models::CardTimeline *timeline, QWidget
     setObjectName(QStringLiteral("cardTimeline"));
     setMouseTracking(false);
     setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred);
+    m_grew = new QTimer(this);
+    m_grew->setSingleShot(true);
+    m_grew->setInterval(250);
+    connect(m_grew, &QTimer::timeout, this, &CardTimelineView::refresh);
+}
+
+void CardTimelineView::timelineGrew()
+{
+    if (!m_grew->isActive())
+        m_grew->start();
 }
 
 void CardTimelineView::setCard(Domain::CardId card)

@@ -7,6 +7,8 @@
 #include <QList>
 #include <QWidget>
 
+class QTimer;
+
 namespace Zhaoxi::Widgets {
 
 // One card's day: its layouts and who held each unit, left (oldest) to right (now), from a
@@ -29,6 +31,9 @@ public:
     // The timeline learnt more: read the card's spans again and repaint (when shown; a hidden
     // view reads them when it is shown).
     void refresh();
+    // The timeline learnt a snapshot more: refreshed at most a few times a second (a catch-up
+    // delivers a snapshot per simulated minute; a day-long picture needs no more).
+    void timelineGrew();
 
     // What is under a point ("chat on 1g.18gb at slot 6, 09:12–now"); empty where nothing is.
     QString describeAt(const QPoint &pos) const;
@@ -67,6 +72,7 @@ private:
     QList<Models::TimelineSpan> m_spans;
     int m_slots = 0;
     bool m_stale = false; // refreshed while hidden
+    QTimer *m_grew = nullptr;
 };
 
 } // namespace Zhaoxi::Widgets

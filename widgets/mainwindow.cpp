@@ -664,7 +664,7 @@ void MainWindow::onSnapshot(const Session::SnapshotPtr &snapshot)
     m_timeline.observe(snapshot->state, snapshot->nowMs);
     if (m_timelineView) {
         m_timelineView->setUtcOffset(snapshot->utcOffsetSeconds);
-        m_timelineView->refresh();
+        m_timelineView->timelineGrew();
     }
     if (!m_cardView->currentIndex().isValid() && m_sorted->rowCount() > 0)
         m_cardView->selectRow(0);
