@@ -15,8 +15,9 @@ class SimulationSession;
 namespace Zhaoxi::Widgets {
 
 // Runs `session` (on this thread, before it gets its own) to `untilMs` after the day's start,
-// minute by minute. The window under `parent` keeps painting (events are processed every few
-// simulated minutes); past a short moment a progress dialog says how far the day is. Returns
+// minute by minute. The window under `parent` keeps painting (events are processed 25 times a
+// second, and at least every two simulated hours); past a short moment a progress dialog says
+// how far the day is. Returns
 // the wall time it took, in ms.
 qint64 catchUp(Session::SimulationSession &session, qint64 untilMs, QWidget *parent);
 

@@ -42,8 +42,10 @@ double InferenceService::nextArrival()
             const double local = t + double(m_params.localOffsetMs);
             const double hourEndLocal = (std::floor(local / kHourMs) + 1) * kHourMs;
             m_segmentEndMs = hourEndLocal - double(m_params.localOffsetMs);
-            m_segmentMax = m_params.curve.maxRate(qint64(std::floor(local)),
-                                                  qint64(std::ceil(hourEndLocal)));
+            const qint64 from = qint64(std::floor(local));
+            const qint64 to = qint64(std::ceil(hourEndLocal));
+            m_segmentMax = m_params.curve.maxRate(from, to);
+            m_segmentMin = m_params.curve.minRate(from, to);
         }
         if (m_segmentMax <= 0) {
             t = m_segmentEndMs;
@@ -55,8 +57,10 @@ double InferenceService::nextArrival()
             continue;
         }
         t += gap;
-        const double r = m_params.curve.rate(qint64(t) + m_params.localOffsetMs);
-        if (m_arrivalRng.uniform() * m_segmentMax < r)
+        // Below the hour's lowest rate a candidate is kept without reading the curve (the same
+        // decision: the rate at t is at least that).
+        const double u = m_arrivalRng.uniform() * m_segmentMax;
+        if (u < m_segmentMin || u < m_params.curve.rate(qint64(t) + m_params.localOffsetMs))
             return t;
     }
 }
@@ -77,9 +81,10 @@ void InferenceService::runUntil(double untilMs)
 
 void InferenceService::record(double latencyMs, double waitMs)
 {
-    m_total.add(latencyMs);
-    m_slots[std::size_t(m_slot)].add(latencyMs);
-    m_window.add(latencyMs);
+    const int bucket = LatencyHistogram::bucketOf(latencyMs);
+    m_total.addInBucket(bucket, latencyMs);
+    m_slots[std::size_t(m_slot)].addInBucket(bucket, latencyMs);
+    m_window.addInBucket(bucket, latencyMs);
     m_waitSum += waitMs;
     if (latencyMs <= m_params.sloMs)
         ++m_good;
@@ -97,18 +102,19 @@ void InferenceService::unrecord(double latencyMs, double waitMs)
 void InferenceService::dispatch(double arrivalMs, double nowMs)
 {
     // The replica free first; ties go to the lowest handle (deterministic).
-    int best = m_serving.front();
-    for (int r : m_serving) {
-        if (m_replicas[std::size_t(r)].freeAtMs < m_replicas[std::size_t(best)].freeAtMs)
-            best = r;
+    std::size_t bestAt = 0;
+    for (std::size_t i = 1; i < m_servingFreeAt.size(); ++i) {
+        if (m_servingFreeAt[i] < m_servingFreeAt[bestAt])
+            bestAt = i;
     }
-    Replica &rep = m_replicas[std::size_t(best)];
+    Replica &rep = m_replicas[std::size_t(m_serving[bestAt])];
     double service = m_params.serviceMs * rep.slowdown;
     if (m_sigma > 0)
         service *= std::exp(m_mu + m_sigma * m_serviceRng.normal());
     const double start = std::max({arrivalMs, nowMs, rep.freeAtMs});
     const double finish = start + service;
     rep.freeAtMs = finish;
+    m_servingFreeAt[bestAt] = finish;
     rep.busyMs += service;
     while (!rep.inflight.empty() && rep.inflight.front().finishMs <= nowMs)
         rep.inflight.pop_front();
@@ -134,6 +140,7 @@ void InferenceService::setReady(int replica, double nowMs)
     if (!r.draining) {
         m_serving.push_back(replica);
         std::sort(m_serving.begin(), m_serving.end());
+        servingChanged();
     }
     while (!m_waiting.empty() && !m_serving.empty()) {
         const double a = m_waiting.front();
@@ -152,6 +159,14 @@ void InferenceService::drain(int replica)
     Replica &r = m_replicas[std::size_t(replica)];
     r.draining = true;
     m_serving.erase(std::remove(m_serving.begin(), m_serving.end(), replica), m_serving.end());
+    servingChanged();
+}
+
+void InferenceService::servingChanged()
+{
+    m_servingFreeAt.clear();
+    for (int r : m_serving)
+        m_servingFreeAt.push_back(m_replicas[std::size_t(r)].freeAtMs);
 }
 
 bool InferenceService::isDrained(int replica, double nowMs)
@@ -166,6 +181,7 @@ int InferenceService::removeReplica(int replica, double nowMs)
     if (r.removed)
         return 0;
     m_serving.erase(std::remove(m_serving.begin(), m_serving.end(), replica), m_serving.end());
+    servingChanged();
     r.removed = true;
     r.ready = false;
     std::deque<InFlight> left;

@@ -107,12 +107,17 @@ private:
     Random m_arrivalRng;
     Random m_serviceRng;
     std::vector<Replica> m_replicas;
-    std::vector<int> m_serving;   // indexes of ready, non-draining replicas
+    void servingChanged();
+    std::vector<int> m_serving; // indexes of ready, non-draining replicas, ascending
+    // m_serving's free-at times side by side, so the per-request search for the replica free
+    // first reads one short array, not a replica each.
+    std::vector<double> m_servingFreeAt;
     std::deque<double> m_waiting; // arrival times of requests with no replica yet
     double m_nextArrivalMs = 0;
     double m_segmentEndMs = -1;
     double m_segmentMax = 0;
-    bool m_silent = false; // the curve is zero everywhere: no arrival ever
+    double m_segmentMin = 0; // the lowest rate in the segment: candidates below it are kept
+    bool m_silent = false;   // the curve is zero everywhere: no arrival ever
     LatencyHistogram m_total;
     LatencyHistogram m_window;
     std::vector<LatencyHistogram> m_slots;

@@ -71,11 +71,22 @@ double RateCurve::at(qint64 localMs) const
     if (m_points.isEmpty())
         return 0;
     // Points sit at the middle of their hour; interpolate between neighbours, wrapping around.
-    const qint64 t = floorMod(localMs - m_shiftMs - kHourMs / 2, m_periodMs);
+    qint64 t = localMs - m_shiftMs - kHourMs / 2;
+    if (t < 0 || t >= m_periodMs) {
+        // The period by a floating-point quotient (a 64-bit integer division costs several
+        // times more, once per request), corrected to the exact remainder.
+        t -= qint64(double(t) / double(m_periodMs)) * m_periodMs;
+        if (t < 0)
+            t += m_periodMs;
+        else if (t >= m_periodMs)
+            t -= m_periodMs;
+        if (t < 0 || t >= m_periodMs) // beyond a double's integers
+            t = floorMod(localMs - m_shiftMs - kHourMs / 2, m_periodMs);
+    }
     const qsizetype n = m_points.size();
     const qsizetype i = qsizetype(t / kHourMs);
     const double f = double(t % kHourMs) / double(kHourMs);
-    const double v = m_points[i] + (m_points[(i + 1) % n] - m_points[i]) * f;
+    const double v = m_points[i] + (m_points[i + 1 == n ? 0 : i + 1] - m_points[i]) * f;
     return std::max(v, m_floor);
 }
 
@@ -84,17 +95,29 @@ double RateCurve::rate(qint64 localMs) const
     return at(localMs);
 }
 
-double RateCurve::maxRate(qint64 fromMs, qint64 toMs) const
+template<typename Pick>
+double RateCurve::extremeRate(qint64 fromMs, qint64 toMs, Pick pick) const
 {
-    double m = std::max(at(fromMs), at(toMs));
-    // The knots (hour middles) inside the interval.
+    // Linear between knots (hour middles) and clamped below by the floor: the extremes lie at
+    // the ends or on a knot inside the interval.
+    double m = pick(at(fromMs), at(toMs));
     const qint64 phase = m_shiftMs + kHourMs / 2;
     qint64 k = fromMs - floorMod(fromMs - phase, kHourMs);
     if (k < fromMs)
         k += kHourMs;
     for (; k <= toMs; k += kHourMs)
-        m = std::max(m, at(k));
+        m = pick(m, at(k));
     return m;
+}
+
+double RateCurve::maxRate(qint64 fromMs, qint64 toMs) const
+{
+    return extremeRate(fromMs, toMs, [](double a, double b) { return std::max(a, b); });
+}
+
+double RateCurve::minRate(qint64 fromMs, qint64 toMs) const
+{
+    return extremeRate(fromMs, toMs, [](double a, double b) { return std::min(a, b); });
 }
 
 std::optional<QList<double>> readHourlyCurve(const QString &path, QString *error)

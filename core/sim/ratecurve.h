@@ -27,12 +27,16 @@ public:
     double rate(qint64 localMs) const;
     // The largest rate within [fromMs, toMs] (exact: the curve is piecewise linear).
     double maxRate(qint64 fromMs, qint64 toMs) const;
+    // The smallest rate within [fromMs, toMs] (exact, as maxRate).
+    double minRate(qint64 fromMs, qint64 toMs) const;
     double peak() const { return m_peak; }
     bool isWeekly() const { return m_points.size() == 168; }
     const QList<double> &points() const { return m_points; } // scaled, per hour
 
 private:
     double at(qint64 localMs) const;
+    template<typename Pick>
+    double extremeRate(qint64 fromMs, qint64 toMs, Pick pick) const;
     QList<double> m_points; // req/s at the middle of each hour (after scaling, before shift)
     double m_peak = 0;
     double m_floor = 0; // req/s

@@ -5,6 +5,7 @@
 #include "core/sim/fluidbound.h"
 #include "core/sim/inferenceservice.h"
 #include "core/sim/latencyhistogram.h"
+#include "core/sim/random.h"
 #include "core/sim/ratecurve.h"
 #include "core/sim/trainingrun.h"
 
@@ -142,6 +143,17 @@ private Q_SLOTS:
         QCOMPARE(c.rate(12 * kHour), 10.0);
         QCOMPARE(c.maxRate(8 * kHour, 10 * kHour), 20.0);
         QCOMPARE(c.maxRate(8 * kHour, 12 * kHour), 30.0);
+        QCOMPARE(c.minRate(10 * kHour, 11 * kHour), 20.0); // the ends, below the peak between
+        QCOMPARE(c.minRate(9 * kHour, 12 * kHour), 10.0);
+        QCOMPARE(c.minRate(10 * kHour + 30 * kMin, 10 * kHour + 30 * kMin), 30.0);
+        // Days later, the same values (the period is taken off exactly).
+        QCOMPARE(c.rate(10 * kHour + 3 * 24 * kHour), 20.0);
+        QCOMPARE(c.rate(10 * kHour - 24 * kHour), 20.0);
+        QCOMPARE(c.rate(10 * kHour + 40000 * 24 * kHour), 20.0);
+        // With a floor the lowest rate is the floor.
+        const RateCurve withFloor(pts, 30.0, 0, 0.5);
+        QCOMPARE(withFloor.minRate(0, 24 * kHour), 15.0);
+        QCOMPARE(withFloor.maxRate(0, 24 * kHour), 30.0);
         const RateCurve shifted(pts, 30.0, 2, 0);
         QCOMPARE(shifted.rate(12 * kHour + 30 * kMin), 30.0);
         const RateCurve floored(QList<double>(24, 0.0) << 0, 10, 0, 0.5); // all zero: the floor
@@ -208,6 +220,68 @@ private Q_SLOTS:
         QCOMPARE(h.countAbove(20000), qint64(0));
         h.remove(10000.0);
         QCOMPARE(h.count(), 99999);
+    }
+
+    // The table behind bucketOf gives the logarithm's bucket for every double: either side of
+    // each bucket's edge, across the range at random, and at the odd values.
+    void histogramBucketTableMatchesTheLogarithm()
+    {
+        const auto next = [](double x, int ulps) {
+            for (; ulps > 0; --ulps)
+                x = std::nextafter(x, HUGE_VAL);
+            for (; ulps < 0; ++ulps)
+                x = std::nextafter(x, -HUGE_VAL);
+            return x;
+        };
+        int checked = 0;
+        for (int b = 1; b < LatencyHistogram::bucketCount(); ++b) {
+            const double edge = 0.01 * std::pow(1.01, b);
+            for (int u = -40; u <= 40; ++u) {
+                const double x = next(edge, u * 25);
+                QCOMPARE(LatencyHistogram::bucketOf(x), LatencyHistogram::bucketByDefinition(x));
+                ++checked;
+            }
+        }
+        Random rng(7);
+        for (int i = 0; i < 1'000'000; ++i) {
+            const double x = 0.005 * std::exp(rng.uniform() * 18.0); // 0.005 ms .. 5.5e5 s
+            QCOMPARE(LatencyHistogram::bucketOf(x), LatencyHistogram::bucketByDefinition(x));
+        }
+        for (double x : {0.0, -1.0, 0.01, 0.0100000001, 1.0, 1e7, 1.2e7, 1e9, 1e300}) {
+            QCOMPARE(LatencyHistogram::bucketOf(x), LatencyHistogram::bucketByDefinition(x));
+        }
+        QCOMPARE(LatencyHistogram::bucketOf(std::nan("")), 0);
+        QCOMPARE(LatencyHistogram::bucketOf(HUGE_VAL), LatencyHistogram::bucketCount() - 1);
+        QVERIFY(checked > 100'000);
+    }
+
+    // Reading a quantile or a tail walks the buckets in use; after samples leave (a window's
+    // old slot), the answers are those of the samples left.
+    void histogramRangeFollowsSubtraction()
+    {
+        LatencyHistogram window;
+        LatencyHistogram old;
+        LatencyHistogram recent;
+        for (int i = 0; i < 100; ++i) {
+            old.add(5000.0 + i); // a slow period
+            recent.add(10.0 + i * 0.1);
+        }
+        window.merge(old);
+        window.merge(recent);
+        QVERIFY(window.quantileMs(0.99) > 4900);
+        QCOMPARE(window.countAbove(1000), qint64(100));
+        window.subtract(old);
+        QCOMPARE(window.count(), qint64(100));
+        QVERIFY(window.quantileMs(0.99) < 21);
+        QCOMPARE(window.countAbove(1000), qint64(0));
+        window.subtract(recent);
+        QCOMPARE(window.count(), qint64(0));
+        QCOMPARE(window.quantileMs(0.5), 0.0);
+        old.clear();
+        QCOMPARE(old.countAbove(0), qint64(0));
+        old.add(3.0);
+        QCOMPARE(old.countAbove(1.0), qint64(1));
+        QVERIFY(std::abs(old.quantileMs(0.5) - 3.0) / 3.0 < 0.006);
     }
 
     void fluidBoundDrainsInArrivalOrder()
