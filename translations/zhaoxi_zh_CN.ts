@@ -500,6 +500,30 @@
     <context>
         <name>Zhaoxi::Widgets::CardDetailsView</name>
         <message>
+            <source>%1 · %2</source>
+            <translation>%1 · %2</translation>
+        </message>
+        <message>
+            <source>not started by Zhaoxi</source>
+            <translation>非朝夕启动</translation>
+        </message>
+        <message>
+            <source>%1 (pid %2)</source>
+            <translation>%1（pid %2）</translation>
+        </message>
+        <message>
+            <source>process %1</source>
+            <translation>进程 %1</translation>
+        </message>
+        <message>
+            <source>In use</source>
+            <translation>已用显存</translation>
+        </message>
+        <message>
+            <source>Busy</source>
+            <translation>繁忙度</translation>
+        </message>
+        <message>
             <source>Partition</source>
             <translation>分区</translation>
         </message>
@@ -4706,6 +4730,37 @@ Open the simulated appliance instead?</source>
         <message>
             <source>Layouts and holders over the day</source>
             <translation>全天的布局与占用</translation>
+        </message>
+    </context>
+    <context>
+        <name>Zhaoxi::Widgets::PartitionChart</name>
+        <message>
+            <source>Select a partition to see its history.</source>
+            <translation>选择一个分区以查看其历史。</translation>
+        </message>
+        <message>
+            <source>History of %1</source>
+            <translation>%1 的历史</translation>
+        </message>
+        <message>
+            <source>Memory in use</source>
+            <translation>已用显存</translation>
+        </message>
+        <message>
+            <source>Utilisation</source>
+            <translation>利用率</translation>
+        </message>
+        <message>
+            <source>Memory in use (GiB)</source>
+            <translation>已用显存（GiB）</translation>
+        </message>
+        <message>
+            <source>Utilisation (%)</source>
+            <translation>利用率（%）</translation>
+        </message>
+        <message>
+            <source>Local time</source>
+            <translation>本地时间</translation>
         </message>
     </context>
 </TS>

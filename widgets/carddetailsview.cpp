@@ -3,13 +3,16 @@
 
 #include "core/models/cardtablemodel.h"
 #include "cardmap/cardtile.h"
+#include "charts/partitionchart.h"
 
 #include <QEvent>
 #include <QHeaderView>
 #include <QLabel>
+#include <QTimer>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 namespace Zhaoxi::Widgets {
@@ -26,6 +29,8 @@ enum PartitionColumn {
     MemoryColumn,
     JobColumn,
     StateColumn,
+    BusyColumn,
+    InUseColumn,
     PartitionColumnCount
 };
 
@@ -55,9 +60,30 @@ CardDetailsView::CardDetailsView(QWidget *parent)
     m_partitions->setRootIsDecorated(false);
     m_partitions->setUniformRowHeights(true);
     m_partitions->setAlternatingRowColors(true);
-    m_partitions->setSelectionMode(QAbstractItemView::NoSelection);
+    m_partitions->setSelectionMode(QAbstractItemView::SingleSelection);
+    connect(m_partitions, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem *item) {
+        if (m_filling || !item)
+            return;
+        while (item->parent())
+            item = item->parent(); // a process row: its partition
+        const QVariant uid = item->data(PartitionNameColumn, Qt::UserRole);
+        if (!uid.isValid() || uid.toInt() == m_selectedUid)
+            return;
+        // The chart follows at once; the list keeps its rows (rebuilding it inside its own
+        // signal would move the current row again).
+        m_selectedUid = uid.toInt();
+        if (m_chart && m_card.isValid())
+            m_chart->setPartition(Domain::CardId(m_card.data(CardTableModel::CardIdRole).toInt()),
+                                  m_selectedUid,
+                                  partitionTitle(item));
+    });
     m_partitions->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_partitions->header()->setStretchLastSection(true);
+
+    m_refreshTimer = new QTimer(this);
+    m_refreshTimer->setSingleShot(true);
+    m_refreshTimer->setInterval(250);
+    connect(m_refreshTimer, &QTimer::timeout, this, &CardDetailsView::refresh);
 
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(m_title);
@@ -71,7 +97,34 @@ CardDetailsView::CardDetailsView(QWidget *parent)
 void CardDetailsView::setCard(const QModelIndex &index)
 {
     watch(index.model());
-    m_card = index.siblingAtColumn(0);
+    const QModelIndex card = index.siblingAtColumn(0);
+    if (card == QModelIndex(m_card) && m_model) {
+        requestRefresh(); // the same card again (a snapshot): with the next refresh
+        return;
+    }
+    m_selectedUid = -1; // another card: its first partition at work
+    m_card = card;
+    refresh();
+}
+
+void CardDetailsView::requestRefresh()
+{
+    if (!m_refreshTimer->isActive())
+        m_refreshTimer->start();
+}
+
+void CardDetailsView::setSeriesStore(Models::SeriesStore *store)
+{
+    delete m_chart;
+    m_chart = store ? new PartitionChart(store, this) : nullptr;
+    if (m_chart)
+        layout()->addWidget(m_chart);
+    refresh();
+}
+
+void CardDetailsView::selectPartition(int uid)
+{
+    m_selectedUid = uid;
     refresh();
 }
 
@@ -90,7 +143,7 @@ void CardDetailsView::watch(const QAbstractItemModel *model)
             [this](const QModelIndex &topLeft, const QModelIndex &bottomRight) {
                 if (m_card.isValid() && m_card.row() >= topLeft.row()
                     && m_card.row() <= bottomRight.row()) {
-                    refresh();
+                    requestRefresh();
                 }
             });
     // A removed row or a reset leaves the persistent index invalid: show nothing.
@@ -111,18 +164,28 @@ void CardDetailsView::changeEvent(QEvent *event)
 
 void CardDetailsView::retranslateUi()
 {
-    m_partitions->setHeaderLabels(
-            {tr("Partition"), tr("Compute"), tr("Memory"), tr("Job"), tr("State")});
+    m_partitions->setHeaderLabels({tr("Partition"),
+                                   tr("Compute"),
+                                   tr("Memory"),
+                                   tr("Job"),
+                                   tr("State"),
+                                   tr("Busy"),
+                                   tr("In use")});
     refresh();
 }
 
 void CardDetailsView::refresh()
 {
+    m_refreshTimer->stop();
+    m_filling = true;
     m_partitions->clear();
+    m_filling = false;
     if (!m_model || !m_card.isValid()) {
         m_title->setText(tr("No card selected"));
         m_summary->setText(tr("Select a card to see its partitions."));
         m_readings->clear();
+        if (m_chart)
+            m_chart->setPartition(Domain::CardId(), -1, QString());
         return;
     }
     const auto role = [this](int r) { return m_card.data(r); };
@@ -149,8 +212,26 @@ void CardDetailsView::refresh()
                                                   : tr("No readings from this card now."));
 
     const auto partitions = role(CardTableModel::PartitionsRole).value<QList<PartitionInfo>>();
+    if (m_selectedUid >= 0
+        && std::none_of(partitions.cbegin(), partitions.cend(), [this](const PartitionInfo &p) {
+               return p.uid == m_selectedUid;
+           }))
+        m_selectedUid = -1; // gone (a repartition): choose again
+    if (m_selectedUid < 0 && !partitions.isEmpty()) {
+        m_selectedUid = partitions.first().uid;
+        for (const PartitionInfo &p : partitions) {
+            if (p.job.isValid()) {
+                m_selectedUid = p.uid;
+                break;
+            }
+        }
+    }
+    QTreeWidgetItem *selected = nullptr;
+    QString selectedTitle;
+    m_filling = true;
     for (const PartitionInfo &p : partitions) {
         auto *item = new QTreeWidgetItem(m_partitions);
+        item->setData(PartitionNameColumn, Qt::UserRole, p.uid);
         QString name;
         QString compute;
         if (!p.profile.isEmpty()) {
@@ -177,6 +258,49 @@ void CardDetailsView::refresh()
         item->setText(StateColumn, state);
         item->setTextAlignment(ComputeColumn, Qt::AlignRight | Qt::AlignVCenter);
         item->setTextAlignment(MemoryColumn, Qt::AlignRight | Qt::AlignVCenter);
+        const Session::UnitSample *unit = reading.present ? reading.unit(p.uid) : nullptr;
+        if (unit) {
+            item->setText(BusyColumn,
+                          std::isnan(unit->utilisation)
+                                  ? tr("not reported")
+                                  : CardTableModel::percentText(
+                                          int(std::lround(unit->utilisation * 1000))));
+            item->setText(InUseColumn,
+                          unit->memoryUsedMiB < 0
+                                  ? tr("not reported")
+                                  : CardTableModel::memoryText(unit->memoryUsedMiB));
+            item->setTextAlignment(BusyColumn, Qt::AlignRight | Qt::AlignVCenter);
+            item->setTextAlignment(InUseColumn, Qt::AlignRight | Qt::AlignVCenter);
+            // The processes the driver lists on it, each with its memory and whose it is.
+            for (const Session::UnitProcess &proc : unit->processes) {
+                auto *child = new QTreeWidgetItem(item);
+                child->setText(PartitionNameColumn,
+                               proc.name.isEmpty()
+                                       ? tr("process %1").arg(proc.pid)
+                                       : tr("%1 (pid %2)").arg(proc.name).arg(proc.pid));
+                child->setText(JobColumn,
+                               proc.job >= 0 ? tr("job %1").arg(proc.job)
+                                             : tr("not started by Zhaoxi"));
+                child->setText(InUseColumn,
+                               proc.memoryMiB < 0 ? tr("not reported")
+                                                  : CardTableModel::memoryText(proc.memoryMiB));
+                child->setTextAlignment(InUseColumn, Qt::AlignRight | Qt::AlignVCenter);
+            }
+            item->setExpanded(true);
+        }
+        if (p.uid == m_selectedUid) {
+            selected = item;
+            selectedTitle = partitionTitle(item);
+        }
+    }
+    if (selected)
+        m_partitions->setCurrentItem(selected);
+    m_filling = false;
+    if (m_chart) {
+        m_chart->setPartition(selected ? Domain::CardId(role(CardTableModel::CardIdRole).toInt())
+                                       : Domain::CardId(),
+                              m_selectedUid,
+                              selectedTitle);
     }
     if (partitions.isEmpty()) {
         auto *item = new QTreeWidgetItem(m_partitions);
@@ -185,6 +309,13 @@ void CardDetailsView::refresh()
                                                          : tr("No clients"));
         item->setDisabled(true);
     }
+}
+
+QString CardDetailsView::partitionTitle(const QTreeWidgetItem *item)
+{
+    const QString name = item->text(PartitionNameColumn);
+    const QString job = item->text(JobColumn);
+    return job.isEmpty() ? name : tr("%1 · %2").arg(name, job);
 }
 
 QString CardDetailsView::readingsText(const CardReading &r)

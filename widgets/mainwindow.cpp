@@ -489,6 +489,7 @@ void MainWindow::createViews()
     m_sparkPower->setObjectName(QStringLiteral("sparkPower"));
     dl->addWidget(m_sparkUtil);
     dl->addWidget(m_sparkPower);
+    m_details->setSeriesStore(m_series);
     m_timelineView = new CardTimelineView(&m_timeline, details);
     dl->addWidget(m_timelineView);
     details->setObjectName(QStringLiteral("detailsPage"));

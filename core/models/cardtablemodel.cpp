@@ -91,6 +91,7 @@ void CardTableModel::setReadings(const QList<Session::CardSample> &samples)
         r.otherMemoryMiB = s.otherMemoryMiB;
         r.otherProcesses = s.otherProcesses;
         r.busyUnits = s.busyUnits;
+        r.units = s.units;
     }
     m_readings.resize(readings.size());
     forEachChangedRun(

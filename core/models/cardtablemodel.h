@@ -48,6 +48,16 @@ struct CardReading
     qint64 otherMemoryMiB = -1;
     int otherProcesses = 0; // compute processes none of Zhaoxi's jobs started
     QList<int> busyUnits;   // uids of units whose job is working now
+    // Each partition's utilisation, memory in use and (on hardware) processes, by uid.
+    QList<Session::UnitSample> units;
+    const Session::UnitSample *unit(int uid) const
+    {
+        for (const Session::UnitSample &u : units) {
+            if (u.uid == uid)
+                return &u;
+        }
+        return nullptr;
+    }
     friend bool operator==(const CardReading &, const CardReading &) = default;
 };
 

@@ -121,6 +121,9 @@ QString SeriesStore::key(SeriesSubject subject, int id, const QString &name, Ser
     case SeriesSubject::Card:
         return QStringLiteral("card/") + QString::number(id) + QLatin1Char('/')
                + metricName(metric);
+    case SeriesSubject::Partition:
+        return QStringLiteral("part/") + QString::number(id) + QLatin1Char('/') + name
+               + QLatin1Char('/') + metricName(metric);
     case SeriesSubject::Appliance:
         break;
     }
@@ -130,6 +133,11 @@ QString SeriesStore::key(SeriesSubject subject, int id, const QString &name, Ser
 QString SeriesStore::serviceKey(const QString &service, SeriesMetric metric)
 {
     return key(SeriesSubject::Service, -1, service, metric);
+}
+
+QString SeriesStore::partitionKey(Domain::CardId card, int uid, SeriesMetric metric)
+{
+    return key(SeriesSubject::Partition, card.value(), QString::number(uid), metric);
 }
 
 QString SeriesStore::jobKey(Domain::JobId job, SeriesMetric metric)
@@ -256,7 +264,22 @@ void SeriesStore::append(const Session::Snapshot &snap)
                         M::Temperature,
                         M::Power})
                 add(S::Card, id, QString(), m, t, kNaN);
+            for (const Session::UnitSample &u : c.units) {
+                add(S::Partition, id, QString::number(u.uid), M::Utilisation, t, kNaN);
+                add(S::Partition, id, QString::number(u.uid), M::MemoryUsed, t, kNaN);
+            }
             continue;
+        }
+        // Each partition: its utilisation (a gap where the hardware cannot say) and memory.
+        for (const Session::UnitSample &u : c.units) {
+            const QString uid = QString::number(u.uid);
+            add(S::Partition, id, uid, M::Utilisation, t, 100.0 * u.utilisation);
+            add(S::Partition,
+                id,
+                uid,
+                M::MemoryUsed,
+                t,
+                u.memoryUsedMiB < 0 ? kNaN : double(u.memoryUsedMiB));
         }
         const double memPct = c.memoryTotalMiB > 0
                                       ? 100.0 * double(c.memoryUsedMiB) / double(c.memoryTotalMiB)

@@ -48,9 +48,11 @@ enum class SeriesMetric {
 //   "svc/<service name>/<metric>"  e.g. "svc/chat/p99"
 //   "job/<job id>/<metric>"        e.g. "job/12/loss"
 //   "card/<card id>/<metric>"      e.g. "card/3/util"
+//   "part/<card id>/<uid>/<metric>" one partition of a card (its utilisation and memory in use),
+//                                  e.g. "part/6/4/mem"; the info's name is the uid
 //   "all/<metric>"                 the appliance: utilisation split and memory as the mean over
 //                                  its cards, temperature as the hottest card, power as the sum
-enum class SeriesSubject { Service, Job, Card, Appliance };
+enum class SeriesSubject { Service, Job, Card, Appliance, Partition };
 
 struct SeriesInfo
 {
@@ -154,6 +156,7 @@ public:
     static QString serviceKey(const QString &service, SeriesMetric metric);
     static QString jobKey(Domain::JobId job, SeriesMetric metric);
     static QString cardKey(Domain::CardId card, SeriesMetric metric);
+    static QString partitionKey(Domain::CardId card, int uid, SeriesMetric metric);
     static QString applianceKey(SeriesMetric metric);
     // The metric's part of a key ("p99", "util-training", ...).
     static QString metricName(SeriesMetric metric);

@@ -33,11 +33,48 @@ qint64 int64(const QJsonValue &v, qint64 fallback = 0)
     return v.isDouble() ? qint64(v.toDouble()) : fallback;
 }
 
+} // namespace
+
+QJsonObject unitSampleJson(const Session::UnitSample &u)
+{
+    QJsonArray processes;
+    for (const Session::UnitProcess &p : u.processes)
+        processes.append(QJsonObject{{QStringLiteral("pid"), qint64(p.pid)},
+                                     {QStringLiteral("name"), p.name},
+                                     {QStringLiteral("memory_mib"), p.memoryMiB},
+                                     {QStringLiteral("job"), p.job}});
+    return {{QStringLiteral("uid"), u.uid},
+            {QStringLiteral("utilisation"), number(u.utilisation)},
+            {QStringLiteral("memory_used_mib"), u.memoryUsedMiB},
+            {QStringLiteral("processes"), processes}};
+}
+
+Session::UnitSample unitSampleFromJson(const QJsonObject &o)
+{
+    Session::UnitSample u;
+    u.uid = o.value(QStringLiteral("uid")).toInt(-1);
+    u.utilisation = numberOr(o.value(QStringLiteral("utilisation")), std::nan(""));
+    u.memoryUsedMiB = int64(o.value(QStringLiteral("memory_used_mib")), -1);
+    for (const QJsonValue &v : o.value(QStringLiteral("processes")).toArray()) {
+        const QJsonObject p = v.toObject();
+        u.processes.append(Session::UnitProcess{quint32(int64(p.value(QStringLiteral("pid")))),
+                                                p.value(QStringLiteral("name")).toString(),
+                                                int64(p.value(QStringLiteral("memory_mib")), -1),
+                                                p.value(QStringLiteral("job")).toInt(-1)});
+    }
+    return u;
+}
+
+namespace {
+
 QJsonObject sampleJson(const Session::CardSample &m)
 {
     QJsonArray busy;
     for (int uid : m.busyUnits)
         busy.append(uid);
+    QJsonArray units;
+    for (const Session::UnitSample &u : m.units)
+        units.append(unitSampleJson(u));
     return {{QStringLiteral("card"), m.card},
             {QStringLiteral("lost"), m.lost},
             {QStringLiteral("utilisation"), number(m.utilisation)},
@@ -55,7 +92,8 @@ QJsonObject sampleJson(const Session::CardSample &m)
             {QStringLiteral("power_limit_w"), number(m.powerLimitW)},
             {QStringLiteral("throttled"), m.throttled},
             {QStringLiteral("clock_factor"), number(m.clockFactor)},
-            {QStringLiteral("busy_units"), busy}};
+            {QStringLiteral("busy_units"), busy},
+            {QStringLiteral("units"), units}};
 }
 
 Session::CardSample sampleFromJson(const QJsonObject &o)
@@ -81,6 +119,8 @@ Session::CardSample sampleFromJson(const QJsonObject &o)
     m.clockFactor = numberOr(o.value(QStringLiteral("clock_factor")), nan);
     for (const QJsonValue &v : o.value(QStringLiteral("busy_units")).toArray())
         m.busyUnits.append(v.toInt());
+    for (const QJsonValue &v : o.value(QStringLiteral("units")).toArray())
+        m.units.append(unitSampleFromJson(v.toObject()));
     return m;
 }
 

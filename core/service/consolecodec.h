@@ -22,7 +22,7 @@ namespace Zhaoxi::Service {
 //                            "cards": [{"model", "link_domain"}]}]},
 //    "layouts": statecodec's layouts document, "jobs": its queue document,
 //    "cordoned": [card, ...], "queue": [job, ...], "budget": {...},
-//    "samples": [every CardSample member], "services": [...], "training": [...],
+//    "samples": [every CardSample member, "units": [unitSampleJson]], "services": [...], "training": [...],
 //    "events": [eventJson, ...], "traces": [decisionTraceToJson, ...]}
 //
 // `events` and `traces` are the ones since the previous push to that client (a snapshot's own
@@ -30,6 +30,12 @@ namespace Zhaoxi::Service {
 QJsonObject consoleJson(const Session::Snapshot &snapshot,
                         const QList<Storage::Event> &events,
                         const QList<Sched::DecisionTrace> &traces);
+
+// One partition's sample (CardSample::units, and a card's "units" in the service's cards):
+// {"uid", "utilisation" (0..1, null: not available), "memory_used_mib" (-1: unknown),
+//  "processes": [{"pid", "name", "memory_mib", "job" (-1: not Zhaoxi's)}]}
+QJsonObject unitSampleJson(const Session::UnitSample &unit);
+Session::UnitSample unitSampleFromJson(const QJsonObject &json);
 
 // The same in the two parts the service sends: the picture without events and traces (compact
 // JSON text, written once per snapshot whoever many consoles take it), and one client's push line

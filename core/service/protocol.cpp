@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "protocol.h"
 
+#include "consolecodec.h"
+
 #include "core/catalogue/layoutrules.h"
 #include "core/storage/statecodec.h"
 
@@ -167,6 +169,21 @@ QJsonArray cardsJson(const Snapshot &s)
             for (int uid : m.busyUnits)
                 busy.append(uid);
             co.insert(QStringLiteral("busy_units"), busy);
+            // Each unit's readings beside its layout entry (same order, same uid).
+            QJsonArray withReadings;
+            for (qsizetype k = 0; k < units.size(); ++k) {
+                QJsonObject uo = units[k].toObject();
+                const int uid = uo.value(QStringLiteral("uid")).toInt();
+                for (const Session::UnitSample &us : m.units) {
+                    if (us.uid != uid)
+                        continue;
+                    const QJsonObject reading = unitSampleJson(us);
+                    for (auto it = reading.begin(); it != reading.end(); ++it)
+                        uo.insert(it.key(), it.value());
+                }
+                withReadings.append(uo);
+            }
+            co.insert(QStringLiteral("units"), withReadings);
         }
         out.append(co);
     }

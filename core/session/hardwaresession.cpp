@@ -18,6 +18,7 @@
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QStandardPaths>
@@ -549,6 +550,79 @@ void HardwareSession::splitByProcesses(const Device::NvmlReading &r,
     }
 }
 
+namespace {
+
+// A process's command as the kernel names it; empty when it is gone or not readable.
+QString processName(quint32 pid)
+{
+    QFile f(QStringLiteral("/proc/%1/comm").arg(pid));
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return QString::fromUtf8(f.read(64)).trimmed();
+}
+
+} // namespace
+
+void HardwareSession::unitsByProcesses(const Device::NvmlReading &r,
+                                       const Device::NvmlCardReport &report,
+                                       const QHash<qint64, JobId> &bySession,
+                                       const Sched::ClusterState &st,
+                                       const Sched::CardState &c,
+                                       CardSample *cs)
+{
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const bool listed = r.processesListed && !r.lost;
+    for (int k = 0; k < cs->units.size() && k < c.units.size(); ++k) {
+        const Sched::Unit &u = c.units[k];
+        UnitSample &us = cs->units[k];
+        us.processes.clear();
+        QString instance;
+        if (u.profile >= 0) {
+            for (const Device::InstanceInfo &i : report.layout.instances) {
+                if (i.profile == u.profile && i.start == u.start)
+                    instance = i.uuid;
+            }
+        }
+        // Utilisation: the card's for the whole card; a share's from its processes' SM
+        // samples below; never for a MIG instance.
+        us.utilisation = c.mode == PartitionMode::Whole ? cs->utilisation : nan;
+        us.memoryUsedMiB = listed ? 0 : -1;
+        if (!listed)
+            continue;
+        double sm = 0;
+        bool smKnown = c.mode != PartitionMode::Whole && u.profile < 0 && u.job.isValid();
+        for (const Device::ProcessUse &p : r.processes) {
+            const JobId job = Runtime::ProcessWorkloads::jobOfPid(bySession, p.pid);
+            bool here = false;
+            if (u.profile >= 0)
+                here = !instance.isEmpty() && p.instanceUuid == instance;
+            else if (c.mode == PartitionMode::Whole)
+                here = true;
+            else
+                here = job.isValid() && job == u.job; // a soft share: its job's processes
+            if (!here)
+                continue;
+            us.processes.append(UnitProcess{
+                    p.pid,
+                    processName(p.pid),
+                    p.memoryMiB,
+                    job.isValid() && job.value() < st.jobs().size() ? job.value() : -1});
+            if (p.memoryMiB < 0 || us.memoryUsedMiB < 0)
+                us.memoryUsedMiB = -1;
+            else
+                us.memoryUsedMiB += p.memoryMiB;
+            if (std::isnan(p.smUtilisation))
+                smKnown = false;
+            else
+                sm += p.smUtilisation;
+        }
+        if (smKnown)
+            us.utilisation = std::min(1.0, sm);
+        if (u.profile >= 0 && instance.isEmpty())
+            us.memoryUsedMiB = -1; // its MIG device is unknown: its processes cannot be told
+    }
+}
+
 SnapshotPtr HardwareSession::publish()
 {
     auto s = std::make_shared<Snapshot>();
@@ -607,6 +681,7 @@ SnapshotPtr HardwareSession::publish()
         // hold (NVML's own utilisation is the card's, not per process, under MIG).
         splitByUnits(st, c, m_run.get(), &cs);
         splitByProcesses(r, bySession, st, &cs);
+        unitsByProcesses(r, m_backend->cardReports()[index], bySession, st, c, &cs);
         s->cards.append(cs);
     }
     if (m_run)

@@ -159,6 +159,16 @@ private:
                                  const QHash<qint64, Domain::JobId> &bySession,
                                  const Sched::ClusterState &state,
                                  CardSample *card);
+    // Each partition's processes, memory and utilisation from the driver's readings (replacing
+    // the runtime's model of them): a MIG instance's are the processes on its MIG device (no
+    // utilisation: NVML gives none per instance), the whole card's all of them, a soft share's
+    // its job's.
+    static void unitsByProcesses(const Device::NvmlReading &reading,
+                                 const Device::NvmlCardReport &report,
+                                 const QHash<qint64, Domain::JobId> &bySession,
+                                 const Sched::ClusterState &state,
+                                 const Sched::CardState &card,
+                                 CardSample *sample);
     Sched::Scheduler &sched() const;
     bool startRuntime(QString *why);
     void persistRuntime();

@@ -52,7 +52,20 @@ void splitByUnits(const Sched::ClusterState &st,
                   CardSample *cs)
 {
     double train = 0, infer = 0, held = 0;
+    cs->units.clear();
     for (const Sched::Unit &u : c.units) {
+        // Each partition as LiveRun::modelLoad loads the simulated cards: busy while its job's
+        // process runs, with the memory the job asked for within the unit's. A hardware session
+        // replaces these with the driver's readings.
+        UnitSample us;
+        us.uid = u.uid;
+        const bool running = run && u.job.isValid() && run->workloads().stats(u.job).running;
+        us.utilisation = running ? 1.0 : 0.0;
+        if (running) {
+            const qint64 asked = st.job(u.job).spec.demand.memoryMiB;
+            us.memoryUsedMiB = asked > 0 ? std::min(asked, u.memoryMiB) : u.memoryMiB;
+        }
+        cs->units.append(us);
         if (!u.job.isValid())
             continue;
         const double share = double(st.unitMilli(c, u)) / 1000.0;

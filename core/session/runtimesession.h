@@ -108,7 +108,9 @@ private:
 void addRuntimeSamples(Snapshot &snapshot, Runtime::LiveRun &run);
 
 // One card's utilisation split by the class of the jobs whose units it holds (each unit's share
-// of the card), and the units whose job's process runs. `run` may be null (no runtime yet).
+// of the card), the units whose job's process runs, and each unit's sample as the runtime's
+// simulated cards model it (busy while its job's process runs, with the memory the job asked
+// for). `run` may be null (no runtime yet).
 void splitByUnits(const Sched::ClusterState &state,
                   const Sched::CardState &card,
                   const Runtime::LiveRun *run,

@@ -248,11 +248,16 @@ SnapshotPtr SimulationSession::publish()
         // The card's measured busy time, split by the class of the jobs whose units it was.
         double training = 0, inference = 0;
         for (const Sched::Unit &u : c.units) {
-            if (!u.job.isValid())
+            if (!u.job.isValid()) {
+                cs.units.append(UnitSample{u.uid, 0.0, 0, {}});
                 continue;
-            const double share = e.busyShare(u.job) * double(st.unitMilli(c, u)) / 1000.0;
+            }
+            const double busy = e.busyShare(u.job);
+            const double share = busy * double(st.unitMilli(c, u)) / 1000.0;
             if (share > 0)
                 cs.busyUnits.append(u.uid);
+            // The twin holds a bound unit's memory in full (what the card's figure adds up).
+            cs.units.append(UnitSample{u.uid, cs.lost ? 0.0 : busy, cs.lost ? 0 : u.memoryMiB, {}});
             if (st.job(u.job).spec.kind == Domain::WorkloadKind::Inference)
                 inference += share;
             else

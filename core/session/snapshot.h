@@ -15,6 +15,29 @@
 namespace Zhaoxi::Session {
 
 // One card's readings at the snapshot's time.
+// A compute process on a partition, as the driver lists it (hardware only).
+struct UnitProcess
+{
+    quint32 pid = 0;
+    QString name;          // its command (/proc/<pid>/comm); empty when it could not be read
+    qint64 memoryMiB = -1; // device memory it uses; -1 when the driver does not say
+    int job = -1;          // the Zhaoxi job it belongs to; -1: a process Zhaoxi did not start
+    friend bool operator==(const UnitProcess &, const UnitProcess &) = default;
+};
+
+// One partition of a card (a MIG instance, the whole card or a soft share), by its uid.
+struct UnitSample
+{
+    int uid = -1;
+    // The share of the partition its job keeps busy, 0..1; NaN when the hardware cannot say
+    // (NVML reports no utilisation per MIG instance).
+    double utilisation = 0;
+    // Device memory in use on it; -1 when unknown (the driver did not list the processes).
+    qint64 memoryUsedMiB = 0;
+    QList<UnitProcess> processes; // on hardware, where the driver lists them
+    friend bool operator==(const UnitSample &, const UnitSample &) = default;
+};
+
 struct CardSample
 {
     int card = -1;
@@ -52,7 +75,8 @@ struct CardSample
     // The share of its full clock the card runs at (1: full; lower while throttled): the
     // simulated backend's model, or NVML's SM clock over its maximum; NaN when unknown.
     double clockFactor = 1;
-    QList<int> busyUnits; // uids of units whose job is working now (allocated but idle: absent)
+    QList<int> busyUnits;    // uids of units whose job is working now (allocated but idle: absent)
+    QList<UnitSample> units; // every partition of the card, in the card's unit order
 };
 
 // One inference service over the policies' sliding window.

@@ -132,7 +132,27 @@ private Q_SLOTS:
             QVERIFY(same(b.clockFactor, a.clockFactor));
             QCOMPARE(b.throttled, a.throttled);
             QCOMPARE(b.busyUnits, a.busyUnits);
+            QCOMPARE(b.units.size(), a.units.size());
+            for (qsizetype k = 0; k < a.units.size(); ++k) {
+                QCOMPARE(b.units[k].uid, a.units[k].uid);
+                QVERIFY(same(b.units[k].utilisation, a.units[k].utilisation));
+                QCOMPARE(b.units[k].memoryUsedMiB, a.units[k].memoryUsedMiB);
+                QCOMPARE(b.units[k].processes, a.units[k].processes);
+            }
         }
+        // A hardware partition: no utilisation, its processes, one of them not Zhaoxi's.
+        const Session::UnitSample mig{3,
+                                      std::nan(""),
+                                      2500,
+                                      {Session::UnitProcess{77, QStringLiteral("vllm"), 2000, 4},
+                                       Session::UnitProcess{78, QString(), -1, -1}}};
+        const Session::UnitSample migBack = Service::unitSampleFromJson(
+                QJsonDocument::fromJson(QJsonDocument(Service::unitSampleJson(mig)).toJson())
+                        .object());
+        QCOMPARE(migBack.uid, 3);
+        QVERIFY(std::isnan(migBack.utilisation));
+        QCOMPARE(migBack.memoryUsedMiB, 2500);
+        QCOMPARE(migBack.processes, mig.processes);
         QCOMPARE(back->services.size(), original->services.size());
         for (qsizetype i = 0; i < original->services.size(); ++i) {
             QCOMPARE(back->services[i].name, original->services[i].name);

@@ -72,6 +72,35 @@ private Q_SLOTS:
         QCOMPARE(a100.otherMemoryMiB, 0);
         QCOMPARE(a100.otherProcesses, 0);
         QVERIFY(!a100.utilisationMeasuredPerProcess);
+        // Per partition: the whole H200's processes with the card's utilisation; the A100's
+        // slice's process on its own MIG instance, with no utilisation (NVML gives none per
+        // instance), and the other instances empty.
+        QCOMPARE(h200.units.size(), 1);
+        QCOMPARE(h200.units[0].utilisation, 0.80);
+        QCOMPARE(h200.units[0].memoryUsedMiB, 31000);
+        QCOMPARE(h200.units[0].processes.size(), 2);
+        QCOMPARE(h200.units[0].processes[0].job, whole.job.value());
+        QCOMPARE(h200.units[0].processes[1].job, -1);
+        QCOMPARE(h200.units[0].processes[1].pid, quint32(self));
+        QVERIFY(!h200.units[0].processes[1].name.isEmpty()); // this test's command
+        int onInstances = 0;
+        for (const Session::UnitSample &u : a100.units) {
+            QVERIFY(std::isnan(u.utilisation));
+            onInstances += int(u.processes.size());
+            const Sched::Unit *unit = nullptr;
+            for (const Sched::Unit &x : snap->state.cards()[0].units)
+                unit = x.uid == u.uid ? &x : unit;
+            QVERIFY(unit);
+            if (unit->job == slice.job) {
+                QCOMPARE(u.memoryUsedMiB, 2000);
+                QCOMPARE(u.processes.size(), 1);
+                QCOMPARE(qint64(u.processes[0].pid), pidOf[slice.job.value()]);
+                QCOMPARE(u.processes[0].job, slice.job.value());
+            } else {
+                QCOMPARE(u.memoryUsedMiB, 0);
+            }
+        }
+        QCOMPARE(onInstances, 1);
 
         // A driver that does not say a process's memory: the split is unknown, not zero.
         QCOMPARE(m_control(QStringLiteral(R"({"processes": {"gpu": 2, "list":

@@ -16,6 +16,7 @@
 #include "widgets/cardtimelineview.h"
 #include "widgets/catchup.h"
 #include "widgets/charts/livecharts.h"
+#include "widgets/charts/partitionchart.h"
 #include "widgets/eventlog/eventlogview.h"
 #include "widgets/languagecontroller.h"
 #include "widgets/mainwindow.h"
@@ -105,6 +106,7 @@ private Q_SLOTS:
     void newSnapshotKeepsTheSelection();
     void detailsTellTheCardsHealth();
     void detailsShowTheCardsDay();
+    void detailsShowEachPartitionsHistory();
     void aProposedLayoutOpensInTheRepartitionEditor();
     void initTestCase();
     void consoleFollowsTheSession();
@@ -739,7 +741,7 @@ void TestMainWindow::newSnapshotKeepsTheSelection()
     w.setAppliance(a.name, a.state);
 
     QCOMPARE(w.cardView()->currentIndex().data(CardTableModel::CardIdRole).toInt(), 5);
-    QCOMPARE(partitions->topLevelItem(1)->text(3), QStringLiteral("chat-7b"));
+    QTRY_COMPARE(partitions->topLevelItem(1)->text(3), QStringLiteral("chat-7b"));
 }
 
 // The card details say what nvidia-smi would: the clock against full with the throttle reasons,
@@ -779,6 +781,15 @@ void TestMainWindow::detailsTellTheCardsHealth()
     s.xidErrors = 2;
     s.otherProcesses = 1;
     s.busyUnits = {uids[0]}; // the second job holds its unit and does nothing
+    // As a hardware session reads them: NVML gives no utilisation per MIG instance, and lists
+    // the processes on each.
+    s.units = {
+            Session::UnitSample{uids[0],
+                                std::nan(""),
+                                9 * 1024,
+                                {Session::UnitProcess{4321, QStringLiteral("python3"), 8 * 1024, 0},
+                                 Session::UnitProcess{4400, QString(), 1024, -1}}},
+            Session::UnitSample{uids[1], std::nan(""), 0, {}}};
     model.setReadings(samples);
 
     Widgets::CardDetailsView view;
@@ -799,15 +810,26 @@ void TestMainWindow::detailsTellTheCardsHealth()
     QCOMPARE(partitions->topLevelItem(0)->text(4), QStringLiteral("Working"));
     QCOMPARE(partitions->topLevelItem(1)->text(4), QStringLiteral("Allocated, idle"));
     QCOMPARE(partitions->topLevelItem(2)->text(4), QStringLiteral("Ready"));
+    const QTreeWidgetItem *first = partitions->topLevelItem(0);
+    QCOMPARE(first->text(5), QStringLiteral("not reported"));
+    QCOMPARE(first->text(6), QStringLiteral("9.0 GiB"));
+    QCOMPARE(first->childCount(), 2);
+    QCOMPARE(first->child(0)->text(0), QStringLiteral("python3 (pid 4321)"));
+    QCOMPARE(first->child(0)->text(3), QStringLiteral("job 0"));
+    QCOMPARE(first->child(0)->text(6), QStringLiteral("8.0 GiB"));
+    QCOMPARE(first->child(1)->text(0), QStringLiteral("process 4400"));
+    QCOMPARE(first->child(1)->text(3), QStringLiteral("not started by Zhaoxi"));
+    QCOMPARE(partitions->topLevelItem(1)->text(6), QStringLiteral("0.0 GiB"));
+    QCOMPARE(partitions->topLevelItem(2)->text(6), QString()); // no reading for it
 
     // The card cools and its clock comes back: the view follows the model.
     s.temperatureC = 60;
     s.throttled = false;
     s.throttleReasons = 0;
     s.clockFactor = 1;
-    model.setReadings(samples);
-    QCOMPARE(readings->text().split(QLatin1Char('\n')).value(1),
-             QStringLiteral("Clock at 100 % of full, not throttled"));
+    model.setReadings(samples); // followed within a quarter of a second
+    QTRY_COMPARE(readings->text().split(QLatin1Char('\n')).value(1),
+                 QStringLiteral("Clock at 100 % of full, not throttled"));
     // A card with no reading (lost) says so.
     samples[0].lost = true;
     model.setReadings(samples);
@@ -976,3 +998,72 @@ void TestMainWindow::theDayCanBeRestarted()
 
 QTEST_MAIN(TestMainWindow)
 #include "tst_mainwindow.moc"
+
+// Each partition of the selected card has its history: the twin's partitions report how busy
+// their jobs keep them and the memory they hold; the details list both and chart the selected
+// partition over the last hours on labelled axes.
+void TestMainWindow::detailsShowEachPartitionsHistory()
+{
+    Session::SimulationSession session(demoDay(), QString(), 20260105);
+    session.runTo(0);
+    Models::SessionClient client(&session);
+    MainWindow w;
+    w.setSession(&client, session.storePath());
+    w.resize(1600, 1000);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    Widgets::catchUp(session, 3 * 3600'000, nullptr);
+    QTRY_VERIFY(client.snapshot()
+                && client.snapshot()->nowMs >= client.snapshot()->startMs + 3 * 3600'000);
+    // A card with at least two partitions held by jobs.
+    const Session::Snapshot &snap = *client.snapshot();
+    Domain::CardId card;
+    QList<int> held;
+    for (const Sched::CardState &c : snap.state.cards()) {
+        QList<int> uids;
+        for (const Sched::Unit &u : c.units) {
+            if (u.job.isValid())
+                uids << u.uid;
+        }
+        if (uids.size() >= 2) {
+            card = c.id;
+            held = uids;
+            break;
+        }
+    }
+    QVERIFY(card.isValid());
+    const Session::CardSample &sample = snap.cards[card.value()];
+    QCOMPARE(sample.units.size(), snap.state.card(card).units.size());
+    w.selectCard(card);
+    auto *chart = w.detailsView()->findChild<Widgets::PartitionChart *>(
+            QStringLiteral("partitionChart"));
+    QVERIFY(chart);
+    // The first partition at work is chosen; its history has points on both axes.
+    QCOMPARE(chart->card(), card);
+    QVERIFY(held.contains(chart->uid()));
+    chart->refresh();
+    QVERIFY(chart->utilisationPoints() > 10);
+    QVERIFY(chart->memoryPoints() > 10);
+    QCOMPARE(chart->xAxis->label(), QStringLiteral("Local time"));
+    QCOMPARE(chart->yAxis->label(), QStringLiteral("Utilisation (%)"));
+    QCOMPARE(chart->yAxis2->label(), QStringLiteral("Memory in use (GiB)"));
+    auto *partitions = w.detailsView()->findChild<QTreeWidget *>(QStringLiteral("partitionList"));
+    QVERIFY(partitions);
+    // The details follow the card's model, which follows the snapshots a few times a second.
+    QTRY_COMPARE(partitions->topLevelItemCount(), int(snap.state.card(card).units.size()));
+    QVERIFY(held.contains(chart->uid()));
+    int busyShown = 0;
+    for (int i = 0; i < partitions->topLevelItemCount(); ++i)
+        busyShown += partitions->topLevelItem(i)->text(5).endsWith(QLatin1Char('%'));
+    QCOMPARE(busyShown, partitions->topLevelItemCount());
+    // Another partition clicked: its history instead.
+    const int other = chart->uid() == held[0] ? held[1] : held[0];
+    for (int i = 0; i < partitions->topLevelItemCount(); ++i) {
+        if (partitions->topLevelItem(i)->data(0, Qt::UserRole).toInt() == other)
+            partitions->setCurrentItem(partitions->topLevelItem(i));
+    }
+    QCOMPARE(chart->uid(), other);
+    QCOMPARE(w.detailsView()->selectedPartition(), other);
+    chart->refresh();
+    QVERIFY(chart->memoryPoints() > 0);
+}
