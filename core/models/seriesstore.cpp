@@ -265,8 +265,9 @@ void SeriesStore::append(const Session::Snapshot &snap)
                         M::Power})
                 add(S::Card, id, QString(), m, t, kNaN);
             for (const Session::UnitSample &u : c.units) {
-                add(S::Partition, id, QString::number(u.uid), M::Utilisation, t, kNaN);
-                add(S::Partition, id, QString::number(u.uid), M::MemoryUsed, t, kNaN);
+                const QString uid = QString::number(u.uid);
+                add(S::Partition, id, uid, M::Utilisation, t, kNaN);
+                add(S::Partition, id, uid, M::MemoryUsed, t, kNaN);
             }
             continue;
         }

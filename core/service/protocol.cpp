@@ -169,15 +169,13 @@ QJsonArray cardsJson(const Snapshot &s)
             for (int uid : m.busyUnits)
                 busy.append(uid);
             co.insert(QStringLiteral("busy_units"), busy);
-            // Each unit's readings beside its layout entry (same order, same uid).
+            // Each unit's readings beside its layout entry (the sample lists the card's units
+            // in the same order).
             QJsonArray withReadings;
             for (qsizetype k = 0; k < units.size(); ++k) {
                 QJsonObject uo = units[k].toObject();
-                const int uid = uo.value(QStringLiteral("uid")).toInt();
-                for (const Session::UnitSample &us : m.units) {
-                    if (us.uid != uid)
-                        continue;
-                    const QJsonObject reading = unitSampleJson(us);
+                if (k < m.units.size() && m.units[k].uid == c.units[k].uid) {
+                    const QJsonObject reading = unitSampleJson(m.units[k]);
                     for (auto it = reading.begin(); it != reading.end(); ++it)
                         uo.insert(it.key(), it.value());
                 }
