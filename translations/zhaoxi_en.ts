@@ -286,4 +286,14 @@
             </translation>
         </message>
     </context>
+    <context>
+        <name>Zhaoxi::Widgets::CommandText</name>
+        <message numerus="yes">
+            <source>The card serves %n job(s).</source>
+            <translation>
+                <numerusform>The card serves %n job.</numerusform>
+                <numerusform>The card serves %n jobs.</numerusform>
+            </translation>
+        </message>
+    </context>
 </TS>

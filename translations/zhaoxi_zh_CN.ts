@@ -1350,6 +1350,136 @@
     </context>
     <context>
         <name>Zhaoxi::Widgets::CommandText</name>
+        <message numerus="yes">
+            <source>The card serves %n job(s).</source>
+            <translation>
+                <numerusform>这张卡正在服务 %n 个作业。</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>The console closed its connection to the service.</source>
+            <translation>控制台已关闭与服务的连接。</translation>
+        </message>
+        <message>
+            <source>The service went away before answering.</source>
+            <translation>服务在回答之前已断开。</translation>
+        </message>
+        <message>
+            <source>The service at %1 is not reachable.</source>
+            <translation>无法连接 %1 上的服务。</translation>
+        </message>
+        <message>
+            <source>The service gave no reason.</source>
+            <translation>服务没有给出原因。</translation>
+        </message>
+        <message>
+            <source>No real work can run: %1</source>
+            <translation>无法运行真实的工作：%1</translation>
+        </message>
+        <message>
+            <source>The real appliance&apos;s runtime has not started yet.</source>
+            <translation>真实一体机的运行时尚未启动。</translation>
+        </message>
+        <message>
+            <source>The appliance&apos;s runtime is not running.</source>
+            <translation>一体机的运行时没有在运行。</translation>
+        </message>
+        <message>
+            <source>The appliance is shutting down.</source>
+            <translation>一体机正在关闭。</translation>
+        </message>
+        <message>
+            <source>This appliance cannot preview a schedule.</source>
+            <translation>这台一体机不能预览计划。</translation>
+        </message>
+        <message>
+            <source>The day restarted before the change was made.</source>
+            <translation>变更执行之前，这一天已重新开始。</translation>
+        </message>
+        <message>
+            <source>The simulated appliance models the work from its expected duration: give one.</source>
+            <translation>模拟一体机按预计时长为工作建模：请给出预计时长。</translation>
+        </message>
+        <message>
+            <source>The simulated appliance&apos;s services come from its scenario: add the service to the scenario file.</source>
+            <translation>模拟一体机的服务来自它的场景：请把服务加到场景文件里。</translation>
+        </message>
+        <message>
+            <source>The appliance changed since you confirmed: the schedule would now take off jobs %1, not %2.</source>
+            <translation>确认之后一体机已有变化：这个计划现在会撤下作业 %1，而不是 %2。</translation>
+        </message>
+        <message>
+            <source>The appliance changed since you confirmed: %1</source>
+            <translation>确认之后一体机已有变化：%1</translation>
+        </message>
+        <message>
+            <source>The appliance changed since you confirmed: placing job %1 on card %2 over its class budget would now preempt jobs %3, not %4.</source>
+            <translation>确认之后一体机已有变化：超出类别预算把作业 %1 放到卡 %2 上现在要抢占作业 %3，而不是 %4。</translation>
+        </message>
+        <message>
+            <source>The appliance changed since you confirmed: placing job %1 on card %2 would now preempt jobs %3, not %4.</source>
+            <translation>确认之后一体机已有变化：把作业 %1 放到卡 %2 上现在要抢占作业 %3，而不是 %4。</translation>
+        </message>
+        <message>
+            <source>The appliance changed since you confirmed: job %1 now fits on card %2 without preempting anyone.</source>
+            <translation>确认之后一体机已有变化：作业 %1 现在不抢占任何作业就能放到卡 %2 上。</translation>
+        </message>
+        <message>
+            <source>The appliance changed since you confirmed: job %1 now fits on card %2 within its class budget.</source>
+            <translation>确认之后一体机已有变化：作业 %1 现在在类别预算之内就能放到卡 %2 上。</translation>
+        </message>
+        <message>
+            <source>It could never run on this appliance: %1</source>
+            <translation>它在这台一体机上永远无法运行：%1</translation>
+        </message>
+        <message>
+            <source>Stopped after %1 of %2 steps: %3 failed (%4); the card now has %5.</source>
+            <translation>执行了 %2 个步骤中的 %1 个后停止：%3 失败（%4）；卡现在是 %5。</translation>
+        </message>
+        <message>
+            <source>Stopped after %1 of %2 steps: the driver refused %3 (%4); the card now has %5.</source>
+            <translation>执行了 %2 个步骤中的 %1 个后停止：驱动拒绝了%3（%4）；卡现在是 %5。</translation>
+        </message>
+        <message>
+            <source>Stopped after %1 of %2 steps; the card now has %3.</source>
+            <translation>执行了 %2 个步骤中的 %1 个后停止；卡现在是 %3。</translation>
+        </message>
+        <message>
+            <source>The %1 steps were carried out, but the card now has %2.</source>
+            <translation>%1 个步骤都已执行，但卡现在是 %2。</translation>
+        </message>
+        <message>
+            <source>Card %1 has no pinned layout.</source>
+            <translation>卡 %1 没有固定的布局。</translation>
+        </message>
+        <message>
+            <source>The pin must end after now.</source>
+            <translation>固定的结束时间必须晚于现在。</translation>
+        </message>
+        <message>
+            <source>A %1 has no %2 mode.</source>
+            <translation>%1 没有 %2 模式。</translation>
+        </message>
+        <message>
+            <source>Instance %1 serves %2: it cannot be destroyed now.</source>
+            <translation>实例 %1 正在服务 %2，现在不能销毁。</translation>
+        </message>
+        <message>
+            <source>The layout breaks the card&apos;s rules: %1</source>
+            <translation>这个布局不符合卡的规则：%1</translation>
+        </message>
+        <message>
+            <source>The card&apos;s layout is pinned.</source>
+            <translation>这张卡的布局已固定。</translation>
+        </message>
+        <message>
+            <source>Card %1 is not in MIG mode.</source>
+            <translation>卡 %1 不在 MIG 模式。</translation>
+        </message>
+        <message>
+            <source>Card %1 has failed.</source>
+            <translation>卡 %1 已故障。</translation>
+        </message>
         <message>
             <source>The appliance gave no reason.</source>
             <translation>一体机没有给出原因。</translation>
@@ -3157,6 +3287,10 @@
     </context>
     <context>
         <name>Zhaoxi::Widgets::ReasonText</name>
+        <message>
+            <source>Read-only: changes are not allowed.</source>
+            <translation>只读：不允许更改。</translation>
+        </message>
         <message>
             <source>%1 CPU cores</source>
             <translation>%1 个 CPU 核</translation>

@@ -739,7 +739,7 @@ void MainWindow::updateRunBar()
     m_speedCombo->setCurrentIndex(at);
     m_clock->setText(clockText());
     const bool readOnly = have && m_snapshot->readOnly;
-    m_banner->setText(readOnly ? readOnlyText(m_snapshot->readOnlyReason) : QString());
+    m_banner->setText(readOnly ? readOnlyText(m_snapshot->readOnlyProblem) : QString());
     m_banner->setHidden(!readOnly);
 }
 

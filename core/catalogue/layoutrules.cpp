@@ -237,6 +237,40 @@ const char *toString(LayoutProblem problem)
     return "?";
 }
 
+Domain::Problem layoutRuleProblem(const LayoutVerdict &verdict,
+                                  const CardModel &model,
+                                  const QList<MigPlacement> &layout)
+{
+    return Domain::Problem(Domain::Problem::Code::LayoutRule,
+                           {verdict.describe(model, layout),
+                            QLatin1String(toString(verdict.problem)),
+                            QString::number(verdict.index),
+                            QString::number(verdict.other),
+                            QString::number(verdict.limit)});
+}
+
+std::optional<LayoutVerdict> layoutVerdictOf(const Domain::Problem &problem)
+{
+    if (problem.code != Domain::Problem::Code::LayoutRule || problem.args.size() < 5)
+        return std::nullopt;
+    LayoutVerdict v;
+    bool known = false;
+    for (int p = int(LayoutProblem::NotMigCapable); p <= int(LayoutProblem::MediaExtensionsTaken);
+         ++p) {
+        if (problem.args[1] == QLatin1String(toString(LayoutProblem(p)))) {
+            v.problem = LayoutProblem(p);
+            known = true;
+        }
+    }
+    bool ok[3] = {false, false, false};
+    v.index = problem.args[2].toInt(&ok[0]);
+    v.other = problem.args[3].toInt(&ok[1]);
+    v.limit = problem.args[4].toInt(&ok[2]);
+    if (!known || !ok[0] || !ok[1] || !ok[2])
+        return std::nullopt;
+    return v;
+}
+
 QString formatPlacement(const CardModel &model, MigPlacement placement)
 {
     const QString name = validProfile(model, placement.profile)

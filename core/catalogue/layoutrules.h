@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/domain/cardmodel.h"
+#include "core/domain/problem.h"
 
 #include <QList>
 #include <QString>
@@ -50,6 +51,15 @@ struct LayoutVerdict
 
 // The code's name, e.g. "StartNotAllowed", for logs and test output.
 const char *toString(LayoutProblem problem);
+
+// A refused layout as a Domain::Problem (Code::LayoutRule): its English sentence (describe),
+// then the verdict's code name, index, other and limit, so that a console can word it again
+// against the layout it asked for (layoutVerdictOf).
+Domain::Problem layoutRuleProblem(const LayoutVerdict &verdict,
+                                  const CardModel &model,
+                                  const QList<MigPlacement> &layout);
+// The verdict a LayoutRule problem carries; nullopt for another problem or unknown parameters.
+std::optional<LayoutVerdict> layoutVerdictOf(const Domain::Problem &problem);
 
 // "3g.40gb@0"; "#7@0" when the profile index is not the model's.
 QString formatPlacement(const CardModel &model, MigPlacement placement);

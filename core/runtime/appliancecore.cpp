@@ -52,14 +52,13 @@ qint64 ApplianceCore::requeueTraining(Domain::JobId job,
     return at;
 }
 
-bool ApplianceCore::cordonCard(int card, bool cordoned, bool drain, qint64 nowMs, QString *why)
+bool ApplianceCore::cordonCard(
+        int card, bool cordoned, bool drain, qint64 nowMs, Domain::Problem *why)
 {
     const Sched::ClusterState &st = m_sched->state();
-    if (card < 0 || card >= st.cards().size()) {
-        if (why)
-            *why = QStringLiteral("no card %1").arg(card);
-        return false;
-    }
+    if (card < 0 || card >= st.cards().size())
+        return Domain::refuse(
+                why, Domain::Problem(Domain::Problem::Code::NoCard, {QString::number(card)}));
     const Domain::CardId id(card);
     const bool drainOnly = cordoned && drain && st.card(id).operatorCordoned;
     if (!drainOnly && !m_sched->setOperatorCordon(id, cordoned, nowMs, why))

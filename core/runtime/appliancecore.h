@@ -69,9 +69,9 @@ public:
     // Cordons a card (Scheduler::setOperatorCordon) or uncordons it; with `drain`, every job on
     // it also goes back to the queue through requeueTraining (reason: drain): training and batch
     // that checkpoint at their next checkpoint, the rest at once. A drain of a card already
-    // cordoned drains it. False with the English *why when refused (no such card, nothing to
+    // cordoned drains it. False with *why when refused (no such card, nothing to
     // change). The caller runs the cycle that follows.
-    bool cordonCard(int card, bool cordoned, bool drain, qint64 nowMs, QString *why);
+    bool cordonCard(int card, bool cordoned, bool drain, qint64 nowMs, Domain::Problem *why);
 
 protected:
     // The scheduler over `state` with `options`; its events go to schedulerEvents(). The

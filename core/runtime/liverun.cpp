@@ -610,14 +610,13 @@ JobId LiveRun::submit(const Domain::WorkloadSpec &spec, QString *error, QString 
     return replicas.isEmpty() ? JobId() : replicas.first().job;
 }
 
-bool LiveRun::cancel(JobId job, QString *error)
+bool LiveRun::cancel(JobId job, Domain::Problem *error)
 {
     const Sched::ClusterState &st = m_sched->state();
-    if (!job.isValid() || job.value() >= st.jobs().size() || st.job(job).isTerminal()) {
-        if (error)
-            *error = QStringLiteral("job %1 has ended or does not exist").arg(job.value());
-        return false;
-    }
+    if (!job.isValid() || job.value() >= st.jobs().size() || st.job(job).isTerminal())
+        return Domain::refuse(
+                error,
+                Domain::Problem(Domain::Problem::Code::JobEnded, {QString::number(job.value())}));
     const int service = serviceOfReplica(job);
     if (service >= 0) {
         for (ReplicaRt &r : m_services[service].replicas)
@@ -630,14 +629,13 @@ bool LiveRun::cancel(JobId job, QString *error)
     return true;
 }
 
-bool LiveRun::requeue(JobId job, QString *error)
+bool LiveRun::requeue(JobId job, Domain::Problem *error)
 {
     const Sched::ClusterState &st = m_sched->state();
-    if (!job.isValid() || job.value() >= st.jobs().size() || !st.job(job).isActive()) {
-        if (error)
-            *error = QStringLiteral("job %1 is not running").arg(job.value());
-        return false;
-    }
+    if (!job.isValid() || job.value() >= st.jobs().size() || !st.job(job).isActive())
+        return Domain::refuse(error,
+                              Domain::Problem(Domain::Problem::Code::JobNotRunning,
+                                              {QString::number(job.value())}));
     const qint64 t = now();
     const bool atCheckpoint
             = st.job(job).spec.preemption == Domain::PreemptionTolerance::AtCheckpoint;
@@ -646,14 +644,13 @@ bool LiveRun::requeue(JobId job, QString *error)
     return true;
 }
 
-bool LiveRun::setPriority(JobId job, int priority, QString *error)
+bool LiveRun::setPriority(JobId job, int priority, Domain::Problem *error)
 {
     const qint64 t = now();
-    if (!m_sched->setPriority(job, priority, t)) {
-        if (error)
-            *error = QStringLiteral("job %1 has ended or does not exist").arg(job.value());
-        return false;
-    }
+    if (!m_sched->setPriority(job, priority, t))
+        return Domain::refuse(
+                error,
+                Domain::Problem(Domain::Problem::Code::JobEnded, {QString::number(job.value())}));
     step(t);
     return true;
 }
@@ -673,7 +670,7 @@ Sched::Decision LiveRun::place(JobId job,
 
 bool LiveRun::applyLayout(Domain::CardId card,
                           const QList<Domain::MigPlacement> &target,
-                          QString *error)
+                          Domain::Problem *error)
 {
     const qint64 t = now();
     if (!m_sched->applyLayout(card, target, t, error))
@@ -682,7 +679,7 @@ bool LiveRun::applyLayout(Domain::CardId card,
     return true;
 }
 
-bool LiveRun::pinLayout(Domain::CardId card, qint64 untilMs, QString *error)
+bool LiveRun::pinLayout(Domain::CardId card, qint64 untilMs, Domain::Problem *error)
 {
     const qint64 t = now();
     if (!Sched::changeLayoutPin(*m_sched, card, untilMs, t, error))
@@ -691,7 +688,7 @@ bool LiveRun::pinLayout(Domain::CardId card, qint64 untilMs, QString *error)
     return true;
 }
 
-bool LiveRun::cordon(int card, bool cordoned, bool drain, QString *error)
+bool LiveRun::cordon(int card, bool cordoned, bool drain, Domain::Problem *error)
 {
     const qint64 t = now();
     if (!cordonCard(card, cordoned, drain, t, error))

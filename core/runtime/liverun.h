@@ -129,11 +129,11 @@ public:
     Domain::JobId submit(const Domain::WorkloadSpec &spec, QString *error, QString *field);
     // Ends a job; a replica so ended is not replaced (its service's target drops by one, within
     // its minimum). False with *error when it has ended or is unknown.
-    bool cancel(Domain::JobId job, QString *error);
+    bool cancel(Domain::JobId job, Domain::Problem *error);
     // Back to the queue: a job that checkpoints at its next checkpoint (it is signalled now),
     // any other at once.
-    bool requeue(Domain::JobId job, QString *error);
-    bool setPriority(Domain::JobId job, int priority, QString *error);
+    bool requeue(Domain::JobId job, Domain::Problem *error);
+    bool setPriority(Domain::JobId job, int priority, Domain::Problem *error);
     // Places a waiting job now (on `card` when valid), preempting only when allowed; over its
     // class budget with BudgetRule::Exceed (an operator's confirmed "place anyway").
     Sched::Decision place(Domain::JobId job,
@@ -143,15 +143,15 @@ public:
     // Repartitions a MIG card through the scheduler (its statement's steps go to the backend).
     bool applyLayout(Domain::CardId card,
                      const QList<Domain::MigPlacement> &target,
-                     QString *error);
+                     Domain::Problem *error);
     // Pins a card's layout until `untilMs` on this run's clock (-1: until unpinned), or unpins it
     // (0): Scheduler::pinLayout. False with *error for an unknown or failed card, an end not
     // after now, or an unpin of a card that is not pinned.
-    bool pinLayout(Domain::CardId card, qint64 untilMs, QString *error);
+    bool pinLayout(Domain::CardId card, qint64 untilMs, Domain::Problem *error);
     // Replaces the colocation policy in force ("none": none), from now.
     bool setPolicy(const QString &name, const QJsonObject &params, QString *error);
     // An operator's cordon or drain of a card (ApplianceCore::cordonCard), then a step.
-    bool cordon(int card, bool cordoned, bool drain, QString *error);
+    bool cordon(int card, bool cordoned, bool drain, Domain::Problem *error);
     JobLogTail jobLog(Domain::JobId job, qint64 maxBytes) const;
     // Every service's figures over the policy's window, as the policy sees them.
     QList<Policy::ServiceView> serviceViews() { return services(now()); }

@@ -305,20 +305,16 @@ void Scheduler::setCardCordoned(CardId card, bool cordoned, qint64 nowMs)
     m_state.setCardCordoned(card, cordoned);
 }
 
-bool Scheduler::setOperatorCordon(CardId card, bool cordoned, qint64 nowMs, QString *why)
+bool Scheduler::setOperatorCordon(CardId card, bool cordoned, qint64 nowMs, Problem *why)
 {
     Q_UNUSED(nowMs)
-    if (!card.isValid() || card.value() >= m_state.cards().size()) {
-        if (why)
-            *why = QStringLiteral("no card %1").arg(card.value());
-        return false;
-    }
-    if (m_state.card(card).operatorCordoned == cordoned) {
-        if (why)
-            *why = cordoned ? QStringLiteral("card %1 is cordoned already").arg(card.value())
-                            : QStringLiteral("card %1 is not cordoned").arg(card.value());
-        return false;
-    }
+    if (!card.isValid() || card.value() >= m_state.cards().size())
+        return refuse(why, Problem(Problem::Code::NoCard, {QString::number(card.value())}));
+    if (m_state.card(card).operatorCordoned == cordoned)
+        return refuse(
+                why,
+                Problem(cordoned ? Problem::Code::CardCordoned : Problem::Code::CardNotCordoned,
+                        {QString::number(card.value())}));
     m_state.setOperatorCordoned(card, cordoned);
     return true;
 }
@@ -386,38 +382,29 @@ void Scheduler::setClassBudget(const ClassBudget &budget, qint64 nowMs)
 bool Scheduler::applyLayout(CardId cardId,
                             const QList<Domain::MigPlacement> &target,
                             qint64 nowMs,
-                            QString *why,
+                            Problem *why,
                             std::optional<AutoChangeCause> automatic)
 {
     const CardState &card = m_state.card(cardId);
     const CardModel &model = m_state.model(card);
-    if (automatic && card.layoutPinned()) {
-        if (why)
-            *why = QStringLiteral("the card's layout is pinned");
-        return false;
-    }
-    if (card.mode != PartitionMode::Mig) {
-        if (why)
-            *why = QStringLiteral("card is not in MIG mode");
-        return false;
-    }
+    if (automatic && card.layoutPinned())
+        return refuse(why, Problem(Problem::Code::LayoutPinned));
+    if (card.mode != PartitionMode::Mig)
+        return refuse(why, Problem(Problem::Code::CardNotMig, {QString::number(cardId.value())}));
     const Catalogue::LayoutVerdict v = Catalogue::validateLayout(model, target);
-    if (!v.isValid()) {
-        if (why)
-            *why = v.describe(model, target);
-        return false;
-    }
+    if (!v.isValid())
+        return refuse(why, Catalogue::layoutRuleProblem(v, model, target));
     const Catalogue::LayoutSteps steps = Catalogue::layoutSteps(model, card.migLayout(), target);
     QList<int> destroy;
     for (int i : steps.destroy) {
         const Unit &u = card.units[i];
         if (u.job.isValid()) {
-            if (why)
-                *why = QStringLiteral("instance %1@%2 serves job %3")
-                               .arg(model.migProfiles[u.profile].name)
-                               .arg(u.start)
-                               .arg(m_state.job(u.job).spec.name);
-            return false;
+            return refuse(why,
+                          Problem(Problem::Code::InstanceBusy,
+                                  {QStringLiteral("%1@%2")
+                                           .arg(model.migProfiles[u.profile].name)
+                                           .arg(u.start),
+                                   m_state.job(u.job).spec.name}));
         }
         destroy.append(u.uid);
     }
@@ -435,20 +422,15 @@ bool Scheduler::applyLayout(CardId cardId,
     return true;
 }
 
-bool Scheduler::setCardMode(CardId cardId, PartitionMode mode, qint64 nowMs, QString *why)
+bool Scheduler::setCardMode(CardId cardId, PartitionMode mode, qint64 nowMs, Problem *why)
 {
     const CardState &card = m_state.card(cardId);
-    if (!m_state.model(card).supports(mode)) {
-        if (why)
-            *why = QStringLiteral("model %1 has no %2 mode")
-                           .arg(m_state.model(card).name, Domain::toString(mode));
-        return false;
-    }
-    if (card.clients > 0) {
-        if (why)
-            *why = QStringLiteral("card serves %1 job(s)").arg(card.clients);
-        return false;
-    }
+    if (!m_state.model(card).supports(mode))
+        return refuse(why,
+                      Problem(Problem::Code::ModeNotOnModel,
+                              {m_state.model(card).name, Domain::toString(mode)}));
+    if (card.clients > 0)
+        return refuse(why, Problem(Problem::Code::CardServesJobs, {QString::number(card.clients)}));
     if (card.mode == mode)
         return true;
     Statement st(m_state);
@@ -479,25 +461,16 @@ SchedEvent unpinnedEvent(const ClusterState &state, CardId card, qint64 nowMs, b
 }
 } // namespace
 
-bool Scheduler::pinLayout(CardId card, qint64 untilMs, qint64 nowMs, QString *why)
+bool Scheduler::pinLayout(CardId card, qint64 untilMs, qint64 nowMs, Problem *why)
 {
-    if (!card.isValid() || card.value() >= m_state.cards().size()) {
-        if (why)
-            *why = QStringLiteral("no card %1").arg(card.value());
-        return false;
-    }
-    if (m_state.card(card).health == CardHealth::Failed) {
-        if (why)
-            *why = QStringLiteral("card %1 has failed").arg(card.value());
-        return false;
-    }
-    if (untilMs != -1 && untilMs <= nowMs) {
-        if (why)
-            *why = QStringLiteral("the pin's end (%1 ms) is not after now (%2 ms)")
-                           .arg(untilMs)
-                           .arg(nowMs);
-        return false;
-    }
+    if (!card.isValid() || card.value() >= m_state.cards().size())
+        return refuse(why, Problem(Problem::Code::NoCard, {QString::number(card.value())}));
+    if (m_state.card(card).health == CardHealth::Failed)
+        return refuse(why, Problem(Problem::Code::CardFailed, {QString::number(card.value())}));
+    if (untilMs != -1 && untilMs <= nowMs)
+        return refuse(why,
+                      Problem(Problem::Code::PinNotAfterNow,
+                              {QString::number(untilMs), QString::number(nowMs)}));
     if (m_state.card(card).layoutPinnedUntilMs == untilMs)
         return true;
     m_state.setLayoutPinned(card, untilMs);
@@ -916,15 +889,13 @@ Decision Scheduler::placeWithPreemption(JobId id, qint64 nowMs, CardId onCard, B
     return d;
 }
 
-bool changeLayoutPin(Scheduler &scheduler, CardId card, qint64 untilMs, qint64 nowMs, QString *why)
+bool changeLayoutPin(Scheduler &scheduler, CardId card, qint64 untilMs, qint64 nowMs, Problem *why)
 {
     if (untilMs != 0)
         return scheduler.pinLayout(card, untilMs, nowMs, why);
     if (scheduler.unpinLayout(card, nowMs))
         return true;
-    if (why)
-        *why = QStringLiteral("card %1 has no pinned layout").arg(card.value());
-    return false;
+    return refuse(why, Problem(Problem::Code::NoPin, {QString::number(card.value())}));
 }
 
 } // namespace Zhaoxi::Sched

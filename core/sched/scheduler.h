@@ -8,6 +8,8 @@
 #include "statement.h"
 #include "trial.h"
 
+#include "core/domain/problem.h"
+
 #include <QHash>
 #include <QList>
 
@@ -15,6 +17,8 @@
 #include <optional>
 
 namespace Zhaoxi::Sched {
+
+using Domain::Problem;
 
 // The most compute (milli-cards) each class may hold at this moment; -1 = no limit. Set by the
 // colocation policy in force (day/night windows, the load-aware guard).
@@ -131,14 +135,14 @@ public:
     bool applyLayout(CardId card,
                      const QList<Domain::MigPlacement> &target,
                      qint64 nowMs,
-                     QString *why = nullptr,
+                     Problem *why = nullptr,
                      std::optional<AutoChangeCause> automatic = std::nullopt);
-    bool setCardMode(CardId card, PartitionMode mode, qint64 nowMs, QString *why = nullptr);
+    bool setCardMode(CardId card, PartitionMode mode, qint64 nowMs, Problem *why = nullptr);
     // An operator's pin on a card's layout, until `untilMs` (-1: until unpinned): the scheduler
     // neither creates nor destroys instances on it nor switches its mode; its instances still
-    // take work. False (with the English *why) for an unknown or failed card or a time already
+    // take work. False (with *why) for an unknown or failed card or a time already
     // past. A pin that expires is an event (LayoutUnpinned, expired) at the first tick after.
-    bool pinLayout(CardId card, qint64 untilMs, qint64 nowMs, QString *why = nullptr);
+    bool pinLayout(CardId card, qint64 untilMs, qint64 nowMs, Problem *why = nullptr);
     // False when the card was not pinned.
     bool unpinLayout(CardId card, qint64 nowMs);
     // 0: not pinned; -1: until unpinned; else the appliance time the pin ends.
@@ -150,9 +154,9 @@ public:
     // until they are requeued), or releases it.
     void setCardCordoned(CardId card, bool cordoned, qint64 nowMs);
     // An operator's cordon: the card takes no new work until uncordoned (what runs on it stays;
-    // a drain also requeues it, the session's part). False (with the English *why) for an
+    // a drain also requeues it, the session's part). False (with *why) for an
     // unknown card, or a change to what already is.
-    bool setOperatorCordon(CardId card, bool cordoned, qint64 nowMs, QString *why = nullptr);
+    bool setOperatorCordon(CardId card, bool cordoned, qint64 nowMs, Problem *why = nullptr);
 
     // --- The cycle ------------------------------------------------------------------------
     struct TickResult
@@ -290,7 +294,7 @@ private:
 };
 
 // An operator's pin command as every session takes it: `untilMs` -1 pins until unpinned, a time
-// pins until then, 0 unpins. False with the English *why (an unpin of a card not pinned too).
-bool changeLayoutPin(Scheduler &scheduler, CardId card, qint64 untilMs, qint64 nowMs, QString *why);
+// pins until then, 0 unpins. False with *why (an unpin of a card not pinned too).
+bool changeLayoutPin(Scheduler &scheduler, CardId card, qint64 untilMs, qint64 nowMs, Problem *why);
 
 } // namespace Zhaoxi::Sched

@@ -282,6 +282,7 @@ QByteArray consolePicture(const Snapshot &s, PictureCache *cache)
                         {QStringLiteral("simulated"), s.simulated},
                         {QStringLiteral("read_only"), s.readOnly},
                         {QStringLiteral("read_only_reason"), s.readOnlyReason},
+                        {QStringLiteral("read_only_problem"), problemJson(s.readOnlyProblem)},
                         {QStringLiteral("appliance"), s.applianceName},
                         {QStringLiteral("policy"), s.policy},
                         {QStringLiteral("window"), s.window},
@@ -363,6 +364,8 @@ std::optional<Snapshot> snapshotFromConsoleJson(const QJsonObject &o,
     s.simulated = o.value(QStringLiteral("simulated")).toBool(true);
     s.readOnly = o.value(QStringLiteral("read_only")).toBool();
     s.readOnlyReason = o.value(QStringLiteral("read_only_reason")).toString();
+    s.readOnlyProblem
+            = problemFromJson(o.value(QStringLiteral("read_only_problem")), s.readOnlyReason);
     s.applianceName = o.value(QStringLiteral("appliance")).toString();
     s.policy = o.value(QStringLiteral("policy")).toString();
     s.window = o.value(QStringLiteral("window")).toString();
@@ -464,9 +467,15 @@ Session::CommandResult commandResultFromAnswer(const QJsonObject &answer)
     r.ok = answer.value(QStringLiteral("ok")).toBool();
     const QJsonObject body
             = answer.value(r.ok ? QStringLiteral("result") : QStringLiteral("error")).toObject();
-    r.error = r.ok ? QString() : body.value(QStringLiteral("message")).toString();
-    if (!r.ok && r.error.isEmpty())
-        r.error = QStringLiteral("the service gave no reason");
+    if (!r.ok) {
+        const QString english = body.value(QStringLiteral("message")).toString();
+        Session::setProblem(
+                r,
+                english.isEmpty()
+                        ? Domain::Problem(Domain::Problem::Code::ServiceGaveNoReason)
+                        : problemFromJson(body.value(QStringLiteral("problem")), english));
+        r.error = english.isEmpty() ? r.error : english;
+    }
     r.field = body.value(QStringLiteral("field")).toString();
     r.job = Domain::JobId(body.value(QStringLiteral("job")).toInt(-1));
     r.planChanged = !r.ok && body.value(QStringLiteral("plan_changed")).toBool(false);
@@ -555,6 +564,7 @@ Session::SchedulePreview schedulePreviewFromJson(const QJsonObject &o)
     Session::SchedulePreview p;
     p.ok = o.value(QStringLiteral("ok")).toBool();
     p.error = o.value(QStringLiteral("error")).toString();
+    p.problem = problemFromJson(o.value(QStringLiteral("problem")), p.error);
     p.field = o.value(QStringLiteral("field")).toString();
     p.nowMs = int64(o.value(QStringLiteral("now_ms")));
     p.policyBefore = o.value(QStringLiteral("policy_before")).toString();
@@ -597,6 +607,7 @@ Session::LayoutPreview layoutPreviewFromJson(const QJsonObject &o, const Domain:
     p.card = Domain::CardId(o.value(QStringLiteral("card")).toInt(-1));
     p.ok = o.value(QStringLiteral("ok")).toBool();
     p.error = o.value(QStringLiteral("error")).toString();
+    p.problem = problemFromJson(o.value(QStringLiteral("problem")), p.error);
     for (const QJsonValue &v : o.value(QStringLiteral("layout")).toArray()) {
         QString why;
         const auto placement
@@ -618,6 +629,7 @@ Session::JobLog jobLogFromJson(const QJsonObject &o)
     l.job = Domain::JobId(o.value(QStringLiteral("job")).toInt(-1));
     l.ok = o.value(QStringLiteral("ok")).toBool();
     l.error = o.value(QStringLiteral("error")).toString();
+    l.problem = problemFromJson(o.value(QStringLiteral("problem")), l.error);
     l.path = o.value(QStringLiteral("path")).toString();
     l.text = o.value(QStringLiteral("text")).toString();
     l.truncated = o.value(QStringLiteral("truncated")).toBool();

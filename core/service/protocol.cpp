@@ -251,6 +251,7 @@ QJsonObject snapshotJson(const Snapshot &s, bool withState)
                   {QStringLiteral("simulated"), s.simulated},
                   {QStringLiteral("read_only"), s.readOnly},
                   {QStringLiteral("read_only_reason"), s.readOnlyReason},
+                  {QStringLiteral("read_only_problem"), problemJson(s.readOnlyProblem)},
                   {QStringLiteral("policy"), s.policy},
                   {QStringLiteral("window"), s.window},
                   {QStringLiteral("cards"), cardsJson(s)},
@@ -287,11 +288,34 @@ QJsonObject eventJson(const Storage::Event &e)
     return o;
 }
 
+QJsonObject problemJson(const Domain::Problem &problem)
+{
+    QJsonObject o{{QStringLiteral("code"), QLatin1String(Domain::problemCodeName(problem.code))}};
+    if (!problem.args.isEmpty())
+        o.insert(QStringLiteral("args"), QJsonArray::fromStringList(problem.args));
+    return o;
+}
+
+Domain::Problem problemFromJson(const QJsonValue &json, const QString &english)
+{
+    const QJsonObject o = json.toObject();
+    const Domain::Problem::Code code
+            = Domain::problemCodeFromName(o.value(QStringLiteral("code")).toString());
+    if (code == Domain::Problem::Code::Count || code == Domain::Problem::Code::None)
+        return Domain::Problem::text(english);
+    QStringList args;
+    for (const QJsonValue &a : o.value(QStringLiteral("args")).toArray())
+        args.append(a.toString());
+    return Domain::Problem(code, args);
+}
+
 QJsonObject commandResultJson(const Session::CommandResult &r)
 {
     QJsonObject o{{QStringLiteral("ok"), r.ok}};
     if (!r.error.isEmpty())
         o.insert(QStringLiteral("error"), r.error);
+    if (!r.problem.isNone())
+        o.insert(QStringLiteral("problem"), problemJson(r.problem));
     if (!r.field.isEmpty())
         o.insert(QStringLiteral("field"), r.field);
     if (r.job.isValid())
@@ -402,6 +426,8 @@ QJsonObject schedulePreviewJson(const Session::SchedulePreview &p)
                   {QStringLiteral("budget_before"), budgetJson(p.budgetBefore)}};
     if (!p.ok) {
         o.insert(QStringLiteral("error"), p.error);
+        if (!p.problem.isNone())
+            o.insert(QStringLiteral("problem"), problemJson(p.problem));
         if (!p.field.isEmpty())
             o.insert(QStringLiteral("field"), p.field);
         return o;
@@ -461,6 +487,8 @@ QJsonObject layoutPreviewJson(const Session::LayoutPreview &p, const Domain::Car
                   {QStringLiteral("expected_ms"), p.expectedMs}};
     if (!p.error.isEmpty())
         o.insert(QStringLiteral("error"), p.error);
+    if (!p.problem.isNone())
+        o.insert(QStringLiteral("problem"), problemJson(p.problem));
     return o;
 }
 
@@ -473,6 +501,8 @@ QJsonObject jobLogJson(const Session::JobLog &l)
                   {QStringLiteral("truncated"), l.truncated}};
     if (!l.error.isEmpty())
         o.insert(QStringLiteral("error"), l.error);
+    if (!l.problem.isNone())
+        o.insert(QStringLiteral("problem"), problemJson(l.problem));
     return o;
 }
 

@@ -64,6 +64,11 @@ QJsonArray cardsJson(const Session::Snapshot &snapshot);
 QJsonArray jobsJson(const Session::Snapshot &snapshot);
 QJsonObject eventJson(const Storage::Event &event);
 QJsonObject commandResultJson(const Session::CommandResult &result);
+// Why something was refused, as a code beside its English "message" / "error" (a console words
+// it in its own language): {"code": "no-job", "args": ["3"]}. Decoded back, an unknown code or
+// none is the English text as it came.
+QJsonObject problemJson(const Domain::Problem &problem);
+Domain::Problem problemFromJson(const QJsonValue &json, const QString &english);
 // A refused drop's "layout_fit" names the target's profiles by the model of its card in `state`
 // (left out without one).
 QJsonObject placementPreviewJson(const Session::PlacementPreview &preview,

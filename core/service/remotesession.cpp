@@ -101,7 +101,7 @@ void RemoteSession::stop()
     const QList<Pending> pending = m_pending.values();
     m_pending.clear();
     for (const Pending &p : pending)
-        fail(p, QStringLiteral("the console closed its connection to the service"));
+        fail(p, Domain::Problem(Domain::Problem::Code::ConsoleClosed));
 }
 
 void RemoteSession::connectNow()
@@ -132,7 +132,7 @@ void RemoteSession::onDisconnected()
     const QList<Pending> pending = m_pending.values();
     m_pending.clear();
     for (const Pending &p : pending)
-        fail(p, QStringLiteral("the service went away before answering"));
+        fail(p, Domain::Problem(Domain::Problem::Code::ServiceWentAway));
     publishUnreachable();
     if (was)
         Q_EMIT connectionChanged(false);
@@ -210,7 +210,10 @@ void RemoteSession::onAnswer(const Pending &p, const QJsonObject &answer)
     case Answer::SchedulePreview:
     case Answer::JobLog:
         if (!ok) {
-            fail(p, error); // the same answer as when the service went away, with its reason
+            // The same answer as when the service went away, with its reason.
+            fail(p,
+                 problemFromJson(answer.value(QStringLiteral("error"))[QStringLiteral("problem")],
+                                 error));
             break;
         }
         if (p.answer == Answer::PlacementPreview) {
@@ -264,10 +267,11 @@ void RemoteSession::onPicture(const QJsonObject &console)
     auto snapshot = std::make_shared<Snapshot>(std::move(*s));
     snapshot->servicePath = m_socketPath;
     snapshot->connected = true;
-    const QString reason = readOnlyReason();
-    if (!reason.isEmpty() && !snapshot->readOnly) {
+    const Domain::Problem reason = readOnlyProblem();
+    if (!reason.isNone() && !snapshot->readOnly) {
         snapshot->readOnly = true;
-        snapshot->readOnlyReason = reason;
+        snapshot->readOnlyProblem = reason;
+        snapshot->readOnlyReason = reason.english();
     }
     const bool first = !m_attached;
     m_attached = true;
@@ -278,15 +282,21 @@ void RemoteSession::onPicture(const QJsonObject &console)
 
 QString RemoteSession::readOnlyReason() const
 {
+    return readOnlyProblem().english();
+}
+
+Domain::Problem RemoteSession::readOnlyProblem() const
+{
+    using Domain::Problem;
     QMutexLocker lock(&m_lock);
     if (m_hello.isEmpty())
         return {};
     if (m_hello.value(QStringLiteral("role")).toString() != QLatin1String("operator"))
-        return QStringLiteral("not an operator: %1 is not in %2")
-                .arg(m_hello.value(QStringLiteral("user")).toString(),
-                     m_hello.value(QStringLiteral("operator_group")).toString());
+        return Problem(Problem::Code::ReadOnlyNotOperator,
+                       {m_hello.value(QStringLiteral("user")).toString(),
+                        m_hello.value(QStringLiteral("operator_group")).toString()});
     if (!m_hello.value(QStringLiteral("taking_changes")).toBool(true))
-        return QStringLiteral("service not taking changes");
+        return Problem(Problem::Code::ReadOnlyNotTakingChanges);
     return {};
 }
 
@@ -314,7 +324,9 @@ void RemoteSession::publishUnreachable()
     s->servicePath = m_socketPath;
     s->connected = false;
     s->readOnly = true;
-    s->readOnlyReason = QStringLiteral("service unreachable: %1").arg(m_socketPath);
+    s->readOnlyProblem
+            = Domain::Problem(Domain::Problem::Code::ReadOnlyUnreachable, {m_socketPath});
+    s->readOnlyReason = s->readOnlyProblem.english();
     if (!last) {
         s->state = Sched::ClusterState(m_catalogue);
         s->endMs = -1;
@@ -328,7 +340,7 @@ void RemoteSession::send(QJsonObject request, const Pending &pending)
     if (!m_socket || m_socket->state() != QLocalSocket::ConnectedState
         || (pending.answer != Answer::Hello && pending.answer != Answer::Subscribe
             && !m_attached)) {
-        fail(pending, QStringLiteral("the service at %1 is not reachable").arg(m_socketPath));
+        fail(pending, Domain::Problem(Domain::Problem::Code::ServiceUnreachable, {m_socketPath}));
         return;
     }
     const qint64 id = ++m_nextId;
@@ -337,7 +349,7 @@ void RemoteSession::send(QJsonObject request, const Pending &pending)
     m_socket->write(encodeLine(request));
 }
 
-void RemoteSession::fail(const Pending &p, const QString &error)
+void RemoteSession::fail(const Pending &p, const Domain::Problem &error)
 {
     switch (p.answer) {
     case Answer::Hello:
@@ -346,7 +358,7 @@ void RemoteSession::fail(const Pending &p, const QString &error)
     case Answer::Command: {
         Session::CommandResult r;
         r.request = p.request;
-        r.error = error;
+        Session::setProblem(r, error);
         r.status = Sched::Status::error(Sched::Reason::None);
         Q_EMIT commandFinished(r);
         return;
@@ -364,14 +376,14 @@ void RemoteSession::fail(const Pending &p, const QString &error)
         Session::LayoutPreview preview;
         preview.request = p.request;
         preview.card = Domain::CardId(p.card);
-        preview.error = error;
+        Session::setProblem(preview, error);
         Q_EMIT layoutPreviewReady(preview);
         return;
     }
     case Answer::SchedulePreview: {
         Session::SchedulePreview preview;
         preview.request = p.request;
-        preview.error = error;
+        Session::setProblem(preview, error);
         Q_EMIT schedulePreviewReady(preview);
         return;
     }
@@ -379,7 +391,7 @@ void RemoteSession::fail(const Pending &p, const QString &error)
         Session::JobLog log;
         log.request = p.request;
         log.job = Domain::JobId(p.job);
-        log.error = error;
+        Session::setProblem(log, error);
         Q_EMIT jobLogReady(log);
         return;
     }

@@ -106,12 +106,13 @@ private:
     void onPicture(const QJsonObject &console);
     // Sends a request; answers it at once with an error when there is no connection.
     void send(QJsonObject request, const Pending &pending);
-    void fail(const Pending &pending, const QString &error);
+    void fail(const Pending &pending, const Domain::Problem &error);
     void publish(std::shared_ptr<Session::Snapshot> snapshot);
     void publishUnreachable();
     QJsonArray layoutJson(int card, const QList<Domain::MigPlacement> &target) const;
     const Domain::CardModel *modelOf(int card) const;
     QString readOnlyReason() const;
+    Domain::Problem readOnlyProblem() const;
 
     QString m_socketPath;
     Catalogue::Catalogue m_catalogue;

@@ -394,6 +394,8 @@ void Server::finish(quint64 request, const CommandResult &r)
         QJsonObject answer = errorAnswer(p.id, Code::Refused, r.error, r.field);
         QJsonObject error = answer.value(QStringLiteral("error")).toObject();
         error.insert(QStringLiteral("status"), Storage::statusToJson(r.status));
+        if (!r.problem.isNone())
+            error.insert(QStringLiteral("problem"), problemJson(r.problem));
         if (r.planChanged)
             error.insert(QStringLiteral("plan_changed"), true);
         answer.insert(QStringLiteral("error"), error);

@@ -256,7 +256,7 @@ void HardwareSession::followDriver(qint64 nowMs)
         const QList<MigPlacement> want = driverLayout(c);
         if (byStart(sched().state().card(id).migLayout()) == want)
             continue;
-        QString why;
+        Domain::Problem why;
         if (m_run) {
             // Instances the driver does not have (a create that failed, one destroyed behind
             // our back): their jobs cannot run there and go back to the queue first.
@@ -268,11 +268,12 @@ void HardwareSession::followDriver(qint64 nowMs)
             }
         }
         if (!sched().applyLayout(id, want, nowMs, &why)) {
-            recordDevice(nowMs,
-                         "layout-unmapped",
-                         Storage::Severity::Warning,
-                         {{QStringLiteral("gpu"), index}, {QStringLiteral("message"), why}},
-                         c);
+            recordDevice(
+                    nowMs,
+                    "layout-unmapped",
+                    Storage::Severity::Warning,
+                    {{QStringLiteral("gpu"), index}, {QStringLiteral("message"), why.english()}},
+                    c);
             rebuild = true;
         }
     }
@@ -486,25 +487,31 @@ void HardwareSession::recordStep(const NvmlStepReport &report, int card, qint64 
 
 QString HardwareSession::readOnlyReason() const
 {
+    return readOnlyProblem().english();
+}
+
+Domain::Problem HardwareSession::readOnlyProblem() const
+{
+    using Domain::Problem;
     if (!m_allowChanges)
-        return QLatin1String(kReasonDisabled);
+        return Problem(Problem::Code::ReadOnlyDisabled);
     if (!m_reopenError.isEmpty())
-        return m_reopenError;
+        return Problem::text(m_reopenError);
     switch (m_backend->access()) {
     case Device::NvmlAccess::Writable:
         break;
     case Device::NvmlAccess::ReadOnlyBySetting:
-        return QLatin1String(kReasonDisabled);
+        return Problem(Problem::Code::ReadOnlyDisabled);
     case Device::NvmlAccess::NoPrivileges:
-        return QLatin1String(kReasonNoPermission);
+        return Problem(Problem::Code::ReadOnlyNoPermission);
     case Device::NvmlAccess::NotSupported:
-        return m_backend->accessMessage();
+        return Problem::text(m_backend->accessMessage());
     }
     for (const Sched::CardState &c : sched().state().cards()) {
         if (c.mode == PartitionMode::Mig)
             return {};
     }
-    return QLatin1String(kReasonNoMig);
+    return Problem(Problem::Code::ReadOnlyNoMig);
 }
 
 // What NVML lists on a card, by whose it is: a process in one of the jobs' sessions is that
@@ -637,8 +644,9 @@ SnapshotPtr HardwareSession::publish()
     s->paused = m_paused;
     s->finished = false;
     s->simulated = false;
-    s->readOnlyReason = readOnlyReason();
-    s->readOnly = !s->readOnlyReason.isEmpty();
+    s->readOnlyProblem = readOnlyProblem();
+    s->readOnlyReason = s->readOnlyProblem.english();
+    s->readOnly = !s->readOnlyProblem.isNone();
     s->applianceName = !m_options.applianceName.isEmpty()
                                ? m_options.applianceName
                                : (st.hosts().isEmpty() ? QString() : st.hosts().first().name);

@@ -121,8 +121,9 @@ public:
     int pollIntervalMs() const { return m_pollIntervalMs; }
     bool isPolling() const; // the timer runs (started and not paused)
     bool allowChanges() const { return m_allowChanges; }
-    QString readOnlyReason() const; // empty: changes may be applied
-    int nvmlIndex(int card) const;  // the NVML index of a state card; -1 when unknown
+    QString readOnlyReason() const; // empty: changes may be applied (readOnlyProblem's English)
+    Domain::Problem readOnlyProblem() const; // none: changes may be applied
+    int nvmlIndex(int card) const;           // the NVML index of a state card; -1 when unknown
     const Device::NvmlBackend &backend() const { return *m_backend; }
 
 public Q_SLOTS:

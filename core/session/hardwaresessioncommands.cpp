@@ -32,6 +32,8 @@
 
 namespace Zhaoxi::Session {
 
+using Domain::Problem;
+
 using Device::NvmlCardReport;
 using Device::NvmlStepReport;
 using Device::NvmlStepState;
@@ -311,9 +313,9 @@ bool HardwareSession::readyForWork(CommandResult *r) const
 {
     if (m_run)
         return true;
-    r->error = m_runError.isEmpty()
-                       ? QStringLiteral("the real appliance's runtime has not started yet")
-                       : QStringLiteral("no real work can run: %1").arg(m_runError);
+    setProblem(*r,
+               m_runError.isEmpty() ? Problem(Problem::Code::RuntimeNotStarted)
+                                    : Problem(Problem::Code::NoRealWork, {m_runError}));
     return false;
 }
 
@@ -351,9 +353,8 @@ void HardwareSession::applyLayout(quint64 request,
                                   ApplyMode mode,
                                   qint64 drainDeadlineMs)
 {
-    const QString readOnly = readOnlyReason();
-    if (!readOnly.isEmpty()) {
-        Q_EMIT commandFinished(CommandResult{request, false, readOnly, {}});
+    if (Problem readOnly = readOnlyProblem(); !readOnly.isNone()) {
+        Q_EMIT commandFinished(CommandResult::answer(request, readOnly));
         return;
     }
     const LayoutPreview p = plan(card, target);
@@ -374,9 +375,8 @@ void HardwareSession::applyLayoutNow(quint64 request, int card, const QList<MigP
 {
     CommandResult r;
     r.request = request;
-    const QString readOnly = readOnlyReason();
-    if (!readOnly.isEmpty()) {
-        r.error = readOnly;
+    if (Problem readOnly = readOnlyProblem(); !readOnly.isNone()) {
+        setProblem(r, readOnly);
         Q_EMIT commandFinished(r);
         return;
     }
@@ -387,7 +387,7 @@ void HardwareSession::applyLayoutNow(quint64 request, int card, const QList<MigP
     followDriver(t);
     const LayoutPreview p = plan(card, target);
     if (!p.ok) {
-        r.error = p.error;
+        setProblem(r, p.problem);
         Q_EMIT commandFinished(r);
         publish();
         return;
@@ -417,31 +417,31 @@ void HardwareSession::applyLayoutNow(quint64 request, int card, const QList<MigP
     if (outcome.allDone) {
         r.ok = driverLayout(card) == byStart(target);
         if (!r.ok)
-            r.error = QStringLiteral("the %1 steps were carried out, but the card now has %2")
-                              .arg(steps.size())
-                              .arg(holds);
+            setProblem(
+                    r,
+                    Problem(Problem::Code::StepsLeftOther, {QString::number(steps.size()), holds}));
     } else {
         const auto failed = std::find_if(
                 outcome.reports.cbegin(), outcome.reports.cend(), [](const NvmlStepReport &x) {
                     return x.state == NvmlStepState::Failed || x.state == NvmlStepState::Refused;
                 });
         if (failed != outcome.reports.cend()) {
-            r.error = QStringLiteral("stopped after %1 of %2 steps: %3 %4: %5; the card now has %6")
-                              .arg(outcome.done)
-                              .arg(steps.size())
-                              .arg(Device::describeStep(cat, model, failed->result.step),
-                                   failed->state == NvmlStepState::Refused
-                                           ? QStringLiteral("refused")
-                                           : QStringLiteral("failed"),
-                                   failed->message.isEmpty()
-                                           ? QString::fromLatin1(Device::toString(failed->status))
-                                           : failed->message,
-                                   holds);
+            setProblem(r,
+                       Problem(Problem::Code::StepFailed,
+                               {QString::number(outcome.done),
+                                QString::number(steps.size()),
+                                Device::describeStep(cat, model, failed->result.step),
+                                failed->state == NvmlStepState::Refused ? QStringLiteral("refused")
+                                                                        : QStringLiteral("failed"),
+                                failed->message.isEmpty()
+                                        ? QString::fromLatin1(Device::toString(failed->status))
+                                        : failed->message,
+                                holds}));
         } else {
-            r.error = QStringLiteral("stopped after %1 of %2 steps; the card now has %3")
-                              .arg(outcome.done)
-                              .arg(steps.size())
-                              .arg(holds);
+            setProblem(
+                    r,
+                    Problem(Problem::Code::StepsStopped,
+                            {QString::number(outcome.done), QString::number(steps.size()), holds}));
         }
     }
     Q_EMIT commandFinished(r);

@@ -20,6 +20,8 @@
 
 namespace Zhaoxi::Session {
 
+using Domain::Problem;
+
 using Domain::CardId;
 using Domain::JobId;
 using Domain::MigPlacement;
@@ -214,8 +216,9 @@ bool LiveSession::readyForWork(CommandResult *r) const
 {
     if (m_run && !m_released)
         return true;
-    r->error = m_released ? QStringLiteral("the appliance is shutting down")
-                          : QStringLiteral("the appliance's runtime is not running");
+    setProblem(
+            *r,
+            Problem(m_released ? Problem::Code::ShuttingDown : Problem::Code::RuntimeNotRunning));
     return false;
 }
 
@@ -241,7 +244,7 @@ void LiveSession::previewLayout(quint64 request, int card, QList<MigPlacement> t
         p = previewLayoutChange(m_run->scheduler().state(), CardId(card), target);
     } else {
         p.card = CardId(card);
-        p.error = QStringLiteral("the appliance's runtime is not running");
+        setProblem(p, Problem(Problem::Code::RuntimeNotRunning));
     }
     p.request = request;
     Q_EMIT layoutPreviewReady(p);
@@ -276,8 +279,11 @@ void LiveSession::applyLayoutNow(quint64 request, int card, const QList<MigPlace
 {
     CommandResult r;
     r.request = request;
-    if (readyForWork(&r))
-        r.ok = m_run->applyLayout(CardId(card), target, &r.error);
+    if (readyForWork(&r)) {
+        Problem why;
+        r.ok = m_run->applyLayout(CardId(card), target, &why);
+        setProblem(r, why);
+    }
     Q_EMIT commandFinished(r);
     publish();
 }

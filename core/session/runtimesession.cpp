@@ -9,6 +9,8 @@
 
 namespace Zhaoxi::Session {
 
+using Domain::Problem;
+
 void addRuntimeSamples(Snapshot &s, Runtime::LiveRun &run)
 {
     s.policy = run.policyName();
@@ -103,16 +105,18 @@ void RuntimeSession::place(
     if (readyForWork(&r)) {
         const Sched::ClusterState &st = m_run->scheduler().state();
         if (job < 0 || job >= st.jobs().size() || card < 0 || card >= st.cards().size()) {
-            r.error = QStringLiteral("no job %1 or card %2").arg(job).arg(card);
+            setProblem(r,
+                       Problem(Problem::Code::NoJobOrCard,
+                               {QString::number(job), QString::number(card)}));
         } else if (st.job(Domain::JobId(job)).state != Sched::JobState::Pending) {
-            r.error = QStringLiteral("job %1 is not waiting").arg(job);
+            setProblem(r, Problem(Problem::Code::JobNotWaiting, {QString::number(job)}));
         } else {
             const Sched::Decision d = m_run->place(
                     Domain::JobId(job), Domain::CardId(card), allowPreemption, budget);
             r.ok = d.status.isSuccess();
             r.status = d.status;
             if (!r.ok)
-                r.error = d.status.describe();
+                setProblem(r, Problem(Problem::Code::Unschedulable, {d.status.describe()}));
         }
     }
     Q_EMIT commandFinished(r);
@@ -143,30 +147,33 @@ void RuntimeSession::placeJobConfirmed(
 
 void RuntimeSession::jobCommand(quint64 request,
                                 int job,
-                                const std::function<bool(QString *)> &command)
+                                const std::function<bool(Problem *)> &command)
 {
     CommandResult r;
     r.request = request;
     r.job = Domain::JobId(job);
-    if (readyForWork(&r))
-        r.ok = command(&r.error);
+    if (readyForWork(&r)) {
+        Problem why;
+        r.ok = command(&why);
+        setProblem(r, why);
+    }
     Q_EMIT commandFinished(r);
     publish();
 }
 
 void RuntimeSession::requeueJob(quint64 request, int job)
 {
-    jobCommand(request, job, [&](QString *why) { return m_run->requeue(Domain::JobId(job), why); });
+    jobCommand(request, job, [&](Problem *why) { return m_run->requeue(Domain::JobId(job), why); });
 }
 
 void RuntimeSession::cancelJob(quint64 request, int job)
 {
-    jobCommand(request, job, [&](QString *why) { return m_run->cancel(Domain::JobId(job), why); });
+    jobCommand(request, job, [&](Problem *why) { return m_run->cancel(Domain::JobId(job), why); });
 }
 
 void RuntimeSession::setJobPriority(quint64 request, int job, int priority)
 {
-    jobCommand(request, job, [&](QString *why) {
+    jobCommand(request, job, [&](Problem *why) {
         return m_run->setPriority(Domain::JobId(job), priority, why);
     });
 }
@@ -175,8 +182,11 @@ void RuntimeSession::pinLayout(quint64 request, int card, qint64 untilMs)
 {
     CommandResult r;
     r.request = request;
-    if (readyForWork(&r))
-        r.ok = m_run->pinLayout(Domain::CardId(card), untilMs, &r.error);
+    if (readyForWork(&r)) {
+        Problem why;
+        r.ok = m_run->pinLayout(Domain::CardId(card), untilMs, &why);
+        setProblem(r, why);
+    }
     Q_EMIT commandFinished(r);
     publish();
 }
@@ -185,8 +195,11 @@ void RuntimeSession::cordonCard(quint64 request, int card, bool cordoned, bool d
 {
     CommandResult r;
     r.request = request;
-    if (readyForWork(&r))
-        r.ok = m_run->cordon(card, cordoned, drain, &r.error);
+    if (readyForWork(&r)) {
+        Problem why;
+        r.ok = m_run->cordon(card, cordoned, drain, &why);
+        setProblem(r, why);
+    }
     Q_EMIT commandFinished(r);
     publish();
 }
@@ -218,7 +231,7 @@ void RuntimeSession::requestJobLog(quint64 request, int job, qint64 maxBytes)
         log.text = QString::fromUtf8(t.text);
         log.truncated = t.truncated;
     } else {
-        log.error = r.error;
+        setProblem(log, r.problem);
     }
     Q_EMIT jobLogReady(log);
 }
@@ -230,8 +243,10 @@ void RuntimeSession::setSchedule(quint64 request, QJsonObject windowsParams)
     Policy::PolicyError perr;
     if (!Policy::TimeWindows::create(windowsParams, &perr)) {
         r.field = perr.field;
-        r.error = perr.field.isEmpty() ? perr.message
-                                       : perr.field + QStringLiteral(": ") + perr.message;
+        setProblem(r,
+                   Problem::text(perr.field.isEmpty()
+                                         ? perr.message
+                                         : perr.field + QStringLiteral(": ") + perr.message));
     } else if (readyForWork(&r)) {
         r.ok = m_run->setPolicy(QStringLiteral("windows"), windowsParams, &r.error);
     }
@@ -247,7 +262,7 @@ void RuntimeSession::previewSchedule(quint64 request, QJsonObject windowsParams)
         p = previewScheduleOn(*m_run, windowsParams, m_run->now());
     } else {
         readyForWork(&r);
-        p.error = r.error.isEmpty() ? QStringLiteral("the appliance is not running") : r.error;
+        setProblem(p, r.problem.isNone() ? Problem(Problem::Code::RuntimeNotRunning) : r.problem);
     }
     p.request = request;
     Q_EMIT schedulePreviewReady(p);

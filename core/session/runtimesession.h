@@ -100,7 +100,9 @@ private:
     QList<PendingLayout> m_pendingLayouts;
 
     // A command on one job through the runtime; the answer and a snapshot follow.
-    void jobCommand(quint64 request, int job, const std::function<bool(QString *)> &command);
+    void jobCommand(quint64 request,
+                    int job,
+                    const std::function<bool(Domain::Problem *)> &command);
 };
 
 // The policy in force, every service's window figures and every training or batch job that has

@@ -11,6 +11,8 @@
 
 namespace Zhaoxi::Session {
 
+using Domain::Problem;
+
 LayoutPreview previewLayoutChange(const Sched::ClusterState &st,
                                   Domain::CardId card,
                                   const QList<Domain::MigPlacement> &target)
@@ -19,22 +21,22 @@ LayoutPreview previewLayoutChange(const Sched::ClusterState &st,
     p.card = card;
     p.target = target;
     if (!card.isValid() || card.value() >= st.cards().size()) {
-        p.error = QStringLiteral("no card %1").arg(card.value());
+        setProblem(p, Problem(Problem::Code::NoCard, {QString::number(card.value())}));
         return p;
     }
     const Sched::CardState &c = st.card(card);
     const Domain::CardModel &model = st.model(c);
     if (c.health == Sched::CardHealth::Failed) {
-        p.error = QStringLiteral("card %1 does not answer").arg(card.value());
+        setProblem(p, Problem(Problem::Code::CardFailed, {QString::number(card.value())}));
         return p;
     }
     if (c.mode != Domain::PartitionMode::Mig) {
-        p.error = QStringLiteral("card %1 is not in MIG mode").arg(card.value());
+        setProblem(p, Problem(Problem::Code::CardNotMig, {QString::number(card.value())}));
         return p;
     }
     const Catalogue::LayoutVerdict v = Catalogue::validateLayout(model, target);
     if (!v.isValid()) {
-        p.error = v.describe(model, target);
+        setProblem(p, Catalogue::layoutRuleProblem(v, model, target));
         return p;
     }
     const Catalogue::LayoutSteps steps = Catalogue::layoutSteps(model, c.migLayout(), target);
@@ -111,6 +113,13 @@ QString jobIdsText(const QList<int> &jobs)
     return out.isEmpty() ? QStringLiteral("none") : out.join(QStringLiteral(", "));
 }
 
+// An id as a problem's parameter.
+template<typename Id>
+QString ids(Id id)
+{
+    return QString::number(id.value());
+}
+
 // The same jobs, in any order.
 bool sameJobs(QList<int> a, QList<int> b)
 {
@@ -145,44 +154,31 @@ bool confirmedPlanHolds(const Sched::Scheduler &scheduler,
     if (over && fresh.outcome != PlacementPreview::Outcome::Refused) {
         // Within the budget now: the operator asked for something else.
         r->status = fresh.status;
-        r->error = QStringLiteral("the appliance changed since you confirmed: job %1 now fits "
-                                  "on card %2 within its class budget")
-                           .arg(job.value())
-                           .arg(card.value());
+        setProblem(*r, Problem(Problem::Code::NowFitsInBudget, {ids(job), ids(card)}));
         return false;
     }
     if (over && fresh.status.reason != Sched::Reason::ClassBudgetExceeded) {
         r->status = fresh.status;
-        r->error = QStringLiteral("the appliance changed since you confirmed: %1")
-                           .arg(fresh.status.describe());
+        setProblem(*r, Problem(Problem::Code::NowRefused, {fresh.status.describe()}));
         return false;
     }
     if (over && outcome != PlacementPreview::Outcome::Refused) {
-        r->error = QStringLiteral("the appliance changed since you confirmed: placing job %1 on "
-                                  "card %2 over its class budget would now preempt jobs %3, "
-                                  "not %4")
-                           .arg(job.value())
-                           .arg(card.value())
-                           .arg(jobIdsText(now), jobIdsText(victims));
+        setProblem(*r,
+                   Problem(Problem::Code::NowPreemptsOthersOverBudget,
+                           {ids(job), ids(card), jobIdsText(now), jobIdsText(victims)}));
         return false;
     }
     switch (outcome) {
     case PlacementPreview::Outcome::Direct:
-        r->error = QStringLiteral("the appliance changed since you confirmed: job %1 now fits "
-                                  "on card %2 without preempting anyone")
-                           .arg(job.value())
-                           .arg(card.value());
+        setProblem(*r, Problem(Problem::Code::NowFitsAlone, {ids(job), ids(card)}));
         break;
     case PlacementPreview::Outcome::NeedsPreemption:
-        r->error = QStringLiteral("the appliance changed since you confirmed: placing job %1 on "
-                                  "card %2 would now preempt jobs %3, not %4")
-                           .arg(job.value())
-                           .arg(card.value())
-                           .arg(jobIdsText(now), jobIdsText(victims));
+        setProblem(*r,
+                   Problem(Problem::Code::NowPreemptsOthers,
+                           {ids(job), ids(card), jobIdsText(now), jobIdsText(victims)}));
         break;
     case PlacementPreview::Outcome::Refused:
-        r->error = QStringLiteral("the appliance changed since you confirmed: %1")
-                           .arg(r->status.describe());
+        setProblem(*r, Problem(Problem::Code::NowRefused, {r->status.describe()}));
         break;
     }
     return false;
@@ -248,8 +244,10 @@ SchedulePreview previewScheduleOn(Runtime::ApplianceCore &core,
             = Policy::TimeWindows::create(windowsParams, &err);
     if (!candidate) {
         p.field = err.field;
-        p.error = err.field.isEmpty() ? err.message
-                                      : err.field + QStringLiteral(": ") + err.message;
+        setProblem(p,
+                   Problem::text(err.field.isEmpty()
+                                         ? err.message
+                                         : err.field + QStringLiteral(": ") + err.message));
         return p;
     }
     const Policy::PolicyPlan plan = Policy::dryRun(*candidate, core, nowMs);
@@ -276,7 +274,7 @@ bool confirmedScheduleHolds(Runtime::ApplianceCore &core,
     if (!fresh.ok) {
         r->ok = false;
         r->field = fresh.field;
-        r->error = fresh.error;
+        setProblem(*r, fresh.problem);
         return false;
     }
     if (sameJobs(fresh.evictedIds(), evicted))
@@ -284,9 +282,9 @@ bool confirmedScheduleHolds(Runtime::ApplianceCore &core,
     r->ok = false;
     r->planChanged = true;
     r->status = Sched::Status::error(Sched::Reason::None);
-    r->error = QStringLiteral("the appliance changed since you confirmed: the schedule would now "
-                              "take off jobs %1, not %2")
-                       .arg(jobIdsText(fresh.evictedIds()), jobIdsText(evicted));
+    setProblem(*r,
+               Problem(Problem::Code::ScheduleNowTakesOthers,
+                       {jobIdsText(fresh.evictedIds()), jobIdsText(evicted)}));
     return false;
 }
 
@@ -295,7 +293,7 @@ std::optional<Domain::WorkloadSpec> specForSubmission(const QJsonObject &json, C
     Domain::SpecError err;
     std::optional<Domain::WorkloadSpec> spec = Domain::workloadSpecFromJson(json, &err);
     if (!spec) {
-        r->error = err.message;
+        setProblem(*r, Problem::text(err.message));
         r->field = err.field;
     }
     return spec;
@@ -320,7 +318,7 @@ void ApplianceSession::cordonCard(quint64 request, int card, bool cordoned, bool
     Q_UNUSED(drain);
     CommandResult r;
     r.request = request;
-    r.error = QStringLiteral("this appliance cannot cordon cards");
+    setProblem(r, Problem(Problem::Code::CannotCordon));
     Q_EMIT commandFinished(r);
 }
 
@@ -329,7 +327,7 @@ void ApplianceSession::previewSchedule(quint64 request, QJsonObject windowsParam
     Q_UNUSED(windowsParams);
     SchedulePreview p;
     p.request = request;
-    p.error = QStringLiteral("this appliance cannot preview a schedule");
+    setProblem(p, Problem(Problem::Code::CannotPreviewSchedule));
     Q_EMIT schedulePreviewReady(p);
 }
 

@@ -21,6 +21,23 @@ class ApplianceCore;
 
 namespace Zhaoxi::Session {
 
+// Sets an answer's problem and its English `error` (what logs, the command line and the
+// service's "message" carry): CommandResult, LayoutPreview, SchedulePreview, JobLog.
+template<typename Answer>
+void setProblem(Answer &answer, Domain::Problem problem)
+{
+    answer.error = problem.english();
+    answer.problem = std::move(problem);
+}
+
+// An answer's problem as a code, or as its English (Code::Text) where the part that answered has
+// no code for it (a spec reader's message, a policy's, the runtime's).
+template<typename Answer>
+Domain::Problem problemOf(const Answer &answer)
+{
+    return answer.problem.isNone() ? Domain::Problem::text(answer.error) : answer.problem;
+}
+
 // How a repartition is carried out when it touches partitions that serve jobs.
 enum class ApplyMode {
     Immediate, // the jobs go back to the queue at once (losing work since their checkpoint)
@@ -69,7 +86,8 @@ struct LayoutPreview
     quint64 request = 0;
     Domain::CardId card;
     bool ok = false;
-    QString error; // English, from the layout rules or the card's state
+    QString error; // English, from the layout rules or the card's state (problem.english())
+    Domain::Problem problem; // why not ok, as a code
     QList<Domain::MigPlacement> target;
     int destroys = 0;
     int creates = 0;
@@ -82,7 +100,8 @@ struct CommandResult
 {
     quint64 request = 0;
     bool ok = false;
-    QString error; // English; empty on success
+    QString error;           // English; empty on success (problem.english())
+    Domain::Problem problem; // why not ok, as a code the console words
     Sched::Status status;
     // submitWorkload: the field of the spec that is wrong, as a JSON path ("demand.cards",
     // "run.command"; empty when the error is not one field's), and on success the new job (an
@@ -92,6 +111,16 @@ struct CommandResult
     // placeJobConfirmed: refused because a fresh plan differs from the one the operator
     // confirmed (the console asks again with the fresh preview).
     bool planChanged = false;
+
+    // The answer to `request`: ok without a problem, else refused with it.
+    static CommandResult answer(quint64 request, Domain::Problem problem = {})
+    {
+        CommandResult r;
+        r.request = request;
+        r.ok = problem.isNone();
+        setProblem(r, std::move(problem));
+        return r;
+    }
 };
 
 // What a windows schedule would do if it became the policy in force now (previewSchedule): the
@@ -103,8 +132,9 @@ struct SchedulePreview
 {
     quint64 request = 0;
     bool ok = false;
-    QString error; // English: why the schedule is refused, or why there is no preview
-    QString field; // the schedule's field that is wrong (a JSON path), when one is
+    QString error;           // English: why the schedule is refused, or why there is no preview
+    Domain::Problem problem; // the same as a code
+    QString field;           // the schedule's field that is wrong (a JSON path), when one is
     qint64 nowMs = 0;
     QString policyBefore;
     QString windowBefore; // empty: none (not a windows policy)
@@ -130,10 +160,11 @@ struct JobLog
     quint64 request = 0;
     Domain::JobId job;
     bool ok = false;
-    QString error;          // English: why there is no log (no such job, a modelled workload, ...)
-    QString path;           // the log file on the appliance
-    QString text;           // its last bytes (at most the request's maxBytes), UTF-8 decoded
-    bool truncated = false; // older output exists beyond `text`
+    QString error;           // English: why there is no log (no such job, a modelled workload, ...)
+    Domain::Problem problem; // the same as a code
+    QString path;            // the log file on the appliance
+    QString text;            // its last bytes (at most the request's maxBytes), UTF-8 decoded
+    bool truncated = false;  // older output exists beyond `text`
 };
 
 // The console's side of an appliance: owns the scheduler and its backend (the simulated appliance

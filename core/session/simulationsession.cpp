@@ -16,6 +16,8 @@
 
 namespace Zhaoxi::Session {
 
+using Domain::Problem;
+
 using Domain::CardId;
 using Domain::JobId;
 using Domain::MigPlacement;
@@ -105,8 +107,8 @@ void SimulationSession::setPaused(bool paused)
 void SimulationSession::restartDay()
 {
     for (const PendingLayout &p : std::as_const(m_pendingLayouts))
-        Q_EMIT commandFinished(CommandResult{
-                p.request, false, QStringLiteral("the day restarted before the change"), {}});
+        Q_EMIT commandFinished(
+                CommandResult::answer(p.request, Problem(Problem::Code::DayRestarted)));
     m_pendingLayouts.clear();
     flushStore();
     makeEngine();
@@ -341,12 +343,14 @@ void SimulationSession::place(
     CommandResult r;
     r.request = request;
     if (!validJob(job) || !validCard(card)) {
-        r.error = QStringLiteral("no job %1 or card %2").arg(job).arg(card);
+        setProblem(
+                r,
+                Problem(Problem::Code::NoJobOrCard, {QString::number(job), QString::number(card)}));
         Q_EMIT commandFinished(r);
         return;
     }
     if (m_engine->scheduler().state().job(JobId(job)).state != Sched::JobState::Pending) {
-        r.error = QStringLiteral("job %1 is not waiting").arg(job);
+        setProblem(r, Problem(Problem::Code::JobNotWaiting, {QString::number(job)}));
         Q_EMIT commandFinished(r);
         return;
     }
@@ -358,7 +362,7 @@ void SimulationSession::place(
     r.ok = d.status.isSuccess();
     r.status = d.status;
     if (!r.ok)
-        r.error = d.status.describe();
+        setProblem(r, Problem(Problem::Code::Unschedulable, {d.status.describe()}));
     collectEvents();
     Q_EMIT commandFinished(r);
     publish();
@@ -388,7 +392,7 @@ void SimulationSession::requeueJob(quint64 request, int job)
     CommandResult r;
     r.request = request;
     if (!validJob(job) || !m_engine->scheduler().state().job(JobId(job)).isActive()) {
-        r.error = QStringLiteral("job %1 is not running").arg(job);
+        setProblem(r, Problem(Problem::Code::JobNotRunning, {QString::number(job)}));
         Q_EMIT commandFinished(r);
         return;
     }
@@ -410,8 +414,7 @@ void SimulationSession::submitWorkload(quint64 request, QJsonObject json)
     }
     if (spec->kind == Domain::WorkloadKind::Inference) {
         r.field = QStringLiteral("kind");
-        r.error = QStringLiteral("the simulated appliance's services are its scenario's: add the "
-                                 "service to the scenario file");
+        setProblem(r, Problem(Problem::Code::TwinServicesFromScenario));
         Q_EMIT commandFinished(r);
         return;
     }
@@ -419,15 +422,13 @@ void SimulationSession::submitWorkload(quint64 request, QJsonObject json)
     if (!f.possible) {
         r.field = QStringLiteral("demand");
         r.status = f.reason;
-        r.error = QStringLiteral("it could never run on this appliance: %1")
-                          .arg(f.reason.describe());
+        setProblem(r, Problem(Problem::Code::NeverRuns, {f.reason.describe()}));
         Q_EMIT commandFinished(r);
         return;
     }
     if (spec->time.expectedDurationMs <= 0) {
         r.field = QStringLiteral("time.expectedDuration");
-        r.error = QStringLiteral("the simulated appliance models the work from the expected "
-                                 "duration: give one");
+        setProblem(r, Problem(Problem::Code::TwinNeedsDuration));
         Q_EMIT commandFinished(r);
         return;
     }
@@ -460,7 +461,9 @@ void SimulationSession::pinLayout(quint64 request, int card, qint64 untilMs)
     CommandResult r;
     r.request = request;
     m_engine->operate([&](Sched::Scheduler &s, qint64 now) {
-        r.ok = Sched::changeLayoutPin(s, CardId(card), untilMs, now, &r.error);
+        Problem why;
+        r.ok = Sched::changeLayoutPin(s, CardId(card), untilMs, now, &why);
+        setProblem(r, why);
     });
     collectEvents();
     Q_EMIT commandFinished(r);
@@ -472,7 +475,9 @@ void SimulationSession::cordonCard(quint64 request, int card, bool cordoned, boo
     CommandResult r;
     r.request = request;
     m_engine->operate([&](Sched::Scheduler &, qint64 now) {
-        r.ok = m_engine->cordonCard(card, cordoned, drain, now, &r.error);
+        Problem why;
+        r.ok = m_engine->cordonCard(card, cordoned, drain, now, &why);
+        setProblem(r, why);
     });
     collectEvents();
     Q_EMIT commandFinished(r);
@@ -487,7 +492,7 @@ void SimulationSession::onActiveJob(quint64 request,
     r.request = request;
     r.job = JobId(job);
     if (!validJob(job) || m_engine->scheduler().state().job(JobId(job)).isTerminal()) {
-        r.error = QStringLiteral("job %1 has ended or does not exist").arg(job);
+        setProblem(r, Problem(Problem::Code::JobEnded, {QString::number(job)}));
         Q_EMIT commandFinished(r);
         return;
     }
@@ -502,9 +507,9 @@ void SimulationSession::requestJobLog(quint64 request, int job, qint64)
     JobLog log;
     log.request = request;
     log.job = JobId(job);
-    log.error = validJob(job) ? QStringLiteral("the simulated appliance models its workloads: "
-                                               "they run no process and write no log")
-                              : QStringLiteral("no job %1").arg(job);
+    setProblem(log,
+               validJob(job) ? Problem(Problem::Code::TwinHasNoLogs)
+                             : Problem(Problem::Code::NoJob, {QString::number(job)}));
     Q_EMIT jobLogReady(log);
 }
 
@@ -525,7 +530,7 @@ void SimulationSession::previewLayout(quint64 request, int card, QList<MigPlacem
     Q_EMIT layoutPreviewReady(p);
 }
 
-bool SimulationSession::applyNow(const PendingLayout &p, bool evictRest, QString *why)
+bool SimulationSession::applyNow(const PendingLayout &p, bool evictRest, Problem *why)
 {
     // One command: what still runs there leaves (when asked), the layout changes and the card is
     // released, with no scheduling cycle in between to hand the freed partitions out again.
@@ -551,7 +556,7 @@ void SimulationSession::applyLayout(quint64 request,
 {
     const LayoutPreview p = plan(card, target);
     if (!p.ok) {
-        Q_EMIT commandFinished(CommandResult{request, false, p.error, {}});
+        Q_EMIT commandFinished(CommandResult::answer(request, p.problem));
         return;
     }
     const PendingLayout pending{request,
@@ -559,9 +564,9 @@ void SimulationSession::applyLayout(quint64 request,
                                 target,
                                 m_engine->nowMs() + std::max<qint64>(0, drainDeadlineMs)};
     if (mode == ApplyMode::Immediate || p.affectedJobs.isEmpty()) {
-        QString why;
-        const bool ok = applyNow(pending, true, &why);
-        Q_EMIT commandFinished(CommandResult{request, ok, why, {}});
+        Problem why;
+        applyNow(pending, true, &why);
+        Q_EMIT commandFinished(CommandResult::answer(request, why));
         publish();
         return;
     }
@@ -587,10 +592,10 @@ void SimulationSession::tryPendingLayouts()
             ++i;
             continue;
         }
-        QString why;
-        const bool ok = applyNow(p, due, &why);
+        Problem why;
+        applyNow(p, due, &why);
         m_pendingLayouts.removeAt(i);
-        Q_EMIT commandFinished(CommandResult{p.request, ok, why, {}});
+        Q_EMIT commandFinished(CommandResult::answer(p.request, why));
     }
 }
 
@@ -599,16 +604,16 @@ void SimulationSession::setSchedule(quint64 request, QJsonObject windowsParams)
     Policy::PolicyError err;
     std::unique_ptr<Policy::Policy> policy = Policy::TimeWindows::create(windowsParams, &err);
     if (!policy) {
-        Q_EMIT commandFinished(CommandResult{
+        Q_EMIT commandFinished(CommandResult::answer(
                 request,
-                false,
-                err.field.isEmpty() ? err.message : err.field + QStringLiteral(": ") + err.message,
-                {}});
+                Problem::text(err.field.isEmpty()
+                                      ? err.message
+                                      : err.field + QStringLiteral(": ") + err.message)));
         return;
     }
     m_engine->setPolicy(std::move(policy), QStringLiteral("windows"));
     collectEvents();
-    Q_EMIT commandFinished(CommandResult{request, true, {}, {}});
+    Q_EMIT commandFinished(CommandResult::answer(request));
     publish();
 }
 

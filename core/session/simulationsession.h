@@ -105,7 +105,7 @@ private:
     void collectEvents();
     void sampleMetrics();
     void tryPendingLayouts();
-    bool applyNow(const PendingLayout &p, bool evictRest, QString *why);
+    bool applyNow(const PendingLayout &p, bool evictRest, Domain::Problem *why);
     LayoutPreview plan(int card, const QList<Domain::MigPlacement> &target) const;
     bool validJob(int job) const;
     // A command on a job that has not ended, at the engine's now; answered, then a snapshot.

@@ -123,10 +123,12 @@ struct Snapshot
     bool paused = false;
     bool finished = false; // the simulated day is over
     bool simulated = true;
-    // Hardware: changes are refused (settings, or no privileges to change MIG). The banner shows
-    // `readOnlyReason` (English, a stable phrase the console translates).
+    // Hardware: changes are refused (settings, or no privileges to change MIG). The banner words
+    // `readOnlyProblem` (a code: ReadOnly*, or Text with the backend's own English);
+    // `readOnlyReason` is its English (logs, the service's "read_only_reason").
     bool readOnly = false;
     QString readOnlyReason;
+    Domain::Problem readOnlyProblem;
     // Attached to a service (zhaoxi --connect): its socket; empty when the console embeds the
     // appliance (its clock, speed and pause are then the service's, not the console's).
     // `connected` is false while the service is unreachable: the picture is the last one read.

@@ -167,7 +167,7 @@ private Q_SLOTS:
                 const auto &m = s.state().model(s.state().card(c));
                 const auto layouts = Catalogue::enumerateMaximalLayouts(m);
                 const ClusterState before = s.state();
-                QString why;
+                Problem why;
                 if (!s.applyLayout(c, layouts[rng.bounded(int(layouts.size()))], now, &why))
                     QVERIFY2(s.state() == before, "a refused repartition changed the state");
             } else if (op < 78) {

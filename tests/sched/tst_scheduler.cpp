@@ -427,16 +427,25 @@ private Q_SLOTS:
         const QString m = QStringLiteral("H100-SXM5-80GB");
         const int p3 = profileIndex(m, QStringLiteral("3g.40gb")),
                   p7 = profileIndex(m, QStringLiteral("7g.80gb"));
-        QString why;
+        Problem why;
         QVERIFY(!s.applyLayout(CardId(0), {{p3, 1}}, 0, &why));
-        QVERIFY2(why.contains(QLatin1String("start")), qPrintable(why));
+        QCOMPARE(why.code, Problem::Code::LayoutRule);
+        // The verdict travels with it, for a console to word against the layout it asked for.
+        const auto verdict = Catalogue::layoutVerdictOf(why);
+        QVERIFY(verdict);
+        QCOMPARE(verdict->problem, Catalogue::LayoutProblem::StartNotAllowed);
+        QCOMPARE(verdict->index, 0);
+        QVERIFY2(why.english().contains(QLatin1String("start")), qPrintable(why.english()));
         QVERIFY(s.applyLayout(CardId(0), {{p3, 0}, {p3, 4}}, 0, &why));
         const JobId j = s.submit(migProfile(QStringLiteral("svc"), QStringLiteral("3g.40gb")), 0);
         s.tick(0);
         QCOMPARE(s.state().job(j).state, JobState::Running);
         const ClusterState before = s.state();
         QVERIFY(!s.applyLayout(CardId(0), {{p7, 0}}, 0, &why));
-        QVERIFY2(why.contains(QLatin1String("svc")), qPrintable(why));
+        QCOMPARE(why,
+                 Problem(Problem::Code::InstanceBusy,
+                         {QStringLiteral("3g.40gb@0"), QStringLiteral("svc")}));
+        QCOMPARE(why.english(), QStringLiteral("instance 3g.40gb@0 serves job svc"));
         QVERIFY(s.state() == before);
     }
 
@@ -517,12 +526,16 @@ private Q_SLOTS:
         const int p3 = profileIndex(m, QStringLiteral("3g.40gb"));
         st.createPartition(CardId(0), p3, 0);
         Scheduler s(st);
-        QString why;
+        Problem why;
         QVERIFY(s.pinLayout(CardId(0), -1, 0, &why));
         QVERIFY(s.pinLayout(CardId(1), -1, 0, &why));
         QVERIFY(!s.pinLayout(CardId(1), 0, 0, &why)); // an end that is not after now
-        QVERIFY2(why.contains(QLatin1String("not after")), qPrintable(why));
+        QCOMPARE(
+                why,
+                Problem(Problem::Code::PinNotAfterNow, {QStringLiteral("0"), QStringLiteral("0")}));
+        QVERIFY2(why.english().contains(QLatin1String("not after")), qPrintable(why.english()));
         QVERIFY(!s.pinLayout(CardId(7), -1, 0, &why));
+        QCOMPARE(why, Problem(Problem::Code::NoCard, {QStringLiteral("7")}));
         const JobId a = s.submit(migProfile(QStringLiteral("a"), QStringLiteral("3g.40gb")), 0);
         const JobId b = s.submit(migProfile(QStringLiteral("b"), QStringLiteral("3g.40gb")), 0);
         s.tick(0);

@@ -115,6 +115,21 @@ private Q_SLOTS:
         QCOMPARE(back->window, original->window);
         QCOMPARE(back->simulated, original->simulated);
         QCOMPARE(back->finished, original->finished);
+        {
+            // Read-only, with its reason as a code and as English.
+            Session::Snapshot ro = *original;
+            ro.readOnly = true;
+            ro.readOnlyProblem = Domain::Problem(Domain::Problem::Code::ReadOnlyNotOperator,
+                                                 {QStringLiteral("ana"), QStringLiteral("zhaoxi")});
+            ro.readOnlyReason = ro.readOnlyProblem.english();
+            const auto roBack = Service::snapshotFromConsoleJson(
+                    overTheWire(Service::consoleJson(ro, events, traces)), catalogue(), &why);
+            QVERIFY2(roBack, qPrintable(why));
+            QVERIFY(roBack->readOnly);
+            QCOMPARE(roBack->readOnlyProblem, ro.readOnlyProblem);
+            QCOMPARE(roBack->readOnlyReason,
+                     QStringLiteral("not an operator: ana is not in zhaoxi"));
+        }
 
         QCOMPARE(back->cards.size(), original->cards.size());
         for (qsizetype i = 0; i < original->cards.size(); ++i) {
@@ -239,6 +254,45 @@ private Q_SLOTS:
 
     // The answers a console turns back into the session's types keep what it shows: a
     // refusal's reason and numbers, the victims of a preemption.
+    // Refusals travel as codes with their parameters beside the English, so that a console
+    // words them in its own language: a command's, a preview's, a log's and the read-only
+    // reason of a picture.
+    void problemsTravelAsCodes()
+    {
+        using Domain::Problem;
+        const Problem notWaiting(Problem::Code::JobNotWaiting, {QStringLiteral("7")});
+        QJsonObject error = Service::errorAnswer(1, Service::Code::Refused, notWaiting.english())
+                                    .value(QStringLiteral("error"))
+                                    .toObject();
+        error.insert(QStringLiteral("problem"), Service::problemJson(notWaiting));
+        const Session::CommandResult back
+                = Service::commandResultFromAnswer(overTheWire({{QStringLiteral("id"), 1},
+                                                                {QStringLiteral("ok"), false},
+                                                                {QStringLiteral("error"), error}}));
+        QCOMPARE(back.problem, notWaiting);
+        QCOMPARE(back.error, QStringLiteral("job 7 is not waiting"));
+
+        Session::LayoutPreview lp;
+        lp.card = Domain::CardId(3);
+        Session::setProblem(lp, Problem(Problem::Code::CardNotMig, {QStringLiteral("3")}));
+        const Session::LayoutPreview lb = Service::layoutPreviewFromJson(
+                overTheWire(Service::layoutPreviewJson(lp, nullptr)), nullptr);
+        QCOMPARE(lb.problem, lp.problem);
+        QCOMPARE(lb.error, QStringLiteral("card 3 is not in MIG mode"));
+
+        Session::JobLog log;
+        log.job = Domain::JobId(2);
+        Session::setProblem(log, Problem(Problem::Code::TwinHasNoLogs));
+        QCOMPARE(Service::jobLogFromJson(overTheWire(Service::jobLogJson(log))).problem,
+                 log.problem);
+
+        // A code this console does not know reads as the English that came with it.
+        QCOMPARE(Service::problemFromJson(
+                         QJsonObject{{QStringLiteral("code"), QStringLiteral("from-the-future")}},
+                         QStringLiteral("something new")),
+                 Problem::text(QStringLiteral("something new")));
+    }
+
     void answersKeepTheirReasonsAndVictims()
     {
         Session::CommandResult r;
@@ -255,6 +309,8 @@ private Q_SLOTS:
                                                                 {QStringLiteral("error"), error}}));
         QVERIFY(!back.ok);
         QCOMPARE(back.error, r.error);
+        // An answer without a code (an older service) keeps its English as the problem.
+        QCOMPARE(back.problem, Domain::Problem::text(r.error));
         QCOMPARE(back.status.reason, Sched::Reason::CardMemoryInUse);
         QCOMPARE(back.status.need, 40960);
         QCOMPARE(back.status.have, 1024);

@@ -217,7 +217,8 @@ void TestMainWindow::readOnlyBannerSaysWhy()
     s.simulated = false;
     s.endMs = -1; // open-ended: this machine's cards
     s.readOnly = true;
-    s.readOnlyReason = QStringLiteral("changes disabled in settings");
+    s.readOnlyProblem = Domain::Problem(Domain::Problem::Code::ReadOnlyDisabled);
+    s.readOnlyReason = s.readOnlyProblem.english();
     s.nowMs = 1'767'571'200'000;
     session.publish(s);
     Models::SessionClient client(&session);
@@ -225,10 +226,15 @@ void TestMainWindow::readOnlyBannerSaysWhy()
     w.setSession(&client, QString());
     QVERIFY2(w.bannerText().contains(QStringLiteral("Settings")), qPrintable(w.bannerText()));
     QVERIFY(w.clockText().contains(QStringLiteral("real hardware")));
-    s.readOnlyReason = QStringLiteral("no permission to change MIG (run as root or grant "
-                                      "CAP_SYS_ADMIN)");
+    s.readOnlyProblem = Domain::Problem(Domain::Problem::Code::ReadOnlyNoPermission);
+    s.readOnlyReason = s.readOnlyProblem.english();
     session.publish(s);
     QVERIFY2(w.bannerText().contains(QStringLiteral("no permission")), qPrintable(w.bannerText()));
+    // A backend's own words (no code for them) are said as they are.
+    s.readOnlyProblem
+            = Domain::Problem::text(QStringLiteral("MIG is managed by the vendor daemon"));
+    session.publish(s);
+    QVERIFY2(w.bannerText().contains(QStringLiteral("vendor daemon")), qPrintable(w.bannerText()));
     // The schedule editor's Apply says it in the same words, and its own once writable again.
     auto *apply = w.scheduleEditor()->findChild<QPushButton *>(QStringLiteral("applySchedule"));
     QVERIFY(apply);

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/domain/problem.h"
+#include "core/sched/status.h"
+
 #include <QString>
 
 namespace Zhaoxi::Widgets {
@@ -13,6 +16,13 @@ namespace Zhaoxi::Widgets {
 // last word would be unclear if rephrased. Translation context "Zhaoxi::Widgets::CommandText".
 // Pure; GUI thread (it uses tr()).
 QString commandErrorText(const QString &error);
+
+// The console's words for why the appliance refused a command, a preview or a log
+// (Domain::Problem, e.g. Session::problemOf(result)): one translated sentence per code with its
+// parameters; a scheduling refusal in the scheduler's words (reasonText of `status` when it has a
+// reason); a read-only code as readOnlyText; Code::Text (a component without codes, or an older
+// service's English) through commandErrorText. Context as above.
+QString problemText(const Domain::Problem &problem, const Sched::Status &status = {});
 
 // The console's words for the workload spec reader's fixed messages about one field ("must not
 // be empty", "required", ...); any other message as it is. Context as above.

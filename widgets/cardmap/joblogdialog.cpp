@@ -185,8 +185,9 @@ void JobLogDialog::retranslateUi()
         if (m_last->ok && m_last->truncated)
             path += QLatin1Char(' ') + tr("(older output is not shown)");
         m_path->setText(path);
-        m_error->setText(m_last->ok ? QString()
-                                    : tr("No log: %1").arg(commandErrorText(m_last->error)));
+        m_error->setText(m_last->ok
+                                 ? QString()
+                                 : tr("No log: %1").arg(problemText(Session::problemOf(*m_last))));
     } else {
         m_path->clear();
     }

@@ -407,12 +407,12 @@ void JobsView::finishCommand(const PendingCommand &command, const Session::Comma
     const QString job = jobName(command.job);
     QString why;
     if (!result.ok) {
-        if (!result.error.isEmpty())
-            why = commandErrorText(result.error);
+        if (!result.problem.isNone() || !result.error.isEmpty())
+            why = problemText(Session::problemOf(result), result.status);
         else if (!result.status.isSuccess())
             why = reasonText(result.status);
         else
-            why = commandErrorText(QString());
+            why = problemText({});
     }
     switch (command.kind) {
     case PendingCommand::Kind::Cancel:

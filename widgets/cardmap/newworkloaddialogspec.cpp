@@ -548,9 +548,13 @@ void NewWorkloadDialog::finishSubmission(const Session::CommandResult &result)
         return;
     }
     // The session's refusal stays until the next edit, which the reader checks anew.
-    const QString message = result.error.isEmpty()
-                                    ? tr("The appliance refused the workload.")
-                                    : commandErrorText(withoutField(result.error, result.field));
+    // A coded refusal in the console's words; a reader's or the runtime's English (Code::Text)
+    // without the field it names, which the form shows beside it.
+    const QString message
+            = !result.problem.isNone() && result.problem.code != Domain::Problem::Code::Text
+                      ? problemText(result.problem, result.status)
+              : result.error.isEmpty() ? tr("The appliance refused the workload.")
+                                       : commandErrorText(withoutField(result.error, result.field));
     showProblem(SpecError{result.field, message});
     if (QWidget *w = fieldWidget(result.field); w && !m_formLocked) {
         m_tabs->setCurrentIndex(0);

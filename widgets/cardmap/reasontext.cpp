@@ -209,29 +209,33 @@ QString reasonWords(const Status &status)
 }
 } // namespace
 
-QString readOnlyText(const QString &reason)
+QString readOnlyText(const Domain::Problem &reason)
 {
-    if (reason == QLatin1String("changes disabled in settings"))
+    using C = Domain::Problem::Code;
+    switch (reason.code) {
+    case C::ReadOnlyDisabled:
         return ReasonText::tr("Read-only: applying changes to the hardware is off in Settings.");
-    if (reason.startsWith(QLatin1String("no permission")))
+    case C::ReadOnlyNoPermission:
         return ReasonText::tr("Read-only: the console has no permission to change MIG (run it as "
                               "root or grant CAP_SYS_ADMIN).");
-    if (reason == QLatin1String("MIG not enabled on any card"))
+    case C::ReadOnlyNoMig:
         return ReasonText::tr("Read-only: MIG is not enabled on any card.");
-    if (reason.startsWith(QLatin1String("service unreachable: ")))
+    case C::ReadOnlyUnreachable:
         return ReasonText::tr("Read-only: the service at %1 is not reachable; the picture is the "
                               "last one read. Reconnecting…")
-                .arg(reason.mid(int(qstrlen("service unreachable: "))));
-    if (reason.startsWith(QLatin1String("not an operator: "))) {
-        const QStringList who
-                = reason.mid(int(qstrlen("not an operator: "))).split(QLatin1String(" is not in "));
+                .arg(reason.arg(0));
+    case C::ReadOnlyNotOperator:
         return ReasonText::tr("Read-only: %1 may only read; changes need membership of the %2 "
                               "group.")
-                .arg(who.value(0), who.value(1));
-    }
-    if (reason == QLatin1String("service not taking changes"))
+                .arg(reason.arg(0), reason.arg(1));
+    case C::ReadOnlyNotTakingChanges:
         return ReasonText::tr("Read-only: the service is shutting down and takes no changes.");
-    return ReasonText::tr("Read-only: %1").arg(reason);
+    case C::None:
+        return ReasonText::tr("Read-only: changes are not allowed.");
+    default:
+        break;
+    }
+    return ReasonText::tr("Read-only: %1").arg(reason.english());
 }
 
 } // namespace Zhaoxi::Widgets

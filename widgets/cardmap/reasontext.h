@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/domain/problem.h"
 #include "core/sched/status.h"
 
 #include <QString>
@@ -44,8 +45,8 @@ QString windowNameText(const QString &window);
 // A length of work as hours and minutes, "h:mm" (e.g. 5400000 ms -> "1:30"); negative as 0.
 QString hoursMinutesText(qint64 ms);
 
-// Why the appliance is read-only, in the console's words: the sessions' stable English phrases
-// (Snapshot::readOnlyReason) as one sentence.
-QString readOnlyText(const QString &reason);
+// Why the appliance is read-only, in the console's words (Snapshot::readOnlyProblem): one
+// sentence per read-only code; any other problem as "Read-only: " and its English.
+QString readOnlyText(const Domain::Problem &reason);
 
 } // namespace Zhaoxi::Widgets

@@ -3,6 +3,9 @@
 // edits and applying them are in repartitioneditoredits.cpp).
 #include "repartitioneditor.h"
 
+#include "widgets/cardmap/commandtext.h"
+#include "widgets/cardmap/reasontext.h"
+
 #include "layoutstrip.h"
 #include "profilepalette.h"
 #include "repartitiontext.h"
@@ -330,11 +333,8 @@ QString RepartitionEditor::applyBlockedReason() const
     const QString blocked = cardBlockedReason();
     if (!blocked.isEmpty())
         return blocked;
-    if (m_snapshot->readOnly) {
-        const QString why = m_snapshot->readOnlyReason.isEmpty() ? tr("changes are not allowed")
-                                                                 : m_snapshot->readOnlyReason;
-        return tr("The appliance is read-only (%1): changes cannot be applied.").arg(why);
-    }
+    if (m_snapshot->readOnly)
+        return readOnlyText(m_snapshot->readOnlyProblem);
     if (m_applyPending)
         return tr("A change of this card is being applied.");
     if (LayoutEdit::sameLayout(m_pending, currentLayout()))
@@ -344,8 +344,24 @@ QString RepartitionEditor::applyBlockedReason() const
     if (!m_previewValid)
         return tr("The appliance is still planning this change.");
     if (!m_preview.ok)
-        return tr("The appliance cannot plan this change: %1").arg(m_preview.error);
+        return tr("The appliance cannot plan this change: %1").arg(previewProblemText());
     return QString();
+}
+
+QString RepartitionEditor::previewProblemText() const
+{
+    return refusalText(Session::problemOf(m_preview), {}, m_preview.target);
+}
+
+QString RepartitionEditor::refusalText(const Domain::Problem &problem,
+                                       const Sched::Status &status,
+                                       const LayoutEdit::Layout &layout) const
+{
+    // A layout the rules refuse, worded against the layout it was about; anything else as the
+    // console words the appliance's refusals.
+    if (const auto verdict = Catalogue::layoutVerdictOf(problem))
+        return RepartitionText::problem(m_model, layout, *verdict);
+    return problemText(problem, status);
 }
 
 QString RepartitionEditor::statusText() const
@@ -553,7 +569,7 @@ void RepartitionEditor::refreshPlan()
         m_planSummary->setText(tr("Destroy %1, create %2.").arg(destroys).arg(creates));
     if (m_previewValid && !m_preview.ok) {
         m_affectedLabel->setText(
-                tr("The appliance cannot plan this change: %1").arg(m_preview.error));
+                tr("The appliance cannot plan this change: %1").arg(previewProblemText()));
         m_timeLabel->clear();
         return;
     }

@@ -70,6 +70,12 @@ public:
     // Whether Apply would send the planned layout now; applyBlockedReason() says why not.
     bool canApply() const;
     QString applyBlockedReason() const;
+    // Why the appliance could not plan the pending layout, in the console's words.
+    QString previewProblemText() const;
+    // Why the appliance refused something about `layout`, in the console's words.
+    QString refusalText(const Domain::Problem &problem,
+                        const Sched::Status &status,
+                        const LayoutEdit::Layout &layout) const;
     // The status line: the last edit's refusal, the apply's answer, the progress of a change.
     QString statusText() const;
 

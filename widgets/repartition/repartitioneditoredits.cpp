@@ -4,6 +4,8 @@
 // repartitioneditor.cpp.
 #include "repartitioneditor.h"
 
+#include "widgets/cardmap/commandtext.h"
+
 #include "layoutstrip.h"
 #include "profilepalette.h"
 #include "repartitiontext.h"
@@ -351,7 +353,9 @@ void RepartitionEditor::onCommandFinished(const Session::CommandResult &result)
     if (m_pinRequest != 0 && result.request == m_pinRequest) {
         m_pinRequest = 0;
         if (!result.ok)
-            setStatus(tr("The layout could not be pinned: %1").arg(result.error), true);
+            setStatus(tr("The layout could not be pinned: %1")
+                              .arg(problemText(Session::problemOf(result), result.status)),
+                      true);
         refreshControls();
         return;
     }
@@ -390,7 +394,9 @@ void RepartitionEditor::handleApplyResult(const Session::CommandResult &result)
     if (!result.ok) {
         if (pinned && m_client) // the pin was for this change: taken back with it
             m_client->pinLayout(m_card, 0);
-        setStatus(tr("The appliance refused the change: %1").arg(result.error), true);
+        setStatus(tr("The appliance refused the change: %1")
+                          .arg(refusalText(Session::problemOf(result), result.status, m_pending)),
+                  true);
         refreshAll();
         return;
     }

@@ -464,7 +464,7 @@ void ScheduleEditor::refreshActions()
     const bool busy = m_applyRequest != 0 || m_previewRequest != 0;
     const bool canApply = m_client && !readOnly && !busy && m_model->rowCount() > 0;
     m_applyButton->setEnabled(canApply);
-    m_applyButton->setToolTip(readOnly ? readOnlyText(m_client->snapshot()->readOnlyReason)
+    m_applyButton->setToolTip(readOnly ? readOnlyText(m_client->snapshot()->readOnlyProblem)
                                        : tr("Make this schedule the policy in force"));
     const bool canRevert = !m_revertPoint.isEmpty() && !busy;
     m_revertButton->setEnabled(canRevert);

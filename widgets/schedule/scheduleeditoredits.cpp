@@ -3,6 +3,8 @@
 // undoable). Its widgets and what they show are in scheduleeditor.cpp.
 #include "scheduleeditor.h"
 
+#include "widgets/cardmap/commandtext.h"
+
 #include "scheduleconfirmdialog.h"
 #include "scheduletimeline.h"
 
@@ -200,7 +202,8 @@ void ScheduleEditor::onSchedulePreview(const Session::SchedulePreview &preview)
         return;
     m_previewRequest = 0;
     if (!preview.ok) {
-        setStatus(tr("The appliance refused the schedule: %1").arg(preview.error));
+        setStatus(tr("The appliance refused the schedule: %1")
+                          .arg(problemText(Session::problemOf(preview))));
         refreshActions();
         return;
     }
@@ -247,7 +250,8 @@ void ScheduleEditor::onCommandFinished(const Session::CommandResult &result)
         setStatus(tr("Applied: this schedule is the policy in force."));
         Q_EMIT scheduleApplied(m_pending);
     } else {
-        setStatus(tr("The appliance refused the schedule: %1").arg(result.error));
+        setStatus(tr("The appliance refused the schedule: %1")
+                          .arg(problemText(Session::problemOf(result), result.status)));
     }
     refreshActions();
 }

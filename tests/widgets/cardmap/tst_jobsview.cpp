@@ -10,6 +10,7 @@
 #include "widgets/cardmap/joblogdialog.h"
 #include "widgets/cardmap/jobsview.h"
 #include "widgets/cardmap/newworkloaddialog.h"
+#include "widgets/cardmap/reasontext.h"
 
 #include <QAction>
 #include <QApplication>
@@ -71,6 +72,7 @@ private Q_SLOTS:
     void newWorkloadIsSelected();
     void commandErrorsInTheConsolesWords_data();
     void commandErrorsInTheConsolesWords();
+    void problemsInTheConsolesWords();
 };
 
 void TestJobsView::menuFollowsTheJobsState_data()
@@ -451,6 +453,28 @@ void TestJobsView::commandErrorsInTheConsolesWords()
     QFETCH(QString, error);
     QFETCH(QString, text);
     QCOMPARE(Widgets::commandErrorText(error), text);
+}
+
+// The sessions' codes become the console's sentences with their parameters, never the core's
+// English inside a translated sentence: a scheduling refusal in the scheduler's words, a
+// read-only code as the banner says it, and English without a code as it is.
+void TestJobsView::problemsInTheConsolesWords()
+{
+    using Domain::Problem;
+    QCOMPARE(Widgets::problemText(Problem(Problem::Code::JobNotWaiting, {QStringLiteral("3")})),
+             QStringLiteral("Job 3 is no longer waiting."));
+    const Sched::Status full = Sched::Status::unschedulable(Sched::Reason::NoFreeUnit);
+    QCOMPARE(Widgets::problemText(Problem(Problem::Code::Unschedulable, {full.describe()}), full),
+             Widgets::reasonText(full));
+    QVERIFY(!Widgets::problemText(Problem(Problem::Code::NowRefused, {full.describe()}), full)
+                     .contains(full.describe()));
+    QCOMPARE(Widgets::problemText(Problem(Problem::Code::ReadOnlyNoMig)),
+             Widgets::readOnlyText(Problem(Problem::Code::ReadOnlyNoMig)));
+    QCOMPARE(Widgets::problemText(Problem::text(QStringLiteral("no job 12"))),
+             QStringLiteral("There is no job 12."));
+    QCOMPARE(Widgets::problemText(Problem::text(QStringLiteral("disk full"))),
+             QStringLiteral("disk full"));
+    QCOMPARE(Widgets::problemText(Problem()), QStringLiteral("The appliance gave no reason."));
 }
 
 // A dragged job carries a small chip with its name, held below and right of the pointer: the

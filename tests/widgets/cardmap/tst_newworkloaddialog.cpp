@@ -751,7 +751,8 @@ void TestNewWorkloadDialog::lateAnswerKeepsTheDialogWaiting()
     edit(dialog, QStringLiteral("demand.cards=2"));
     QTest::mouseClick(dialog.submitButton(), Qt::LeftButton);
     QCOMPARE(session.calls.size(), 2);
-    session.result = {0, true, {}, {}, {}, Domain::JobId(9)};
+    session.result = Session::CommandResult::answer(0);
+    session.result.job = Domain::JobId(9);
     session.answer(session.calls.last());
     QTRY_VERIFY(!dialog.isVisible());
     QCOMPARE(dialog.submittedJob(), Domain::JobId(9));

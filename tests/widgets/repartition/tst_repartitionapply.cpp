@@ -53,8 +53,8 @@ public:
     void applyLayout(quint64 request, int, QList<MigPlacement>, Session::ApplyMode, qint64) override
     {
         ++applies;
-        Q_EMIT commandFinished(
-                Session::CommandResult{request, false, QStringLiteral("read-only"), {}});
+        Q_EMIT commandFinished(Session::CommandResult::answer(
+                request, Domain::Problem::text(QStringLiteral("read-only"))));
     }
     void setSchedule(quint64, QJsonObject) override {}
     void submitWorkload(quint64, QJsonObject) override {}
@@ -354,7 +354,8 @@ void TestRepartitionApply::readOnlySnapshotDisablesApply()
     Appliance a(10 * kHour);
     auto snapshot = std::make_shared<Session::Snapshot>(*a.snapshot());
     snapshot->readOnly = true;
-    snapshot->readOnlyReason = QStringLiteral("no privileges to change MIG");
+    snapshot->readOnlyProblem = Domain::Problem(Domain::Problem::Code::ReadOnlyNoPermission);
+    snapshot->readOnlyReason = snapshot->readOnlyProblem.english();
     FixedSession fixed(snapshot);
     Models::SessionClient client(&fixed);
     RepartitionEditor editor(&client);
@@ -365,8 +366,8 @@ void TestRepartitionApply::readOnlySnapshotDisablesApply()
     QVERIFY(editor.choosePreset(QStringLiteral("Empty")));
     QVERIFY(!editor.canApply());
     QCOMPARE(editor.applyBlockedReason(),
-             QStringLiteral("The appliance is read-only (no privileges to change MIG): changes "
-                            "cannot be applied."));
+             QStringLiteral("Read-only: the console has no permission to change MIG (run it as "
+                            "root or grant CAP_SYS_ADMIN)."));
     QVERIFY(!editor.findChild<QPushButton *>(QStringLiteral("applyButton"))->isEnabled());
     QCOMPARE(editor.findChild<QLabel *>(QStringLiteral("applyReason"))->text(),
              editor.applyBlockedReason());
