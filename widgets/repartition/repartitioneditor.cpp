@@ -444,7 +444,10 @@ void RepartitionEditor::onSnapshot()
     const QList<LayoutEdit::CurrentUnit> units
             = hasModel() ? LayoutEdit::currentUnits(m_snapshot->state, m_card)
                          : QList<LayoutEdit::CurrentUnit>();
-    if (units != m_units) {
+    // A watched change is judged on every later snapshot, also one where the units look as
+    // before: the scheduler may have laid the card out again as it was within the same step.
+    const bool watchedAndNewer = m_watching && m_snapshot->serial > m_watchSerial;
+    if (units != m_units || watchedAndNewer) {
         m_units = units;
         const Layout current = currentLayout();
         if (m_watching && !unitsChanging()) {

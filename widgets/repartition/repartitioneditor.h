@@ -201,7 +201,8 @@ private:
     bool m_pinnedForApply = false; // the pending apply pinned the card first
     ConfirmApply m_confirm;
     LayoutEdit::Layout m_applyTarget;
-    bool m_watching = false; // following the card until it has m_applyTarget
+    bool m_watching = false;   // following the card until it has m_applyTarget
+    quint64 m_watchSerial = 0; // the snapshot the applied change was answered on
 
     QString m_status;
 

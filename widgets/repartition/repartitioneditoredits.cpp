@@ -403,6 +403,7 @@ void RepartitionEditor::handleApplyResult(const Session::CommandResult &result)
     // Applied edits are history, not something to undo.
     m_undoStack->clear();
     m_watching = true;
+    m_watchSerial = m_snapshot ? m_snapshot->serial : 0;
     setStatus(tr("Applied: the card is being repartitioned\u2026"), false);
     refreshAll();
     Q_EMIT layoutApplied(m_card);
