@@ -519,7 +519,7 @@ Domain::Problem HardwareSession::readOnlyProblem() const
 // it; the utilisation split by the processes' own SM samples when the driver has them (not
 // under MIG), else it stays the units' share.
 void HardwareSession::splitByProcesses(const Device::NvmlReading &r,
-                                       const QHash<qint64, JobId> &bySession,
+                                       const QList<JobId> &jobs,
                                        const Sched::ClusterState &st,
                                        CardSample *cs)
 {
@@ -529,8 +529,9 @@ void HardwareSession::splitByProcesses(const Device::NvmlReading &r,
     bool memoryKnown = true;
     double util[2] = {0, 0};
     bool utilKnown = !r.processes.isEmpty();
-    for (const Device::ProcessUse &p : r.processes) {
-        const JobId job = Runtime::ProcessWorkloads::jobOfPid(bySession, p.pid);
+    for (qsizetype i = 0; i < r.processes.size(); ++i) {
+        const Device::ProcessUse &p = r.processes[i];
+        const JobId job = jobs.value(i);
         const int whose = !job.isValid() || job.value() >= st.jobs().size()          ? 2
                           : st.job(job).spec.kind == Domain::WorkloadKind::Inference ? 1
                                                                                      : 0;
@@ -560,7 +561,7 @@ void HardwareSession::splitByProcesses(const Device::NvmlReading &r,
 namespace {
 
 // A process's command as the kernel names it; empty when it is gone or not readable.
-QString processName(quint32 pid)
+QString readProcessName(quint32 pid)
 {
     QFile f(QStringLiteral("/proc/%1/comm").arg(pid));
     if (!f.open(QIODevice::ReadOnly))
@@ -570,9 +571,33 @@ QString processName(quint32 pid)
 
 } // namespace
 
+QString HardwareSession::processName(quint32 pid)
+{
+    // Read once while the process is listed; a pid no poll lists any more is forgotten (see
+    // forgetProcessNames), so a reused pid is read afresh.
+    m_namesSeen.insert(pid);
+    const auto it = m_processNames.constFind(pid);
+    if (it != m_processNames.cend())
+        return *it;
+    const QString name = readProcessName(pid);
+    m_processNames.insert(pid, name);
+    return name;
+}
+
+void HardwareSession::forgetProcessNames()
+{
+    for (auto it = m_processNames.begin(); it != m_processNames.end();) {
+        if (m_namesSeen.contains(it.key()))
+            ++it;
+        else
+            it = m_processNames.erase(it);
+    }
+    m_namesSeen.clear();
+}
+
 void HardwareSession::unitsByProcesses(const Device::NvmlReading &r,
                                        const Device::NvmlCardReport &report,
-                                       const QHash<qint64, JobId> &bySession,
+                                       const QList<JobId> &jobs,
                                        const Sched::ClusterState &st,
                                        const Sched::CardState &c,
                                        CardSample *cs)
@@ -598,8 +623,9 @@ void HardwareSession::unitsByProcesses(const Device::NvmlReading &r,
             continue;
         double sm = 0;
         bool smKnown = c.mode != PartitionMode::Whole && u.profile < 0 && u.job.isValid();
-        for (const Device::ProcessUse &p : r.processes) {
-            const JobId job = Runtime::ProcessWorkloads::jobOfPid(bySession, p.pid);
+        for (qsizetype i = 0; i < r.processes.size(); ++i) {
+            const Device::ProcessUse &p = r.processes[i];
+            const JobId job = jobs.value(i);
             bool here = false;
             if (u.profile >= 0)
                 here = !instance.isEmpty() && p.instanceUuid == instance;
@@ -688,10 +714,16 @@ SnapshotPtr HardwareSession::publish()
         // Whose work it is: the card's share by the units its training and inference jobs
         // hold (NVML's own utilisation is the card's, not per process, under MIG).
         splitByUnits(st, c, m_run.get(), &cs);
-        splitByProcesses(r, bySession, st, &cs);
-        unitsByProcesses(r, m_backend->cardReports()[index], bySession, st, c, &cs);
+        // Each listed process's job, found once for both splits.
+        QList<JobId> jobs;
+        jobs.reserve(r.processes.size());
+        for (const Device::ProcessUse &p : r.processes)
+            jobs.append(Runtime::ProcessWorkloads::jobOfPid(bySession, p.pid));
+        splitByProcesses(r, jobs, st, &cs);
+        unitsByProcesses(r, m_backend->cardReports()[index], jobs, st, c, &cs);
         s->cards.append(cs);
     }
+    forgetProcessNames();
     if (m_run)
         addRuntimeSamples(*s, *m_run);
     return publishSnapshot(std::move(s), sched);

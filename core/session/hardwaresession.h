@@ -5,6 +5,9 @@
 
 #include "core/device/nvmlbackend.h"
 
+#include <QHash>
+#include <QSet>
+
 #include <functional>
 #include <memory>
 
@@ -156,20 +159,24 @@ protected:
     bool readyForWork(CommandResult *r) const override;
 
 private:
+    // `jobs`: each of the reading's processes' job (invalid: not a job's), in its order.
     static void splitByProcesses(const Device::NvmlReading &reading,
-                                 const QHash<qint64, Domain::JobId> &bySession,
+                                 const QList<Domain::JobId> &jobs,
                                  const Sched::ClusterState &state,
                                  CardSample *card);
     // Each partition's processes, memory and utilisation from the driver's readings (replacing
     // the runtime's model of them): a MIG instance's are the processes on its MIG device (no
     // utilisation: NVML gives none per instance), the whole card's all of them, a soft share's
     // its job's.
-    static void unitsByProcesses(const Device::NvmlReading &reading,
-                                 const Device::NvmlCardReport &report,
-                                 const QHash<qint64, Domain::JobId> &bySession,
-                                 const Sched::ClusterState &state,
-                                 const Sched::CardState &card,
-                                 CardSample *sample);
+    void unitsByProcesses(const Device::NvmlReading &reading,
+                          const Device::NvmlCardReport &report,
+                          const QList<Domain::JobId> &jobs,
+                          const Sched::ClusterState &state,
+                          const Sched::CardState &card,
+                          CardSample *sample);
+    // A listed process's /proc/<pid>/comm, read once while the process stays listed.
+    QString processName(quint32 pid);
+    void forgetProcessNames(); // after a poll: the names of pids it did not list
     Sched::Scheduler &sched() const;
     bool startRuntime(QString *why);
     void persistRuntime();
@@ -217,6 +224,8 @@ private:
     bool m_started = false;
     bool m_allowChanges = false;
     QString m_reopenError; // why the backend could not be re-opened for the current setting
+    QHash<quint32, QString> m_processNames; // /proc/<pid>/comm of the processes listed
+    QSet<quint32> m_namesSeen;              // the pids the current poll listed
     qint64 m_startMs = 0;
     qint64 m_lastPollMs = 0;
     qint64 m_nextMetricMs = 0;
