@@ -287,8 +287,8 @@ Q_SIGNALS:
 };
 
 // Checks a proposed layout for one card of `state` and counts what changing to it takes: the
-// instances destroyed and created and the jobs on destroyed ones. Not ok (with the English
-// reason) for an unknown or failed card, a card not in MIG mode, or a layout the rules refuse.
+// instances destroyed and created and the jobs on destroyed ones. Not ok (with its problem: a
+// code, and its English) for an unknown or failed card, a card not in MIG mode, or a layout the rules refuse.
 // Both sessions' previews; `expectedMs` is left to the caller (only a simulation knows it).
 LayoutPreview previewLayoutChange(const Sched::ClusterState &state,
                                   Domain::CardId card,
@@ -309,8 +309,8 @@ SchedulePreview previewScheduleOn(Runtime::ApplianceCore &core,
                                   qint64 nowMs);
 
 // Whether the evictions the operator confirmed for a schedule are what it would do now; false
-// with r->planChanged, r->status and the English r->error saying what changed (or why the
-// schedule is refused).
+// with r->planChanged, r->status and r->problem (and its English r->error) saying what changed
+// (or why the schedule is refused).
 bool confirmedScheduleHolds(Runtime::ApplianceCore &core,
                             const QJsonObject &windowsParams,
                             qint64 nowMs,
@@ -323,7 +323,8 @@ void addStartHint(PlacementPreview *p, const Runtime::ApplianceCore &core, qint6
 
 // Whether the plan the operator confirmed (the victims' job ids; with BudgetRule::Exceed the
 // preview's over-budget plan, which may have none) is the plan `scheduler` would carry out now;
-// false with r->planChanged, r->status and the English r->error saying what changed.
+// false with r->planChanged, r->status and r->problem (and its English r->error) saying what
+// changed.
 bool confirmedPlanHolds(const Sched::Scheduler &scheduler,
                         Domain::JobId job,
                         Domain::CardId card,
