@@ -22,7 +22,8 @@ namespace Zhaoxi::Widgets {
 // or its soft shares) with their compute, memory, job, whether that job is working or idle, how
 // busy each is and how much of its memory is in use, and on hardware the processes on each; with
 // a series store, the selected partition's utilisation and memory over the last hours
-// (PartitionChart). Follows its row's updates at most four times a second. Reads a CardTableModel row through its roles and follows the row as the model updates. GUI
+// (PartitionChart). Reads a CardTableModel row through its roles and follows the row's updates
+// at most four times a second. GUI
 // thread only.
 class CardDetailsView : public QWidget
 {

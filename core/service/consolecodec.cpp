@@ -281,7 +281,7 @@ QByteArray consolePicture(const Snapshot &s, PictureCache *cache)
                         {QStringLiteral("finished"), s.finished},
                         {QStringLiteral("simulated"), s.simulated},
                         {QStringLiteral("read_only"), s.readOnly},
-                        {QStringLiteral("read_only_reason"), s.readOnlyReason},
+                        {QStringLiteral("read_only_reason"), s.readOnlyProblem.english()},
                         {QStringLiteral("read_only_problem"), problemJson(s.readOnlyProblem)},
                         {QStringLiteral("appliance"), s.applianceName},
                         {QStringLiteral("policy"), s.policy},
@@ -363,9 +363,8 @@ std::optional<Snapshot> snapshotFromConsoleJson(const QJsonObject &o,
     s.finished = o.value(QStringLiteral("finished")).toBool();
     s.simulated = o.value(QStringLiteral("simulated")).toBool(true);
     s.readOnly = o.value(QStringLiteral("read_only")).toBool();
-    s.readOnlyReason = o.value(QStringLiteral("read_only_reason")).toString();
-    s.readOnlyProblem
-            = problemFromJson(o.value(QStringLiteral("read_only_problem")), s.readOnlyReason);
+    s.readOnlyProblem = problemFromJson(o.value(QStringLiteral("read_only_problem")),
+                                        o.value(QStringLiteral("read_only_reason")).toString());
     s.applianceName = o.value(QStringLiteral("appliance")).toString();
     s.policy = o.value(QStringLiteral("policy")).toString();
     s.window = o.value(QStringLiteral("window")).toString();
@@ -468,13 +467,12 @@ Session::CommandResult commandResultFromAnswer(const QJsonObject &answer)
     const QJsonObject body
             = answer.value(r.ok ? QStringLiteral("result") : QStringLiteral("error")).toObject();
     if (!r.ok) {
-        const QString english = body.value(QStringLiteral("message")).toString();
-        Session::setProblem(
-                r,
-                english.isEmpty()
-                        ? Domain::Problem(Domain::Problem::Code::ServiceGaveNoReason)
-                        : problemFromJson(body.value(QStringLiteral("problem")), english));
-        r.error = english.isEmpty() ? r.error : english;
+        // The service's own English as it came, beside its code.
+        r.error = body.value(QStringLiteral("message")).toString();
+        if (r.error.isEmpty())
+            Session::setProblem(r, Domain::Problem(Domain::Problem::Code::ServiceGaveNoReason));
+        else
+            r.problem = problemFromJson(body.value(QStringLiteral("problem")), r.error);
     }
     r.field = body.value(QStringLiteral("field")).toString();
     r.job = Domain::JobId(body.value(QStringLiteral("job")).toInt(-1));

@@ -250,7 +250,7 @@ QJsonObject snapshotJson(const Snapshot &s, bool withState)
                   {QStringLiteral("appliance"), s.applianceName},
                   {QStringLiteral("simulated"), s.simulated},
                   {QStringLiteral("read_only"), s.readOnly},
-                  {QStringLiteral("read_only_reason"), s.readOnlyReason},
+                  {QStringLiteral("read_only_reason"), s.readOnlyProblem.english()},
                   {QStringLiteral("read_only_problem"), problemJson(s.readOnlyProblem)},
                   {QStringLiteral("policy"), s.policy},
                   {QStringLiteral("window"), s.window},

@@ -271,18 +271,12 @@ void RemoteSession::onPicture(const QJsonObject &console)
     if (!reason.isNone() && !snapshot->readOnly) {
         snapshot->readOnly = true;
         snapshot->readOnlyProblem = reason;
-        snapshot->readOnlyReason = reason.english();
     }
     const bool first = !m_attached;
     m_attached = true;
     publish(std::move(snapshot));
     if (first)
         Q_EMIT connectionChanged(true);
-}
-
-QString RemoteSession::readOnlyReason() const
-{
-    return readOnlyProblem().english();
 }
 
 Domain::Problem RemoteSession::readOnlyProblem() const
@@ -326,7 +320,6 @@ void RemoteSession::publishUnreachable()
     s->readOnly = true;
     s->readOnlyProblem
             = Domain::Problem(Domain::Problem::Code::ReadOnlyUnreachable, {m_socketPath});
-    s->readOnlyReason = s->readOnlyProblem.english();
     if (!last) {
         s->state = Sched::ClusterState(m_catalogue);
         s->endMs = -1;

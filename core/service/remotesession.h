@@ -111,7 +111,6 @@ private:
     void publishUnreachable();
     QJsonArray layoutJson(int card, const QList<Domain::MigPlacement> &target) const;
     const Domain::CardModel *modelOf(int card) const;
-    QString readOnlyReason() const;
     Domain::Problem readOnlyProblem() const;
 
     QString m_socketPath;

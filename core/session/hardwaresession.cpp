@@ -485,11 +485,6 @@ void HardwareSession::recordStep(const NvmlStepReport &report, int card, qint64 
 
 // --- Snapshots -------------------------------------------------------------------------------
 
-QString HardwareSession::readOnlyReason() const
-{
-    return readOnlyProblem().english();
-}
-
 Domain::Problem HardwareSession::readOnlyProblem() const
 {
     using Domain::Problem;
@@ -671,7 +666,6 @@ SnapshotPtr HardwareSession::publish()
     s->finished = false;
     s->simulated = false;
     s->readOnlyProblem = readOnlyProblem();
-    s->readOnlyReason = s->readOnlyProblem.english();
     s->readOnly = !s->readOnlyProblem.isNone();
     s->applianceName = !m_options.applianceName.isEmpty()
                                ? m_options.applianceName

@@ -58,8 +58,8 @@ struct HardwareOptions
 //
 // Snapshots: simulated = false, endMs = -1, speed 1, no services/training/queue; per card the
 // backend's readings (utilisation NaN when the driver does not report it, as with MIG on);
-// `readOnly`/`readOnlyReason` (one of the kReason* phrases below, or the backend's own message
-// when its MIG functions are missing); events: device step reports ("step-done", "step-failed",
+// `readOnly`/`readOnlyProblem` (ReadOnlyDisabled, ReadOnlyNoPermission, ReadOnlyNoMig, or the
+// backend's own message as Code::Text when its MIG functions are missing); events: device step reports ("step-done", "step-failed",
 // "step-skipped"), faults ("fault-card-lost", "fault-memory-error", "card-recovered", "xid"),
 // "layout-unmapped" when the driver lists instances the catalogue cannot name, "card-not-in-
 // catalogue" once per such card, and the scheduler's own events (partition-created, ...) as the
@@ -96,11 +96,6 @@ class HardwareSession final : public RuntimeSession
 public:
     static constexpr int kMinPollMs = 250;
     static constexpr int kMaxPollMs = 60'000;
-    // The stable read-only reasons (the console translates these phrases).
-    static constexpr const char *kReasonDisabled = "changes disabled in settings";
-    static constexpr const char *kReasonNoPermission
-            = "no permission to change MIG (run as root or grant CAP_SYS_ADMIN)";
-    static constexpr const char *kReasonNoMig = "MIG not enabled on any card";
     // The message of open() when there is no driver: "no NVIDIA driver found", possibly followed
     // by NVML's words in parentheses; the console then offers the simulated appliance.
     static constexpr const char *kNoDriver = "no NVIDIA driver found";
@@ -124,7 +119,6 @@ public:
     int pollIntervalMs() const { return m_pollIntervalMs; }
     bool isPolling() const; // the timer runs (started and not paused)
     bool allowChanges() const { return m_allowChanges; }
-    QString readOnlyReason() const; // empty: changes may be applied (readOnlyProblem's English)
     Domain::Problem readOnlyProblem() const; // none: changes may be applied
     int nvmlIndex(int card) const;           // the NVML index of a state card; -1 when unknown
     const Device::NvmlBackend &backend() const { return *m_backend; }

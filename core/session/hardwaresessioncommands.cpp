@@ -215,7 +215,7 @@ bool HardwareSession::startRuntime(QString *why)
     sc.liveSpeed = 1;
     sc.controlPeriodMs = std::clamp<qint64>(m_pollIntervalMs, 1000, 15'000);
     sc.defaultPolicy = QStringLiteral("none");
-    sc.scheduler.allowCreatePartitions = readOnlyReason().isEmpty();
+    sc.scheduler.allowCreatePartitions = readOnlyProblem().isNone();
     sc.scheduler.allowReconfigure = sc.scheduler.allowCreatePartitions;
     o.dataDir = dataDir;
     o.shimPath = shim;

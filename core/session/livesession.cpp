@@ -279,11 +279,8 @@ void LiveSession::applyLayoutNow(quint64 request, int card, const QList<MigPlace
 {
     CommandResult r;
     r.request = request;
-    if (readyForWork(&r)) {
-        Problem why;
-        r.ok = m_run->applyLayout(CardId(card), target, &why);
-        setProblem(r, why);
-    }
+    if (readyForWork(&r))
+        answerWith(r, [&](Problem *why) { return m_run->applyLayout(CardId(card), target, why); });
     Q_EMIT commandFinished(r);
     publish();
 }

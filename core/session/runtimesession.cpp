@@ -152,11 +152,8 @@ void RuntimeSession::jobCommand(quint64 request,
     CommandResult r;
     r.request = request;
     r.job = Domain::JobId(job);
-    if (readyForWork(&r)) {
-        Problem why;
-        r.ok = command(&why);
-        setProblem(r, why);
-    }
+    if (readyForWork(&r))
+        answerWith(r, command);
     Q_EMIT commandFinished(r);
     publish();
 }
@@ -182,11 +179,10 @@ void RuntimeSession::pinLayout(quint64 request, int card, qint64 untilMs)
 {
     CommandResult r;
     r.request = request;
-    if (readyForWork(&r)) {
-        Problem why;
-        r.ok = m_run->pinLayout(Domain::CardId(card), untilMs, &why);
-        setProblem(r, why);
-    }
+    if (readyForWork(&r))
+        answerWith(r, [&](Problem *why) {
+            return m_run->pinLayout(Domain::CardId(card), untilMs, why);
+        });
     Q_EMIT commandFinished(r);
     publish();
 }
@@ -195,11 +191,8 @@ void RuntimeSession::cordonCard(quint64 request, int card, bool cordoned, bool d
 {
     CommandResult r;
     r.request = request;
-    if (readyForWork(&r)) {
-        Problem why;
-        r.ok = m_run->cordon(card, cordoned, drain, &why);
-        setProblem(r, why);
-    }
+    if (readyForWork(&r))
+        answerWith(r, [&](Problem *why) { return m_run->cordon(card, cordoned, drain, why); });
     Q_EMIT commandFinished(r);
     publish();
 }

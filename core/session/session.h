@@ -123,6 +123,15 @@ struct CommandResult
     }
 };
 
+// Carries out `command(Domain::Problem *why)` (true: done) into `r`: its ok, and why not.
+template<typename Command>
+void answerWith(CommandResult &r, Command &&command)
+{
+    Domain::Problem why;
+    r.ok = command(&why);
+    setProblem(r, std::move(why));
+}
+
 // What a windows schedule would do if it became the policy in force now (previewSchedule): the
 // policy and window before and after, the class budget it would set, the training it would take
 // off (and the work each loses), and each service's replicas with an estimate of its p99 at the

@@ -461,9 +461,9 @@ void SimulationSession::pinLayout(quint64 request, int card, qint64 untilMs)
     CommandResult r;
     r.request = request;
     m_engine->operate([&](Sched::Scheduler &s, qint64 now) {
-        Problem why;
-        r.ok = Sched::changeLayoutPin(s, CardId(card), untilMs, now, &why);
-        setProblem(r, why);
+        answerWith(r, [&](Problem *why) {
+            return Sched::changeLayoutPin(s, CardId(card), untilMs, now, why);
+        });
     });
     collectEvents();
     Q_EMIT commandFinished(r);
@@ -475,9 +475,9 @@ void SimulationSession::cordonCard(quint64 request, int card, bool cordoned, boo
     CommandResult r;
     r.request = request;
     m_engine->operate([&](Sched::Scheduler &, qint64 now) {
-        Problem why;
-        r.ok = m_engine->cordonCard(card, cordoned, drain, now, &why);
-        setProblem(r, why);
+        answerWith(r, [&](Problem *why) {
+            return m_engine->cordonCard(card, cordoned, drain, now, why);
+        });
     });
     collectEvents();
     Q_EMIT commandFinished(r);

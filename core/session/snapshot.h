@@ -14,7 +14,6 @@
 
 namespace Zhaoxi::Session {
 
-// One card's readings at the snapshot's time.
 // A compute process on a partition, as the driver lists it (hardware only).
 struct UnitProcess
 {
@@ -38,6 +37,7 @@ struct UnitSample
     friend bool operator==(const UnitSample &, const UnitSample &) = default;
 };
 
+// One card's readings at the snapshot's time.
 struct CardSample
 {
     int card = -1;
@@ -124,10 +124,9 @@ struct Snapshot
     bool finished = false; // the simulated day is over
     bool simulated = true;
     // Hardware: changes are refused (settings, or no privileges to change MIG). The banner words
-    // `readOnlyProblem` (a code: ReadOnly*, or Text with the backend's own English);
-    // `readOnlyReason` is its English (logs, the service's "read_only_reason").
+    // `readOnlyProblem` (a code: ReadOnly*, or Text with the backend's own English); its
+    // english() is the service's "read_only_reason".
     bool readOnly = false;
-    QString readOnlyReason;
     Domain::Problem readOnlyProblem;
     // Attached to a service (zhaoxi --connect): its socket; empty when the console embeds the
     // appliance (its clock, speed and pause are then the service's, not the console's).

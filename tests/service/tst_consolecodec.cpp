@@ -121,13 +121,12 @@ private Q_SLOTS:
             ro.readOnly = true;
             ro.readOnlyProblem = Domain::Problem(Domain::Problem::Code::ReadOnlyNotOperator,
                                                  {QStringLiteral("ana"), QStringLiteral("zhaoxi")});
-            ro.readOnlyReason = ro.readOnlyProblem.english();
             const auto roBack = Service::snapshotFromConsoleJson(
                     overTheWire(Service::consoleJson(ro, events, traces)), catalogue(), &why);
             QVERIFY2(roBack, qPrintable(why));
             QVERIFY(roBack->readOnly);
             QCOMPARE(roBack->readOnlyProblem, ro.readOnlyProblem);
-            QCOMPARE(roBack->readOnlyReason,
+            QCOMPARE(roBack->readOnlyProblem.english(),
                      QStringLiteral("not an operator: ana is not in zhaoxi"));
         }
 

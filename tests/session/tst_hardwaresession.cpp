@@ -6,6 +6,11 @@
 // polling that follows its interval, and the session on its own thread behind a SessionClient.
 #include "tests/session/hardwaresessiontest.h"
 
+namespace {
+// The read-only reason for missing permissions, as the service and logs say it.
+constexpr char kNoPermission[] = "no permission to change MIG (run as root or grant CAP_SYS_ADMIN)";
+} // namespace
+
 class TestHardwareSession : public QObject, protected HardwareSessionTest
 {
     Q_OBJECT
@@ -92,14 +97,15 @@ private Q_SLOTS:
         auto s = open(false);
         QVERIFY(s);
         QVERIFY(s->latest()->readOnly);
-        QCOMPARE(s->latest()->readOnlyReason, QLatin1String(HardwareSession::kReasonDisabled));
+        QCOMPARE(s->latest()->readOnlyProblem.english(),
+                 QStringLiteral("changes disabled in settings"));
         QVERIFY(s->backend().access() == Device::NvmlAccess::ReadOnlyBySetting);
         const int calls = logSize();
         const Session::CommandResult r
                 = apply(*s, 0, placements("A100-SXM4-40GB", {"3g.20gb@0", "1g.5gb@4", "1g.5gb@6"}));
         QVERIFY(!r.ok);
         QCOMPARE(r.request, 7u);
-        QCOMPARE(r.error, QLatin1String(HardwareSession::kReasonDisabled));
+        QCOMPARE(r.error, QStringLiteral("changes disabled in settings"));
         QCOMPARE(logSize(), calls); // not a single changing call
         QCOMPARE(layoutOf(*s->latest(), 0), (QStringList{"3g.20gb@0", "1g.5gb@4"}));
     }
@@ -123,14 +129,14 @@ private Q_SLOTS:
                  qPrintable(r.error));
         const Session::SnapshotPtr snap = s->latest();
         QVERIFY(snap->readOnly);
-        QCOMPARE(snap->readOnlyReason, QLatin1String(HardwareSession::kReasonNoPermission));
+        QCOMPARE(snap->readOnlyProblem.english(), QLatin1String(kNoPermission));
         QCOMPARE(layoutOf(*snap, 0), (QStringList{"3g.20gb@0", "1g.5gb@4"}));
         QVERIFY(codesOf(snap->events).contains("step-failed"));
         // From now on it is refused before the driver is asked.
         const int calls = logSize();
         QCOMPARE(apply(*s, 0, placements("A100-SXM4-40GB", {"3g.20gb@0", "1g.5gb@4", "1g.5gb@6"}))
                          .error,
-                 QLatin1String(HardwareSession::kReasonNoPermission));
+                 QLatin1String(kNoPermission));
         QCOMPARE(logSize(), calls);
     }
 
@@ -140,7 +146,8 @@ private Q_SLOTS:
         auto s = open(true);
         QVERIFY(s);
         QVERIFY(s->latest()->readOnly);
-        QCOMPARE(s->latest()->readOnlyReason, QLatin1String(HardwareSession::kReasonNoMig));
+        QCOMPARE(s->latest()->readOnlyProblem.english(),
+                 QStringLiteral("MIG not enabled on any card"));
     }
 
     void allowedApplySucceedsAndTheSnapshotShowsIt()

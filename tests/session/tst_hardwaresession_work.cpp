@@ -232,7 +232,7 @@ private Q_SLOTS:
         QVERIFY(s);
         s->start();
         QVERIFY(s->runtime());
-        QVERIFY(s->readOnlyReason().isEmpty());
+        QVERIFY(s->readOnlyProblem().isNone());
         QSignalSpy results(s.get(), &HardwareSession::commandFinished);
         s->submitWorkload(1, trainSpec(QStringLiteral("slice"), {{"profile", "1g.5gb"}}));
         const Session::CommandResult slice = lastResult(results);

@@ -218,7 +218,6 @@ void TestMainWindow::readOnlyBannerSaysWhy()
     s.endMs = -1; // open-ended: this machine's cards
     s.readOnly = true;
     s.readOnlyProblem = Domain::Problem(Domain::Problem::Code::ReadOnlyDisabled);
-    s.readOnlyReason = s.readOnlyProblem.english();
     s.nowMs = 1'767'571'200'000;
     session.publish(s);
     Models::SessionClient client(&session);
@@ -227,7 +226,6 @@ void TestMainWindow::readOnlyBannerSaysWhy()
     QVERIFY2(w.bannerText().contains(QStringLiteral("Settings")), qPrintable(w.bannerText()));
     QVERIFY(w.clockText().contains(QStringLiteral("real hardware")));
     s.readOnlyProblem = Domain::Problem(Domain::Problem::Code::ReadOnlyNoPermission);
-    s.readOnlyReason = s.readOnlyProblem.english();
     session.publish(s);
     QVERIFY2(w.bannerText().contains(QStringLiteral("no permission")), qPrintable(w.bannerText()));
     // A backend's own words (no code for them) are said as they are.

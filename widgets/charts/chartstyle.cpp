@@ -18,6 +18,16 @@ using Models::SeriesMetric;
 using Models::SeriesStats;
 using Models::SeriesSubject;
 
+void ChartStyle::stylePairedGraph(QCPGraph *graph, int index)
+{
+    QPen pen(colour(index));
+    pen.setWidthF(1.5);
+    pen.setStyle(index == 0 ? Qt::SolidLine : Qt::DashLine);
+    graph->setPen(pen);
+    if (index == 0)
+        graph->setBrush(QColor(pen.color().red(), pen.color().green(), pen.color().blue(), 40));
+}
+
 QColor ChartStyle::colour(int i)
 {
     // Okabe & Ito's palette without its yellow (too pale on white).

@@ -27,6 +27,9 @@ public:
     static Qt::PenStyle lineStyle(int i);
     // The pen of the series `info` in the charts (its colour from `index` of its subject).
     static QPen pen(const Models::SeriesInfo &info, int index);
+    // A small two-series chart's look (the spark lines, a partition's history): the first series
+    // solid over a light fill, the second dashed, in the palette's first two colours.
+    static void stylePairedGraph(QCPGraph *graph, int index);
 
     // "chat p99", "pretrain-4x", "Training utilisation", ...
     static QString seriesName(const Models::SeriesInfo &info);

@@ -28,15 +28,8 @@ PartitionChart::PartitionChart(SeriesStore *store, QWidget *parent)
     plotLayout()->addElement(0, 0, m_heading);
     yAxis2->setVisible(true);
     yAxis->setRange(0, 100);
-    for (int i = 0; i < 2; ++i) {
-        QCPGraph *g = addGraph(xAxis, i == 0 ? yAxis : yAxis2);
-        QPen pen(ChartStyle::colour(i));
-        pen.setWidthF(1.5);
-        pen.setStyle(i == 0 ? Qt::SolidLine : Qt::DashLine);
-        g->setPen(pen);
-        if (i == 0)
-            g->setBrush(QColor(pen.color().red(), pen.color().green(), pen.color().blue(), 40));
-    }
+    for (int i = 0; i < 2; ++i)
+        ChartStyle::stylePairedGraph(addGraph(xAxis, i == 0 ? yAxis : yAxis2), i);
     m_timer = new QTimer(this);
     m_timer->setSingleShot(true);
     m_timer->setInterval(500);

@@ -74,12 +74,7 @@ void SparkChart::rebuild()
     m_next = QList<quint64>(m_keys.size(), 0);
     for (int i = 0; i < m_keys.size(); ++i) {
         QCPGraph *g = addGraph(xAxis, i == 0 ? yAxis : yAxis2);
-        QPen pen(ChartStyle::colour(i));
-        pen.setWidthF(1.5);
-        pen.setStyle(i == 0 ? Qt::SolidLine : Qt::DashLine);
-        g->setPen(pen);
-        if (i == 0)
-            g->setBrush(QColor(pen.color().red(), pen.color().green(), pen.color().blue(), 40));
+        ChartStyle::stylePairedGraph(g, i);
         g->setAdaptiveSampling(true);
     }
     scheduleReplot();

@@ -364,7 +364,6 @@ void TestRepartitionApply::readOnlySnapshotDisablesApply()
     auto snapshot = std::make_shared<Session::Snapshot>(*a.snapshot());
     snapshot->readOnly = true;
     snapshot->readOnlyProblem = Domain::Problem(Domain::Problem::Code::ReadOnlyNoPermission);
-    snapshot->readOnlyReason = snapshot->readOnlyProblem.english();
     FixedSession fixed(snapshot);
     Models::SessionClient client(&fixed);
     RepartitionEditor editor(&client);
