@@ -20,6 +20,7 @@
 
 #include "core/models/cardsortmodel.h"
 #include "core/models/cardtablemodel.h"
+#include "core/models/serieshistory.h"
 #include "core/models/seriesstore.h"
 #include "core/models/sessionclient.h"
 #include "core/sched/clusterstate.h"
@@ -411,6 +412,7 @@ void MainWindow::setSession(Models::SessionClient *client, const QString &storeP
         showCard(Domain::CardId(0));
     }
     retranslateUi();
+    loadHistory();
 }
 
 void MainWindow::setStorePath(const QString &storePath)
@@ -418,6 +420,38 @@ void MainWindow::setStorePath(const QString &storePath)
     m_storePath = storePath;
     if (m_eventLog)
         m_eventLog->setStorePath(storePath);
+    loadHistory();
+}
+
+void MainWindow::loadHistory()
+{
+    if (!m_series || m_storePath.isEmpty())
+        return;
+    if (!m_history) {
+        m_history = new Models::SeriesHistoryLoader(this);
+        connect(m_history,
+                &Models::SeriesHistoryLoader::loaded,
+                this,
+                [this](const QList<Models::HistorySeries> &history, const QString &error) {
+                    if (!error.isEmpty()) // e.g. a service's store this user may not read
+                        qInfo("zhaoxi: the charts start without the store's history: %s",
+                              qPrintable(error));
+                    m_series->mergeHistory(history);
+                });
+    }
+    // The charts' horizon before the appliance's present (the wall clock before the first
+    // snapshot); a whole card's one unit is drawn from the card's series.
+    const Session::SnapshotPtr snap = m_client ? m_client->snapshot() : nullptr;
+    const qint64 now = snap ? snap->nowMs : QDateTime::currentMSecsSinceEpoch();
+    QHash<int, int> wholeUnits;
+    if (snap) {
+        for (const Sched::CardState &c : snap->state.cards()) {
+            if (c.mode == Domain::PartitionMode::Whole && c.units.size() == 1)
+                wholeUnits.insert(c.id.value(), c.units.first().uid);
+        }
+    }
+    m_history->load(
+            m_storePath, now - qint64(m_series->horizonSeconds() * 1000.0), now, wholeUnits);
 }
 
 // The console proper: the card map over the tabs (charts, events, schedule, card table), the

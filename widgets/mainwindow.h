@@ -35,8 +35,9 @@ class SessionClient;
 } // namespace Zhaoxi::Models
 
 namespace Zhaoxi::Models {
+class SeriesHistoryLoader;
 class SeriesStore;
-}
+} // namespace Zhaoxi::Models
 
 namespace Zhaoxi::Widgets {
 
@@ -71,16 +72,20 @@ public:
     void setAppliance(const QString &name, const Sched::ClusterState &state);
 
     // Follows a session: every snapshot updates the window; the run controls and the views'
-    // commands go to it. `storePath`: the session's event store (the event log exports from it).
-    // Not owned; must outlive the window.
+    // commands go to it. `storePath`: the session's event store (the event log exports from it,
+    // and the charts start with its recorded card and partition history: a console started again
+    // on a real appliance shows the hours before). Not owned; must outlive the window.
     void setSession(Models::SessionClient *client, const QString &storePath);
     // Replaces the question before the run bar's "Restart day" (true: go ahead). Tests.
     void setRestartConfirmation(std::function<bool()> confirm)
     {
         m_confirmRestart = std::move(confirm);
     }
-    // The event store exports read (an attached console learns it from the service).
+    // The event store exports read (an attached console learns it from the service); the charts
+    // take its recorded history in front of what they have.
     void setStorePath(const QString &storePath);
+    // The history reader (tests wait on its loaded()).
+    Models::SeriesHistoryLoader *historyLoader() const { return m_history; }
     Models::SessionClient *session() const { return m_client; }
     // The schedule the session runs (the windows policy's parameters) and the expected load per
     // hour of the week (168 values), for the schedule editor.
@@ -143,6 +148,8 @@ private:
     void createMenus();
     void retranslateUi();
     void refitLayouts();
+    // Reads the store's recorded card and partition series into the charts (setStorePath).
+    void loadHistory();
     void updateSummary();
     QString summaryText(const QStringList &attention) const;
     void updateLanguageActions();
@@ -187,6 +194,7 @@ private:
     Models::CardTimeline m_timeline;
     CardTimelineView *m_timelineView = nullptr;
     Models::SeriesStore *m_series = nullptr;
+    Models::SeriesHistoryLoader *m_history = nullptr;
     QUndoGroup *m_undoGroup = nullptr;
     QUndoStack *m_placementUndo = nullptr;
     QMenu *m_editMenu = nullptr;

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "seriesstore.h"
 
+#include "serieshistory.h"
 #include "sessionclient.h"
 
 #include "core/storage/exporter.h"
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <optional>
 #include <utility>
 
@@ -418,6 +420,42 @@ void SeriesStore::clear()
     m_pendingAdded.clear();
     m_latest = kNaN;
     Q_EMIT cleared();
+}
+
+qsizetype SeriesStore::mergeHistory(const QList<HistorySeries> &history)
+{
+    qsizetype taken = 0;
+    const double cutoff = std::isnan(m_latest) ? std::numeric_limits<double>::infinity() : m_latest;
+    for (const HistorySeries &h : history) {
+        TimeSeries *old = m_series.value(h.info.key);
+        const double before = old && !old->isEmpty() ? std::min(old->first().t, cutoff) : cutoff;
+        auto merged = std::make_unique<TimeSeries>(old ? old->info() : h.info);
+        for (const SeriesPoint &p : h.points) {
+            if (p.t >= before)
+                break;
+            if (merged->append(p.t, p.value))
+                ++taken;
+        }
+        if (merged->isEmpty())
+            continue;
+        if (old) {
+            for (qsizetype i = 0; i < old->size(); ++i)
+                merged->append(old->at(i).t, old->at(i).value);
+            delete old;
+            m_series[h.info.key] = merged.release();
+        } else {
+            ensure(h.info);
+            delete m_series[h.info.key];
+            m_series[h.info.key] = merged.release();
+        }
+    }
+    trim();
+    const QStringList added = std::exchange(m_pendingAdded, {});
+    for (const QString &k : added)
+        Q_EMIT seriesAdded(k);
+    if (taken > 0)
+        Q_EMIT rebuilt();
+    return taken;
 }
 
 QStringList SeriesStore::keys(QStringView prefix) const

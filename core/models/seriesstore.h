@@ -17,6 +17,7 @@
 namespace Zhaoxi::Models {
 
 class SessionClient;
+struct HistorySeries;
 
 // One reading of a series: `t` in seconds since the UTC epoch (fractions allowed), `value` in the
 // series' unit. A NaN value is a gap ("not available"), never a zero.
@@ -181,6 +182,13 @@ public:
     void notifyAppended();
     // Forgets everything; emits cleared().
     void clear();
+    // Puts recorded points in front of the live ones (a console started, or attached, after the
+    // appliance ran: its store's history; see Models::readSeriesHistory). For each series only
+    // the points before its first live point are taken, and none at or after the latest time
+    // appended (the next snapshot must not look like a new session); new keys are added. Emits
+    // seriesAdded for them and then rebuilt(): the series were replaced, views read them again
+    // from the start. Returns the number of points taken.
+    qsizetype mergeHistory(const QList<HistorySeries> &history);
 
     QStringList keys() const { return m_order; }
     // Keys starting with `prefix`, in the order they were added.
@@ -205,6 +213,8 @@ Q_SIGNALS:
     // New points (and maybe markers) were appended, old ones trimmed.
     void appended();
     void cleared();
+    // Series were replaced by longer ones (mergeHistory): read every series again.
+    void rebuilt();
 
 private:
     TimeSeries *ensure(const SeriesInfo &info);

@@ -118,6 +118,7 @@ HardwareSession::HardwareSession(std::unique_ptr<Device::NvmlBackend> backend,
     m_nextMetricMs = m_startMs;
 
     openStore(m_options.storePath, QStringLiteral("hardware.sqlite"), m_options.retention);
+    setUnitMetricPeriodMs(m_options.metricPeriodMs);
 
     const QList<NvmlCardReport> &reports = m_backend->cardReports();
     for (const NvmlCardReport &rep : reports) {

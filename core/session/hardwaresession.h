@@ -29,7 +29,7 @@ struct HardwareOptions
     bool allowChanges = false;
     int pollIntervalMs = 2000;    // clamped to [kMinPollMs, kMaxPollMs]
     int layoutRefreshPolls = 5;   // MIG layouts are re-read from the driver every this many polls
-    int metricPeriodMs = 60'000;  // card metrics go to the store at most this often
+    int metricPeriodMs = 60'000;  // card and partition metrics go to the store at most this often
     QString storePath;            // the event store; empty: a file in a temporary directory
     Storage::Retention retention; // how long the store keeps metrics and traces
     QString applianceName;        // empty: this machine's host name

@@ -100,6 +100,13 @@ SnapshotPtr RecordingSession::publishSnapshot(std::shared_ptr<Snapshot> s,
                                               const Sched::Scheduler &sched)
 {
     s->serial = ++m_serial;
+    // A clock that went back (the day restarted) starts the period again.
+    if (m_recorder
+        && (m_lastUnitMetricMs < 0 || s->nowMs < m_lastUnitMetricMs
+            || s->nowMs >= m_lastUnitMetricMs + m_unitMetricPeriodMs)) {
+        recordUnitMetrics(*m_recorder, s->nowMs, s->state, s->cards);
+        m_lastUnitMetricMs = s->nowMs;
+    }
     std::stable_sort(m_newEvents.begin(), m_newEvents.end(), [](const auto &a, const auto &b) {
         return a.atMs < b.atMs;
     });
@@ -158,6 +165,28 @@ void recordCardMetrics(Storage::Recorder &rec,
             rec.recordMetric(at,
                              {Metric::SmClockMHz, c, -1, {}, -1},
                              std::round(model.maxSmClockMHz * m.clockFactor));
+    }
+}
+
+void recordUnitMetrics(Storage::Recorder &rec,
+                       qint64 at,
+                       const Sched::ClusterState &state,
+                       const QList<CardSample> &cards)
+{
+    using Storage::Metric;
+    for (const CardSample &c : cards) {
+        if (c.lost || c.card < 0 || c.card >= state.cards().size()
+            || state.card(Domain::CardId(c.card)).mode == Domain::PartitionMode::Whole)
+            continue;
+        for (const UnitSample &u : c.units) {
+            if (u.memoryUsedMiB >= 0)
+                rec.recordMetric(at,
+                                 {Metric::MemoryUsedMiB, c.card, u.uid, {}, -1},
+                                 double(u.memoryUsedMiB));
+            if (!std::isnan(u.utilisation))
+                rec.recordMetric(
+                        at, {Metric::GrEngineActive, c.card, u.uid, {}, -1}, u.utilisation);
+        }
     }
 }
 

@@ -38,6 +38,16 @@ void recordCardMetrics(Storage::Recorder &recorder,
                        const Sched::ClusterState &state,
                        const Device::DeviceBackend &backend);
 
+// Records each partition of `cards` as the store's per-partition series at `atMs` (the key's
+// partition is the unit's uid): its memory in use (where known) and its utilisation as
+// GrEngineActive, 0..1 (where the hardware says). Lost cards and whole cards (their one unit is
+// the card, already in the card's series) have none. What a console started later reads back as
+// each partition's history.
+void recordUnitMetrics(Storage::Recorder &recorder,
+                       qint64 atMs,
+                       const Sched::ClusterState &state,
+                       const QList<CardSample> &cards);
+
 // What the simulated and the real appliance share: the event store their events go to (through a
 // Storage::Recorder), the events and decision traces gathered for the next snapshot, and the
 // latest snapshot published.
@@ -83,7 +93,11 @@ protected:
     void noteEvent(const Storage::Event &e);
     // Completes `s` (its serial, the events since the last snapshot in time order and the latest
     // decision traces of the jobs they name, from `sched`), makes it the latest and emits it.
+    // Every unitMetricPeriodMs of the snapshots' clock it also records the partitions' readings
+    // (recordUnitMetrics).
     SnapshotPtr publishSnapshot(std::shared_ptr<Snapshot> s, const Sched::Scheduler &sched);
+    // How often the partitions' readings go to the store (default: a minute).
+    void setUnitMetricPeriodMs(qint64 ms) { m_unitMetricPeriodMs = std::max<qint64>(1, ms); }
 
 private:
     std::unique_ptr<QTemporaryDir> m_tempDir;
@@ -94,6 +108,8 @@ private:
     QList<Storage::Event> m_newEvents;
     QSet<int> m_tracedJobs; // jobs decided since the last snapshot
     quint64 m_serial = 0;
+    qint64 m_unitMetricPeriodMs = 60'000;
+    qint64 m_lastUnitMetricMs = -1;
     QHash<int, Sched::DecisionTrace> m_latestTraces; // by job: every trace published, the latest
     mutable QMutex m_latestLock;
     SnapshotPtr m_latest;

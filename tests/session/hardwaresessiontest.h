@@ -161,10 +161,13 @@ protected:
     int logSize() { return int(QString::fromUtf8(m_log()).count(QLatin1Char('\n'))); }
 
     // A session that runs real work: the real wall clock, its jobs under m_dir/work.
-    std::unique_ptr<HardwareSession> openForWork(bool allowChanges, const QString &store)
+    std::unique_ptr<HardwareSession> openForWork(bool allowChanges,
+                                                 const QString &store,
+                                                 int metricPeriodMs = 60'000)
     {
         HardwareOptions h;
         h.allowChanges = allowChanges;
+        h.metricPeriodMs = metricPeriodMs;
         h.pollIntervalMs = 250;
         h.storePath = store;
         h.dataDir = m_dir.filePath(QStringLiteral("work"));

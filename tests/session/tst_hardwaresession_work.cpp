@@ -4,6 +4,8 @@
 // drains real work and gives the new instances their UUIDs.
 #include "tests/session/hardwaresessiontest.h"
 
+#include "core/storage/store.h"
+
 class TestHardwareSessionWork : public QObject, protected HardwareSessionTest
 {
     Q_OBJECT
@@ -18,7 +20,8 @@ private Q_SLOTS:
     void nvmlProcessesSayWhoseTheCardIs()
     {
         useFixture(threeCards());
-        auto s = openForWork(false, m_dir.filePath(QStringLiteral("whose.sqlite")));
+        // Metrics to the store at every poll (the partitions' history, below).
+        auto s = openForWork(false, m_dir.filePath(QStringLiteral("whose.sqlite")), 1);
         QVERIFY(s);
         s->start();
         QVERIFY(s->runtime());
@@ -113,6 +116,32 @@ private Q_SLOTS:
         QCOMPARE(later->cards[1].trainingMemoryMiB, -1);
         QCOMPARE(later->cards[1].otherProcesses, 0);
         QCOMPARE(later->cards[1].trainingUtilisation, 0.50);
+
+        // Each partition's readings go to the store once per metric period (a console started
+        // again draws them as the partition's history): the slice's instance with its process's
+        // memory and no utilisation; the whole H200 has none of its own (its card's series are it).
+        QString error;
+        QVERIFY2(s->commitNow(&error), qPrintable(error));
+        int sliceUid = -1;
+        for (const Sched::Unit &u : later->state.cards()[0].units)
+            sliceUid = u.job == slice.job ? u.uid : sliceUid;
+        QVERIFY(sliceUid >= 0);
+        auto reader = Storage::Reader::open(
+                s->storePath(), Storage::Reader::OpenMode::RequireCurrent, &error);
+        QVERIFY2(reader, qPrintable(error));
+        int sliceSeries = 0;
+        for (const Storage::LatestMetric &m : reader->latestMetrics()) {
+            QVERIFY(!(m.key.card == 1 && m.key.partition >= 0));
+            QVERIFY(!(m.key.partition >= 0 && m.key.metric == Storage::Metric::GrEngineActive));
+            if (m.key.card == 0 && m.key.partition == sliceUid) {
+                ++sliceSeries;
+                QCOMPARE(m.key.metric, Storage::Metric::MemoryUsedMiB);
+                QCOMPARE(m.point.atMs, later->nowMs);
+                QCOMPARE(m.point.value, 2000.0);
+                QCOMPARE(m.labels.value(QStringLiteral("GPU_I_PROFILE")), QStringLiteral("1g.5gb"));
+            }
+        }
+        QCOMPARE(sliceSeries, 1);
         s->stop();
     }
 

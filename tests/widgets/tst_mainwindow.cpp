@@ -5,6 +5,8 @@
 #include "core/device/devicebackend.h"
 #include "core/models/cardtablemodel.h"
 #include "core/models/eventlogmodel.h"
+#include "core/models/serieshistory.h"
+#include "core/models/seriesstore.h"
 #include "core/models/sessionclient.h"
 #include "core/sched/appliancefile.h"
 #include "core/session/simulationsession.h"
@@ -46,6 +48,7 @@
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTimeZone>
 #include <QTimer>
@@ -107,6 +110,7 @@ private Q_SLOTS:
     void detailsTellTheCardsHealth();
     void detailsShowTheCardsDay();
     void detailsShowEachPartitionsHistory();
+    void aConsoleStartedAgainShowsTheStoresHistory();
     void aProposedLayoutOpensInTheRepartitionEditor();
     void initTestCase();
     void consoleFollowsTheSession();
@@ -1001,6 +1005,90 @@ void TestMainWindow::theDayCanBeRestarted()
 }
 
 QTEST_MAIN(TestMainWindow)
+void TestMainWindow::aConsoleStartedAgainShowsTheStoresHistory()
+{
+    // A console ran the appliance's morning into its store, then exited.
+    QTemporaryDir dir;
+    const QString storePath = dir.filePath(QStringLiteral("appliance.sqlite"));
+    Session::SnapshotPtr before;
+    {
+        Session::SimulationOptions options;
+        options.storePath = storePath;
+        Session::SimulationSession first(demoDay(), QString(), 20260105, options);
+        first.runTo(0);
+        Widgets::catchUp(first, 3 * 3600'000, nullptr);
+        before = first.latest();
+        QVERIFY(before && before->nowMs >= before->startMs + 3 * 3600'000);
+    }
+    // A MIG partition held by a job at 03:00.
+    Domain::CardId card;
+    int uid = -1;
+    for (const Sched::CardState &c : before->state.cards()) {
+        for (const Sched::Unit &u : c.units) {
+            if (c.mode == Domain::PartitionMode::Mig && u.job.isValid() && uid < 0) {
+                card = c.id;
+                uid = u.uid;
+            }
+        }
+    }
+    QVERIFY(uid >= 0);
+
+    // The appliance went on; a console started half an hour later shows what the store kept
+    // before its first snapshot, in the charts and in the partition's own history.
+    FakeSession session;
+    Session::Snapshot now = *before;
+    now.events.clear();
+    now.nowMs += 30 * 60'000;
+    session.publish(now);
+    Models::SessionClient client(&session);
+    MainWindow w;
+    w.resize(1600, 1000);
+    w.setSession(&client, storePath);
+    QVERIFY(w.historyLoader());
+    QSignalSpy loaded(w.historyLoader(), &Models::SeriesHistoryLoader::loaded);
+    QVERIFY(loaded.wait(20'000));
+    QCOMPARE(loaded.at(0).at(1).toString(), QString());
+    auto *series = w.findChild<Models::SeriesStore *>();
+    QVERIFY(series);
+    const double start = double(before->startMs) / 1000.0;
+    const double stopped = double(before->nowMs) / 1000.0;
+    for (const QString &key :
+         {Models::SeriesStore::partitionKey(card, uid, Models::SeriesMetric::MemoryUsed),
+          Models::SeriesStore::partitionKey(card, uid, Models::SeriesMetric::Utilisation),
+          Models::SeriesStore::cardKey(card, Models::SeriesMetric::Power),
+          Models::SeriesStore::applianceKey(Models::SeriesMetric::Power)}) {
+        const Models::TimeSeries *s = series->series(key);
+        QVERIFY2(s, qPrintable(key));
+        // About a point a simulated minute from the morning, then the live snapshot's.
+        const qsizetype recorded = s->lowerBound(stopped + 1);
+        QVERIFY2(recorded > 30, qPrintable(QStringLiteral("%1: %2").arg(key).arg(recorded)));
+        if (key.endsWith(QLatin1String("power")))
+            QVERIFY2(s->first().t <= start + 120 && recorded > 170, qPrintable(key));
+        QCOMPARE(s->last().t, double(now.nowMs) / 1000.0);
+    }
+    const Models::TimeSeries *memory = series->series(
+            Models::SeriesStore::partitionKey(card, uid, Models::SeriesMetric::MemoryUsed));
+    QVERIFY(memory->at(memory->lowerBound(stopped - 60)).value > 0); // the job's memory
+
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.selectCard(card);
+    auto *chart = w.detailsView()->findChild<Widgets::PartitionChart *>(
+            QStringLiteral("partitionChart"));
+    QVERIFY(chart);
+    auto *partitions = w.detailsView()->findChild<QTreeWidget *>(QStringLiteral("partitionList"));
+    QVERIFY(partitions);
+    QTRY_VERIFY(partitions->topLevelItemCount() > 0);
+    for (int i = 0; i < partitions->topLevelItemCount(); ++i) {
+        if (partitions->topLevelItem(i)->data(0, Qt::UserRole).toInt() == uid)
+            partitions->setCurrentItem(partitions->topLevelItem(i));
+    }
+    QCOMPARE(chart->uid(), uid);
+    chart->refresh();
+    QVERIFY2(chart->memoryPoints() > 60, qPrintable(QString::number(chart->memoryPoints())));
+    QVERIFY(chart->utilisationPoints() > 60);
+}
+
 #include "tst_mainwindow.moc"
 
 // Each partition of the selected card has its history: the twin's partitions report how busy

@@ -121,6 +121,7 @@ LiveCharts::LiveCharts(Models::SessionClient *client, SeriesStore *store, QWidge
     });
     connect(m_store, &SeriesStore::appended, this, &LiveCharts::scheduleReplot);
     connect(m_store, &SeriesStore::cleared, this, &LiveCharts::onStoreCleared);
+    connect(m_store, &SeriesStore::rebuilt, this, &LiveCharts::onStoreCleared);
     if (client)
         connect(client,
                 &Models::SessionClient::snapshotChanged,

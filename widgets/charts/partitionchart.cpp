@@ -39,6 +39,7 @@ PartitionChart::PartitionChart(SeriesStore *store, QWidget *parent)
     });
     connect(m_store, &SeriesStore::appended, this, &PartitionChart::scheduleReplot);
     connect(m_store, &SeriesStore::cleared, this, &PartitionChart::scheduleReplot);
+    connect(m_store, &SeriesStore::rebuilt, this, &PartitionChart::scheduleReplot);
     retranslateUi();
 }
 

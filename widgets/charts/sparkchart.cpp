@@ -42,6 +42,7 @@ SparkChart::SparkChart(Models::SeriesStore *store, QWidget *parent)
     connect(m_store, &Models::SeriesStore::appended, this, &SparkChart::scheduleReplot);
     connect(m_store, &Models::SeriesStore::seriesAdded, this, &SparkChart::scheduleReplot);
     connect(m_store, &Models::SeriesStore::cleared, this, &SparkChart::rebuild);
+    connect(m_store, &Models::SeriesStore::rebuilt, this, &SparkChart::rebuild);
 }
 
 QSize SparkChart::sizeHint() const
