@@ -10,6 +10,9 @@ ZX_PACKAGES=(
     fonts-wqy-microhei
     clang-format
     qt6-httpserver-dev qt6-websockets-dev prometheus
+    # scripts/slurm-local (the fleet tests' local Slurm cluster; installing starts no daemon)
+    slurmctld slurmd slurm-client slurmrestd slurm-wlm-jwt-plugin munge curl
+    slurmdbd mariadb-server
 )
 
 zx_install_deps() {
