@@ -423,6 +423,12 @@ void MainWindow::setStorePath(const QString &storePath)
     loadHistory();
 }
 
+void MainWindow::mergeHistory(const QList<Models::HistorySeries> &history)
+{
+    if (m_series)
+        m_series->mergeHistory(history);
+}
+
 void MainWindow::loadHistory()
 {
     if (!m_series || m_storePath.isEmpty())
@@ -443,13 +449,7 @@ void MainWindow::loadHistory()
     // snapshot); a whole card's one unit is drawn from the card's series.
     const Session::SnapshotPtr snap = m_client ? m_client->snapshot() : nullptr;
     const qint64 now = snap ? snap->nowMs : QDateTime::currentMSecsSinceEpoch();
-    QHash<int, int> wholeUnits;
-    if (snap) {
-        for (const Sched::CardState &c : snap->state.cards()) {
-            if (c.mode == Domain::PartitionMode::Whole && c.units.size() == 1)
-                wholeUnits.insert(c.id.value(), c.units.first().uid);
-        }
-    }
+    const QHash<int, int> wholeUnits = snap ? Models::wholeUnitsOf(snap->state) : QHash<int, int>{};
     m_history->load(
             m_storePath, now - qint64(m_series->horizonSeconds() * 1000.0), now, wholeUnits);
 }

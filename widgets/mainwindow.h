@@ -35,6 +35,7 @@ class SessionClient;
 } // namespace Zhaoxi::Models
 
 namespace Zhaoxi::Models {
+struct HistorySeries;
 class SeriesHistoryLoader;
 class SeriesStore;
 } // namespace Zhaoxi::Models
@@ -84,6 +85,9 @@ public:
     // The event store exports read (an attached console learns it from the service); the charts
     // take its recorded history in front of what they have.
     void setStorePath(const QString &storePath);
+    // Recorded history handed over by other means (an attached console: the service's
+    // "history" answer, RemoteSession::historyReceived): put in front of the charts' points.
+    void mergeHistory(const QList<Models::HistorySeries> &history);
     // The history reader (tests wait on its loaded()).
     Models::SeriesHistoryLoader *historyLoader() const { return m_history; }
     Models::SessionClient *session() const { return m_client; }

@@ -483,6 +483,13 @@ int main(int argc, char **argv)
         }
     }
     if (remote) {
+        // The charts start with the service's recorded hours, read over the socket (so the
+        // service's store need not be readable by this user).
+        QObject::connect(remote,
+                         &Service::RemoteSession::historyReceived,
+                         &window,
+                         &Widgets::MainWindow::mergeHistory,
+                         Qt::QueuedConnection);
         // Exports read the service's store, where this user may read it.
         QObject::connect(
                 remote,

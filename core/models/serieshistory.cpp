@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "serieshistory.h"
 
+#include "core/sched/clusterstate.h"
 #include "core/storage/store.h"
+
+#include <QJsonObject>
+#include <QJsonValue>
 
 #include <QMap>
 #include <QThread>
@@ -209,13 +213,130 @@ bool readSeriesHistory(Storage::Reader &reader,
         power.insert(m.key(), m->power);
     }
     if (!mem.isEmpty()) {
-        const SeriesSubject all = SeriesSubject::Appliance;
-        out->append(toHistory(all, -1, {}, SeriesMetric::Utilisation, util));
-        out->append(toHistory(all, -1, {}, SeriesMetric::MemoryUsed, mem));
-        out->append(toHistory(all, -1, {}, SeriesMetric::MemoryPercent, memPct));
-        out->append(toHistory(all, -1, {}, SeriesMetric::Temperature, temperature));
-        out->append(toHistory(all, -1, {}, SeriesMetric::Power, power));
+        const SeriesSubject appliance = SeriesSubject::Appliance;
+        out->append(toHistory(appliance, -1, {}, SeriesMetric::Utilisation, util));
+        out->append(toHistory(appliance, -1, {}, SeriesMetric::MemoryUsed, mem));
+        out->append(toHistory(appliance, -1, {}, SeriesMetric::MemoryPercent, memPct));
+        out->append(toHistory(appliance, -1, {}, SeriesMetric::Temperature, temperature));
+        out->append(toHistory(appliance, -1, {}, SeriesMetric::Power, power));
     }
+    return true;
+}
+
+QHash<int, int> wholeUnitsOf(const Sched::ClusterState &state)
+{
+    QHash<int, int> out;
+    for (const Sched::CardState &c : state.cards()) {
+        if (c.mode == Domain::PartitionMode::Whole && c.units.size() == 1)
+            out.insert(c.id.value(), c.units.first().uid);
+    }
+    return out;
+}
+
+namespace {
+
+constexpr std::pair<SeriesSubject, const char *> kSubjects[] = {
+        {SeriesSubject::Card, "card"},
+        {SeriesSubject::Partition, "partition"},
+        {SeriesSubject::Appliance, "appliance"},
+        {SeriesSubject::Service, "service"},
+        {SeriesSubject::Job, "job"},
+};
+
+constexpr SeriesMetric kMetrics[] = {SeriesMetric::P50,
+                                     SeriesMetric::P99,
+                                     SeriesMetric::Rate,
+                                     SeriesMetric::Slo,
+                                     SeriesMetric::Speed,
+                                     SeriesMetric::Loss,
+                                     SeriesMetric::Utilisation,
+                                     SeriesMetric::TrainingUtil,
+                                     SeriesMetric::InferenceUtil,
+                                     SeriesMetric::MemoryUsed,
+                                     SeriesMetric::MemoryPercent,
+                                     SeriesMetric::Temperature,
+                                     SeriesMetric::Power};
+
+} // namespace
+
+QJsonArray historyJson(const QList<HistorySeries> &history)
+{
+    QJsonArray out;
+    for (const HistorySeries &h : history) {
+        QJsonArray times, values;
+        for (const SeriesPoint &p : h.points) {
+            times.append(qint64(std::llround(p.t * 1000.0)));
+            values.append(std::isfinite(p.value) ? QJsonValue(p.value) : QJsonValue());
+        }
+        const char *subject = "card";
+        for (const auto &[s, name] : kSubjects) {
+            if (s == h.info.subject)
+                subject = name;
+        }
+        out.append(QJsonObject{{QStringLiteral("key"), h.info.key},
+                               {QStringLiteral("subject"), QLatin1String(subject)},
+                               {QStringLiteral("metric"), SeriesStore::metricName(h.info.metric)},
+                               {QStringLiteral("id"), h.info.id},
+                               {QStringLiteral("name"), h.info.name},
+                               {QStringLiteral("t_ms"), times},
+                               {QStringLiteral("values"), values}});
+    }
+    return out;
+}
+
+bool historyFromJson(const QJsonArray &json, QList<HistorySeries> *out, QString *error)
+{
+    QList<HistorySeries> read;
+    for (qsizetype i = 0; i < json.size(); ++i) {
+        const QJsonObject o = json.at(i).toObject();
+        auto fail = [&](const QString &what) {
+            *error = QStringLiteral("series[%1]: %2").arg(i).arg(what);
+            return false;
+        };
+        if (!json.at(i).isObject())
+            return fail(QStringLiteral("expected an object"));
+        HistorySeries h;
+        const QString subject = o.value(QStringLiteral("subject")).toString();
+        bool known = false;
+        for (const auto &[s, name] : kSubjects) {
+            if (subject == QLatin1String(name)) {
+                h.info.subject = s;
+                known = true;
+            }
+        }
+        if (!known)
+            return fail(QStringLiteral("unknown subject \"%1\"").arg(subject));
+        const QString metric = o.value(QStringLiteral("metric")).toString();
+        known = false;
+        for (SeriesMetric m : kMetrics) {
+            if (metric == SeriesStore::metricName(m)) {
+                h.info.metric = m;
+                known = true;
+            }
+        }
+        if (!known)
+            return fail(QStringLiteral("unknown metric \"%1\"").arg(metric));
+        if (!o.value(QStringLiteral("id")).isDouble())
+            return fail(QStringLiteral("\"id\" must be a number"));
+        h.info.id = o.value(QStringLiteral("id")).toInt();
+        h.info.name = o.value(QStringLiteral("name")).toString();
+        h.info.key = SeriesStore::key(h.info.subject, h.info.id, h.info.name, h.info.metric);
+        const QJsonArray times = o.value(QStringLiteral("t_ms")).toArray();
+        const QJsonArray values = o.value(QStringLiteral("values")).toArray();
+        if (times.size() != values.size())
+            return fail(QStringLiteral("\"t_ms\" and \"values\" differ in length"));
+        h.points.reserve(times.size());
+        for (qsizetype k = 0; k < times.size(); ++k) {
+            if (!times.at(k).isDouble() || !(values.at(k).isDouble() || values.at(k).isNull()))
+                return fail(QStringLiteral("point %1 is not a time and a number").arg(k));
+            const double t = double(times.at(k).toInteger()) / 1000.0;
+            if (!h.points.isEmpty() && !(t > h.points.last().t))
+                return fail(QStringLiteral("point %1 is not after the one before it").arg(k));
+            h.points.append(SeriesPoint{t, values.at(k).isNull() ? kNaN : values.at(k).toDouble()});
+        }
+        read.append(std::move(h));
+    }
+    *out = std::move(read);
     return true;
 }
 

@@ -4,10 +4,14 @@
 #include "seriesstore.h"
 
 #include <QHash>
+#include <QJsonArray>
 #include <QList>
 #include <QObject>
 #include <QString>
 
+namespace Zhaoxi::Sched {
+class ClusterState;
+}
 namespace Zhaoxi::Storage {
 class Reader;
 }
@@ -41,6 +45,16 @@ bool readSeriesHistory(Storage::Reader &reader,
                        const QHash<int, int> &wholeUnits,
                        QList<HistorySeries> *out,
                        QString *error);
+
+// Each whole-mode card's one unit (card -> uid): its history is the card's series.
+QHash<int, int> wholeUnitsOf(const Sched::ClusterState &state);
+
+// The history on the service's wire (the "history" command, docs/service.md): per series
+// {"key", "subject" ("card", "partition", "appliance", "service", "job"), "metric" (the key's
+// metric part: "util", "mem", ...), "id", "name", "t_ms": [...], "values": [... null: a gap]}.
+QJsonArray historyJson(const QList<HistorySeries> &history);
+// Reads it back; false with an English *error naming the series and member that is wrong.
+bool historyFromJson(const QJsonArray &json, QList<HistorySeries> *out, QString *error);
 
 // Reads the history of the store at `path` on a thread of its own (opening its own Reader, which
 // never blocks the store's writer) and hands it to the thread the loader lives in with

@@ -23,6 +23,10 @@ const QList<CommandInfo> &commands()
             {"cards", false, "every card, its units and readings"},
             {"jobs", false, "every job"},
             {"events", false, "{\"after_id\": N, \"limit\": N}: stored events, oldest first"},
+            {"history",
+             false,
+             "{\"from_ms\": T, \"to_ms\": T}: the store's card and partition series (the "
+             "charts' last 25 h by default)"},
             {"subscribe",
              false,
              "{\"snapshots\": BOOL, \"events\": BOOL, \"interval_ms\": N, "

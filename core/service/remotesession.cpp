@@ -28,6 +28,8 @@ RemoteSession::RemoteSession(QString socketPath, Catalogue::Catalogue catalogue,
     , m_socketPath(std::move(socketPath))
     , m_catalogue(std::move(catalogue))
 {
+    // historyReceived crosses from the session's thread to the GUI's.
+    qRegisterMetaType<QList<Models::HistorySeries>>("QList<Zhaoxi::Models::HistorySeries>");
     m_retry.setParent(this);
     m_retry.setInterval(1000);
     m_retry.setSingleShot(true);
@@ -199,6 +201,18 @@ void RemoteSession::onAnswer(const Pending &p, const QJsonObject &answer)
                      qPrintable(m_socketPath),
                      qPrintable(error));
         break;
+    case Answer::History: {
+        // An older service has no "history": the charts start with the live points.
+        QList<Models::HistorySeries> history;
+        QString why = error;
+        if (ok
+            && Models::historyFromJson(
+                    result.value(QStringLiteral("series")).toArray(), &history, &why))
+            Q_EMIT historyReceived(history);
+        else
+            qInfo("zhaoxi: the charts start without the service's history: %s", qPrintable(why));
+        break;
+    }
     case Answer::Command: {
         Session::CommandResult r = commandResultFromAnswer(answer);
         r.request = p.request;
@@ -274,9 +288,15 @@ void RemoteSession::onPicture(const QJsonObject &console)
     }
     const bool first = !m_attached;
     m_attached = true;
+    const qint64 attachedAt = snapshot->nowMs;
     publish(std::move(snapshot));
-    if (first)
+    if (first) {
         Q_EMIT connectionChanged(true);
+        // The hours before: the charts put them in front of what this picture starts.
+        send({{QStringLiteral("cmd"), QStringLiteral("history")},
+              {QStringLiteral("to_ms"), attachedAt}},
+             Pending{0, Answer::History});
+    }
 }
 
 Domain::Problem RemoteSession::readOnlyProblem() const
@@ -347,6 +367,7 @@ void RemoteSession::fail(const Pending &p, const Domain::Problem &error)
     switch (p.answer) {
     case Answer::Hello:
     case Answer::Subscribe:
+    case Answer::History:
         return;
     case Answer::Command: {
         Session::CommandResult r;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/catalogue/catalogue.h"
+#include "core/models/serieshistory.h"
 #include "core/session/session.h"
 
 #include <QHash>
@@ -79,6 +80,10 @@ public Q_SLOTS:
 Q_SIGNALS:
     // The connection came up (after "hello" and the first picture) or went away.
     void connectionChanged(bool connected);
+    // On each attach, the service's recorded card and partition series up to its first picture
+    // (the "history" command): the charts' hours before the console attached
+    // (Widgets::MainWindow::mergeHistory). Not emitted when the service cannot say.
+    void historyReceived(const QList<Zhaoxi::Models::HistorySeries> &history);
 
 private:
     enum class Answer : quint8 {
@@ -88,7 +93,8 @@ private:
         SchedulePreview,
         JobLog,
         Hello,
-        Subscribe
+        Subscribe,
+        History
     };
     struct Pending
     {

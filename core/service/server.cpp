@@ -8,6 +8,7 @@
 
 #include "core/catalogue/layoutrules.h"
 #include "core/domain/jsonreader.h"
+#include "core/models/serieshistory.h"
 #include "core/storage/store.h"
 
 #include <QDateTime>
@@ -453,6 +454,36 @@ void Server::dispatch(Client &client,
         reply(client.socket,
               okAnswer(id,
                        {{QStringLiteral("events"), list}, {QStringLiteral("last_id"), lastId}}));
+    } else if (command == QLatin1String("history")) {
+        if (!needSnapshot())
+            return;
+        const auto to = intArgument(request, QStringLiteral("to_ms"), &why, s->nowMs);
+        if (!to)
+            return bad(QStringLiteral("to_ms"));
+        const qint64 horizonMs = qint64(Models::SeriesStore::kDefaultHorizonSeconds * 1000.0);
+        const auto from = intArgument(request, QStringLiteral("from_ms"), &why, *to - horizonMs);
+        if (!from)
+            return bad(QStringLiteral("from_ms"));
+        if (*from > *to) {
+            why = QStringLiteral("\"from_ms\" is later than \"to_ms\"");
+            return bad(QStringLiteral("from_ms"));
+        }
+        Storage::Reader *r = reader(&why);
+        QList<Models::HistorySeries> history;
+        if (!r
+            || !Models::readSeriesHistory(
+                    *r, *from, *to, Models::wholeUnitsOf(s->state), &history, &why)) {
+            reply(client.socket,
+                  errorAnswer(id,
+                              Code::Unavailable,
+                              QStringLiteral("the stored series cannot be read: %1").arg(why)));
+            return;
+        }
+        reply(client.socket,
+              okAnswer(id,
+                       {{QStringLiteral("from_ms"), *from},
+                        {QStringLiteral("to_ms"), *to},
+                        {QStringLiteral("series"), Models::historyJson(history)}}));
     } else if (command == QLatin1String("subscribe")) {
         const auto interval = intArgument(request, QStringLiteral("interval_ms"), &why, 100);
         if (!interval)

@@ -6,6 +6,8 @@
 #include "core/models/seriesstore.h"
 #include "core/storage/store.h"
 
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -80,6 +82,7 @@ private Q_SLOTS:
     void historyGoesInFrontOfTheLivePoints();
     void theLoaderReadsOnAThreadOfItsOwn();
     void anUnreadableStoreIsAnErrorNotAHang();
+    void historyCrossesTheWireAndBadInputIsNamed();
 };
 
 void TestSeriesHistory::theStoresSeriesBecomeTheChartsSeries()
@@ -231,6 +234,63 @@ void TestSeriesHistory::anUnreadableStoreIsAnErrorNotAHang()
     const QString error = loaded.at(0).at(1).toString();
     QVERIFY2(error.contains(QStringLiteral("none.sqlite")), qPrintable(error));
     QVERIFY(!QFile::exists(missing)); // a reader never creates the file
+}
+
+void TestSeriesHistory::historyCrossesTheWireAndBadInputIsNamed()
+{
+    QTemporaryDir dir;
+    auto reader = Storage::Reader::open(
+            writeStore(dir), Storage::Reader::OpenMode::RequireCurrent, nullptr);
+    QVERIFY(reader);
+    QList<HistorySeries> history;
+    QString error;
+    QVERIFY(Models::readSeriesHistory(
+            *reader, kT0, kT0 + kHours3, {{kWholeCard, 9}}, &history, &error));
+    // A gap survives as a gap.
+    history.first().points[1].value = std::numeric_limits<double>::quiet_NaN();
+
+    const QJsonArray json = Models::historyJson(history);
+    QList<HistorySeries> back;
+    QVERIFY2(Models::historyFromJson(json, &back, &error), qPrintable(error));
+    QCOMPARE(back.size(), history.size());
+    for (qsizetype i = 0; i < back.size(); ++i) {
+        QCOMPARE(back[i].info.key, history[i].info.key);
+        QCOMPARE(back[i].info.subject, history[i].info.subject);
+        QCOMPARE(back[i].info.metric, history[i].info.metric);
+        QCOMPARE(back[i].info.id, history[i].info.id);
+        QCOMPARE(back[i].info.name, history[i].info.name);
+        QCOMPARE(back[i].points.size(), history[i].points.size());
+        for (qsizetype k = 0; k < back[i].points.size(); ++k) {
+            QCOMPARE(back[i].points[k].t, history[i].points[k].t);
+            const double a = back[i].points[k].value, b = history[i].points[k].value;
+            QVERIFY(std::isnan(a) ? std::isnan(b) : a == b);
+        }
+    }
+
+    auto refused = [&](QJsonObject series, const char *expected) {
+        QList<HistorySeries> out{HistorySeries{}};
+        QString why;
+        const bool ok = Models::historyFromJson(QJsonArray{json.first(), series}, &out, &why);
+        QVERIFY2(!ok && why.contains(QLatin1String(expected)), qPrintable(why));
+        QCOMPARE(out.size(), 1); // untouched
+    };
+    QJsonObject bad = json.first().toObject();
+    bad.insert(QStringLiteral("metric"), QStringLiteral("watts"));
+    refused(bad, "series[1]: unknown metric \"watts\"");
+    bad = json.first().toObject();
+    bad.insert(QStringLiteral("subject"), QStringLiteral("rack"));
+    refused(bad, "series[1]: unknown subject");
+    bad = json.first().toObject();
+    bad.insert(QStringLiteral("values"), QJsonArray{1.0});
+    refused(bad, "differ in length");
+    bad = json.first().toObject();
+    bad.insert(QStringLiteral("t_ms"), QJsonArray{2000, 1000});
+    bad.insert(QStringLiteral("values"), QJsonArray{1.0, 2.0});
+    refused(bad, "point 1 is not after");
+    bad = json.first().toObject();
+    bad.insert(QStringLiteral("t_ms"), QJsonArray{1000});
+    bad.insert(QStringLiteral("values"), QJsonArray{QStringLiteral("hot")});
+    refused(bad, "point 0 is not a time and a number");
 }
 
 QTEST_GUILESS_MAIN(TestSeriesHistory)

@@ -5,6 +5,7 @@
 // stalls the service; a client that stops reading holds nobody up.
 #include "servicetest.h"
 
+#include "core/models/serieshistory.h"
 #include "core/runtime/liverun.h"
 #include "core/service/audit.h"
 #include "core/service/server.h"
@@ -41,6 +42,7 @@ private Q_SLOTS:
     void fuzzedMessagesAreAllAnswered();
     void aClientThatStopsReadingHoldsNobodyUp();
     void subscribersGetSnapshotsAndEvents();
+    void historyAnswersTheStoredCardAndPartitionSeries();
     void afterShutdownChangesAreRefusedAndAudited();
 
 private:
@@ -614,6 +616,45 @@ void TestServer::aDrainedCardSendsItsWorkAwayUntilUncordoned()
                      .toBool());
 }
 
+void TestServer::historyAnswersTheStoredCardAndPartitionSeries()
+{
+    // The session records its cards (each minute of its clock) and partitions (as it publishes);
+    // "history" answers them under the charts' keys, readable by a console of any role.
+    Client c;
+    QVERIFY(c.connectTo(m_socket));
+    QJsonArray series;
+    QStringList keys;
+    QVERIFY(QTest::qWaitFor(
+            [&] {
+                const QJsonObject a = c.call({{QStringLiteral("cmd"), QStringLiteral("history")}});
+                if (!a.value(QStringLiteral("ok")).toBool())
+                    return false;
+                series = a.value(QStringLiteral("result"))[QStringLiteral("series")].toArray();
+                keys.clear();
+                for (const QJsonValue &v : std::as_const(series))
+                    keys << v[QStringLiteral("key")].toString();
+                return keys.contains(QStringLiteral("all/power"))
+                       && std::any_of(keys.cbegin(), keys.cend(), [](const QString &k) {
+                              return k.startsWith(QLatin1String("part/"));
+                          });
+            },
+            10000));
+    QList<Models::HistorySeries> history;
+    QString why;
+    QVERIFY2(Models::historyFromJson(series, &history, &why), qPrintable(why));
+    const qint64 now = m_session->latest()->nowMs;
+    for (const Models::HistorySeries &h : std::as_const(history)) {
+        QVERIFY(!h.points.isEmpty());
+        QVERIFY2(h.points.last().t <= double(now) / 1000.0, qPrintable(h.info.key));
+    }
+    // A range before anything was recorded is empty, not an error.
+    const QJsonObject before = c.call({{QStringLiteral("cmd"), QStringLiteral("history")},
+                                       {QStringLiteral("from_ms"), 0},
+                                       {QStringLiteral("to_ms"), 1000}});
+    QVERIFY(before.value(QStringLiteral("ok")).toBool());
+    QVERIFY(before.value(QStringLiteral("result"))[QStringLiteral("series")].toArray().isEmpty());
+}
+
 void TestServer::badInputGetsAnErrorNamingIt_data()
 {
     QTest::addColumn<QByteArray>("line");
@@ -648,6 +689,15 @@ void TestServer::badInputGetsAnErrorNamingIt_data()
                           "\"training\", \"demand\": {\"cards\": -1}}}\n")
             << "refused"
             << "demand";
+    QTest::newRow("a history that ends before it starts")
+            << QByteArray("{\"id\": 1, \"cmd\": \"history\", \"from_ms\": 2000, "
+                          "\"to_ms\": 1000}\n")
+            << "bad-argument"
+            << "\"from_ms\" is later than \"to_ms\"";
+    QTest::newRow("a history end that is not a time")
+            << QByteArray("{\"id\": 1, \"cmd\": \"history\", \"to_ms\": \"soon\"}\n")
+            << "bad-argument"
+            << "\"to_ms\" must be an integer";
     QTest::newRow("no such card") << QByteArray(
             "{\"id\": 1, \"cmd\": \"layout-apply\", \"card\": 99, \"layout\": []}\n")
                                   << "bad-argument"

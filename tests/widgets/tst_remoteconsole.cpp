@@ -6,6 +6,7 @@
 // reason) and attaches again by itself when the service is back, the work still where it was.
 #include "core/catalogue/catalogue.h"
 #include "core/models/jobtablemodel.h"
+#include "core/models/seriesstore.h"
 #include "core/models/sessionclient.h"
 #include "core/service/remotesession.h"
 #include "tests/service/servicetest.h"
@@ -20,6 +21,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cmath>
 #include <csignal>
 
 using namespace Zhaoxi;
@@ -195,11 +197,19 @@ void TestRemoteConsole::attachesPlacesByDragLosesTheServiceAndReattaches()
     remote.setRetryIntervalMs(200);
     Models::SessionClient client(&remote);
     QList<Storage::Event> seen;
+    double firstPicture = std::numeric_limits<double>::quiet_NaN();
     connect(&client, &Models::SessionClient::snapshotChanged, this, [&](const auto &s) {
         seen += s->events;
+        if (s->connected && std::isnan(firstPicture))
+            firstPicture = double(s->nowMs) / 1000.0;
     });
     Widgets::MainWindow window;
     window.setSession(&client, QString());
+    // As zhaoxi --connect wires it: the service's recorded hours come over the socket.
+    connect(&remote,
+            &Service::RemoteSession::historyReceived,
+            &window,
+            &Widgets::MainWindow::mergeHistory);
     window.resize(1400, 900);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
@@ -221,6 +231,15 @@ void TestRemoteConsole::attachesPlacesByDragLosesTheServiceAndReattaches()
              qPrintable(window.clockText()));
     QCOMPARE(remote.role(), QStringLiteral("operator"));
     QVERIFY(!remote.storePath().isEmpty());
+    // The charts start with what the service recorded before the console attached (no store
+    // path was given to the window: it came over the socket).
+    auto *series = window.findChild<Models::SeriesStore *>();
+    QVERIFY(series);
+    const QString power
+            = Models::SeriesStore::cardKey(Domain::CardId(kH200), Models::SeriesMetric::Power);
+    QTRY_VERIFY_WITH_TIMEOUT(series->series(power) && !std::isnan(firstPicture)
+                                     && series->series(power)->first().t < firstPicture,
+                             10000);
 
     // Dropped on the H200: the service asks for the preemption (confirmed), places it.
     auto *map = window.findChild<Widgets::CardMapView *>(QStringLiteral("cardMap"));
