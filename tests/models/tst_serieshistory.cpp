@@ -62,6 +62,20 @@ QString writeStore(const QTemporaryDir &dir)
     return path;
 }
 
+// The three hours of writeStore() as the charts' series (card 1's unit 9 a whole card's).
+QList<HistorySeries> recordedHistory(const QTemporaryDir &dir)
+{
+    QString error;
+    auto reader = Storage::Reader::open(
+            writeStore(dir), Storage::Reader::OpenMode::RequireCurrent, &error);
+    QList<HistorySeries> history;
+    if (!reader
+        || !Models::readSeriesHistory(
+                *reader, kT0, kT0 + kHours3, {{kWholeCard, 9}}, &history, &error))
+        qWarning("recordedHistory: %s", qPrintable(error));
+    return history;
+}
+
 const HistorySeries *find(const QList<HistorySeries> &history, const QString &key)
 {
     for (const HistorySeries &h : history) {
@@ -155,12 +169,8 @@ void TestSeriesHistory::theStoresSeriesBecomeTheChartsSeries()
 void TestSeriesHistory::historyGoesInFrontOfTheLivePoints()
 {
     QTemporaryDir dir;
-    auto reader = Storage::Reader::open(
-            writeStore(dir), Storage::Reader::OpenMode::RequireCurrent, nullptr);
-    QVERIFY(reader);
-    QList<HistorySeries> history;
-    QString error;
-    QVERIFY(Models::readSeriesHistory(*reader, kT0, kT0 + kHours3, {}, &history, &error));
+    const QList<HistorySeries> history = recordedHistory(dir);
+    QVERIFY(!history.isEmpty());
 
     // Live points from two hours in: the history before them is taken, the rest is not.
     SeriesStore store;
@@ -239,13 +249,9 @@ void TestSeriesHistory::anUnreadableStoreIsAnErrorNotAHang()
 void TestSeriesHistory::historyCrossesTheWireAndBadInputIsNamed()
 {
     QTemporaryDir dir;
-    auto reader = Storage::Reader::open(
-            writeStore(dir), Storage::Reader::OpenMode::RequireCurrent, nullptr);
-    QVERIFY(reader);
-    QList<HistorySeries> history;
+    QList<HistorySeries> history = recordedHistory(dir);
+    QVERIFY(!history.isEmpty());
     QString error;
-    QVERIFY(Models::readSeriesHistory(
-            *reader, kT0, kT0 + kHours3, {{kWholeCard, 9}}, &history, &error));
     // A gap survives as a gap.
     history.first().points[1].value = std::numeric_limits<double>::quiet_NaN();
 
