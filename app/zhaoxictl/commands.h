@@ -38,6 +38,8 @@ int runSchedule(const QStringList &args, Io &io);
 int runLayout(const QStringList &args, Io &io);
 int runCard(const QStringList &args, Io &io);
 int runAudit(const QStringList &args, Io &io);
+// A Slurm cluster of appliances through slurmrestd (cmd_fleet.cpp).
+int runFleet(const QStringList &args, Io &io);
 
 inline const Command kCommands[] = {
         {"catalogue",
@@ -114,6 +116,12 @@ inline const Command kCommands[] = {
         {"nvml-check",
          "nvml-check [--library PATH]  read-only: what the NVML backend reads on this machine",
          runNvmlCheck},
+        {"fleet",
+         "fleet show --rest URL --token-file F [--user NAME] [--timeout MS] [--json]  a Slurm "
+         "cluster's nodes as cards and partitions, with the jobs holding them | submit SPEC.json "
+         "--rest URL --token-file F [--user NAME] [--json]  a workload as a Slurm job on the node "
+         "Zhaoxi chooses",
+         runFleet},
         {"place-bench",
          "place-bench --nodes FILE --pods FILE --policy NAME --seed N|--seeds A-B [--tune 1.3] "
          "[--json]  FGD protocol replay",
