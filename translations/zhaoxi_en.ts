@@ -158,6 +158,13 @@
     <context>
         <name>Zhaoxi::Widgets::WhyView</name>
         <message numerus="yes">
+            <source>Slurm requeued it %n time(s).</source>
+            <translation>
+                <numerusform>Slurm requeued it %n time.</numerusform>
+                <numerusform>Slurm requeued it %n times.</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
             <source>%n whole card(s)</source>
             <translation>
                 <numerusform>%n whole card</numerusform>

@@ -674,6 +674,10 @@
     </context>
     <context>
         <name>Zhaoxi::Widgets::CardMapView</name>
+        <message>
+            <source>Memory: %1; its use is not reported</source>
+            <translation>显存：%1；用量未上报</translation>
+        </message>
         <message numerus="yes">
             <source>%1 · %n card(s)</source>
             <translation>
@@ -1030,6 +1034,10 @@
     <context>
         <name>Zhaoxi::Widgets::CardTile</name>
         <message>
+            <source>?/%1 GiB</source>
+            <translation>?/%1 GiB</translation>
+        </message>
+        <message>
             <source>%1%</source>
             <translation>%1%</translation>
         </message>
@@ -1350,6 +1358,26 @@
     </context>
     <context>
         <name>Zhaoxi::Widgets::CommandText</name>
+        <message>
+            <source>Slurm&apos;s MIG layouts are static: repartition the node with zhaoxictl fleet repartition.</source>
+            <translation>Slurm 的 MIG 布局是静态的：请用 zhaoxictl fleet repartition 对节点重新分区。</translation>
+        </message>
+        <message>
+            <source>Slurm refused: %1</source>
+            <translation>Slurm 拒绝：%1</translation>
+        </message>
+        <message>
+            <source>Job %1 is not one of Slurm&apos;s jobs.</source>
+            <translation>作业 %1 不是 Slurm 的作业。</translation>
+        </message>
+        <message>
+            <source>Slurm starts a waiting job itself: Zhaoxi names the node when it submits one.</source>
+            <translation>等待中的作业由 Slurm 自行启动：朝夕在提交作业时指定节点。</translation>
+        </message>
+        <message>
+            <source>Slurm writes the job&apos;s output on its node: %1</source>
+            <translation>Slurm 把作业输出写在其节点上：%1</translation>
+        </message>
         <message numerus="yes">
             <source>The card serves %n job(s).</source>
             <translation>
@@ -1726,6 +1754,66 @@
     </context>
     <context>
         <name>Zhaoxi::Widgets::EventText</name>
+        <message>
+            <source>Slurm at %1 read: %2 nodes, %3 jobs</source>
+            <translation>已读取 %1 的 Slurm：%2 个节点，%3 个作业</translation>
+        </message>
+        <message>
+            <source>Slurm at %1 is not reachable: %2</source>
+            <translation>无法连接 %1 的 Slurm：%2</translation>
+        </message>
+        <message>
+            <source>Slurm at %1 answers again after %2</source>
+            <translation>%1 的 Slurm 在 %2 后恢复响应</translation>
+        </message>
+        <message>
+            <source>Node %1 joined (%2)</source>
+            <translation>节点 %1 加入（%2）</translation>
+        </message>
+        <message>
+            <source>Node %1 is %2 (was %3)</source>
+            <translation>节点 %1 现为 %2（原为 %3）</translation>
+        </message>
+        <message>
+            <source>%1: %2</source>
+            <translation>%1：%2</translation>
+        </message>
+        <message>
+            <source>The Slurm token was renewed</source>
+            <translation>Slurm 令牌已续期</translation>
+        </message>
+        <message>
+            <source>The Slurm token could not be renewed: %1</source>
+            <translation>Slurm 令牌续期失败：%1</translation>
+        </message>
+        <message>
+            <source>The Slurm token expires at %1 and nothing renews it</source>
+            <translation>Slurm 令牌将于 %1 过期，且没有续期命令</translation>
+        </message>
+        <message>
+            <source>Slurm job %1 (%2): %3</source>
+            <translation>Slurm 作业 %1（%2）：%3</translation>
+        </message>
+        <message>
+            <source>Slurm job %1 (%2) submitted for node %3</source>
+            <translation>Slurm 作业 %1（%2）已提交到节点 %3</translation>
+        </message>
+        <message>
+            <source>Slurm job %1 (%2) started</source>
+            <translation>Slurm 作业 %1（%2）已启动</translation>
+        </message>
+        <message>
+            <source>Slurm job %1 (%2) requeued</source>
+            <translation>Slurm 作业 %1（%2）已重新排队</translation>
+        </message>
+        <message>
+            <source>Slurm job %1 (%2) ended: %3</source>
+            <translation>Slurm 作业 %1（%2）已结束：%3</translation>
+        </message>
+        <message>
+            <source>Slurm job %1 (%2) waits: %3</source>
+            <translation>Slurm 作业 %1（%2）等待中：%3</translation>
+        </message>
         <message>
             <source>(no job)</source>
             <translation>（无作业）</translation>
@@ -2650,6 +2738,10 @@
     <context>
         <name>Zhaoxi::Widgets::MainWindow</name>
         <message>
+            <source>fleet: %1</source>
+            <translation>集群：%1</translation>
+        </message>
+        <message>
             <source>Zhaoxi</source>
             <translation>朝夕</translation>
         </message>
@@ -3287,6 +3379,10 @@
     </context>
     <context>
         <name>Zhaoxi::Widgets::ReasonText</name>
+        <message>
+            <source>Read-only: Slurm at %1 is not reachable (%2); the picture is the last one read. Retrying in %3 s…</source>
+            <translation>只读：无法连接 %1 的 Slurm（%2）；显示的是最后一次读取的画面。%3 秒后重试…</translation>
+        </message>
         <message>
             <source>Read-only: changes are not allowed.</source>
             <translation>只读：不允许更改。</translation>
@@ -4317,6 +4413,24 @@
     </context>
     <context>
         <name>Zhaoxi::Widgets::WhyView</name>
+        <message>
+            <source>By Zhaoxi&apos;s analysis at %1 it fits on %2 now; Slurm keeps it waiting for its own reason above.</source>
+            <translation>按朝夕在 %1 的分析，它现在可以放在 %2 上；Slurm 因上述自身原因让它继续等待。</translation>
+        </message>
+        <message>
+            <source>Slurm job %1 (user %2, partition %3): %4.</source>
+            <translation>Slurm 作业 %1（用户 %2，分区 %3）：%4。</translation>
+        </message>
+        <message>
+            <source>Slurm&apos;s reason: %1.</source>
+            <translation>Slurm 的原因：%1。</translation>
+        </message>
+        <message numerus="yes">
+            <source>Slurm requeued it %n time(s).</source>
+            <translation>
+                <numerusform>Slurm 已将其重新排队 %n 次。</numerusform>
+            </translation>
+        </message>
         <message>
             <source>Why?</source>
             <translation>原因？</translation>

@@ -729,7 +729,9 @@ QString MainWindow::clockText() const
         text += QStringLiteral(" \u00b7 ") + tr("paused");
     // Not the twin's clock: this machine's cards (open-ended), or a scenario's simulated cards
     // with every workload a real process (the service's --scenario).
-    if (!s.simulated)
+    if (!s.externalScheduler.isEmpty())
+        text += QStringLiteral(" \u00b7 ") + tr("fleet: %1").arg(s.applianceName);
+    else if (!s.simulated)
         text += QStringLiteral(" \u00b7 ")
                 + (s.endMs < 0 ? tr("real hardware") : tr("simulated cards, real processes"));
     if (!s.servicePath.isEmpty())

@@ -4,6 +4,7 @@
 // a PNG for --screenshot). Command-line output is English, like zhaoxictl's; the window is
 // translated.
 #include "core/catalogue/catalogue.h"
+#include "core/fleet/fleetsubmit.h"
 #include "core/models/eventlogmodel.h"
 #include "core/models/sessionclient.h"
 #include "core/policy/policy.h"
@@ -11,6 +12,7 @@
 #include "core/service/consoleaudit.h"
 #include "core/service/protocol.h"
 #include "core/service/remotesession.h"
+#include "core/session/fleetsession.h"
 #include "core/session/hardwaresession.h"
 #include "core/session/simulationsession.h"
 #include "core/sim/scenario.h"
@@ -23,6 +25,7 @@
 #include <QApplication>
 #include <QCommandLineOption>
 #include <QCommandLineParser>
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
@@ -31,6 +34,7 @@
 #include <QJsonObject>
 #include <QMessageBox>
 #include <QPixmap>
+#include <QProcess>
 #include <QRegularExpression>
 #include <QSettings>
 #include <QSize>
@@ -52,12 +56,14 @@ enum ExitCode { Ok = 0, Failure = 1, UsageError = 2 };
 struct Options
 {
     QString scenario = QString::fromLatin1(kDefaultScenario);
-    QString appliance;           // set: show this appliance, with no workload
-    QString policy;              // empty: the scenario's default
-    double speed = -2;           // simulated seconds per second; -2: the saved setting; <= 0 max
-    qint64 atMs = -1;            // start the day at this local time (ms after midnight)
-    bool hardware = false;       // the real cards through NVML
-    QString connect;             // set: attach to the service listening on this socket
+    QString appliance;     // set: show this appliance, with no workload
+    QString policy;        // empty: the scenario's default
+    double speed = -2;     // simulated seconds per second; -2: the saved setting; <= 0 max
+    qint64 atMs = -1;      // start the day at this local time (ms after midnight)
+    bool hardware = false; // the real cards through NVML
+    QString connect;       // set: attach to the service listening on this socket
+    bool fleet = false;    // a Slurm cluster of appliances (--fleet slurm)
+    Session::FleetOptions fleetOptions;
     QString language;            // empty: follow the system locale
     QString screenshot;          // empty: run interactively
     QSize size;                  // --size; invalid: the last one used
@@ -70,6 +76,9 @@ void printUsage(QTextStream &s)
     s << "usage: zhaoxi [--scenario FILE | --appliance FILE] [--policy NAME] [--speed X]\n"
          "              [--at HH:MM] [--lang en|zh_CN] [--size WxH] [--screenshot FILE.png]\n"
          "       zhaoxi --connect [SOCKET] [--lang en|zh_CN] [--screenshot FILE.png]\n"
+         "       zhaoxi --fleet slurm --rest URL --token-file FILE [--user NAME]\n"
+         "              [--token-command CMD] [--slurm-conf FILE] [--qos K=Q,...]\n"
+         "              [--qos-never QOS] [--lang ...] [--screenshot ...]\n"
          "\n"
          "The Zhaoxi console: runs a GPU appliance's day (by default the embedded simulated\n"
          "appliance's demo day, faster than real time) and shows its cards, partitions, jobs,\n"
@@ -91,6 +100,18 @@ void printUsage(QTextStream &s)
          "  --connect [SOCKET]   attach to the appliance's service (zhaoxid) instead of\n"
          "                       embedding one: every change goes through its API; default\n"
          "                       socket: $ZHAOXI_SOCKET, else /run/zhaoxi/zhaoxid.sock\n"
+         "  --fleet slurm        a Slurm cluster of appliances through slurmrestd: its nodes\n"
+         "                       as hosts, their GRES as cards and partitions, its jobs\n"
+         "                       (docs/fleet.md); with:\n"
+         "  --rest URL           slurmrestd's URL (http://HOST:PORT, JWT over TCP)\n"
+         "  --token-file FILE    the JWT (scontrol token); read again before every request\n"
+         "  --user NAME          the token's user; default: $USER\n"
+         "  --token-command CMD  renews the token before it expires (its output replaces the\n"
+         "                       file), e.g. \"scontrol token lifespan=3600\"\n"
+         "  --slurm-conf FILE    the cluster's slurm.conf for scontrol (requeue, a job's node)\n"
+         "  --qos KIND=QOS,...   with slurmdbd: each kind's QOS, e.g.\n"
+         "                       inference=inference,training=training\n"
+         "  --qos-never QOS      the QOS nothing preempts (preemption \"never\")\n"
          "  --lang LANG          the display language: en or zh_CN;\n"
          "                       default: zh_CN on a Chinese system locale, else en\n"
          "  --size WxH           the window's size in pixels, e.g. 1366x768 (640x480 and\n"
@@ -131,6 +152,23 @@ std::optional<Options> parseArguments(
             QStringLiteral("at"), QStringLiteral("at"), QStringLiteral("HH:MM"));
     const QCommandLineOption hardware(QStringLiteral("hardware"), QStringLiteral("hardware"));
     const QCommandLineOption connectTo(QStringLiteral("connect"), QStringLiteral("connect"));
+    const QCommandLineOption fleet(
+            QStringLiteral("fleet"), QStringLiteral("fleet"), QStringLiteral("KIND"));
+    const QCommandLineOption rest(
+            QStringLiteral("rest"), QStringLiteral("rest"), QStringLiteral("URL"));
+    const QCommandLineOption tokenFile(
+            QStringLiteral("token-file"), QStringLiteral("token-file"), QStringLiteral("FILE"));
+    const QCommandLineOption user(
+            QStringLiteral("user"), QStringLiteral("user"), QStringLiteral("NAME"));
+    const QCommandLineOption tokenCommand(QStringLiteral("token-command"),
+                                          QStringLiteral("token-command"),
+                                          QStringLiteral("CMD"));
+    const QCommandLineOption slurmConf(
+            QStringLiteral("slurm-conf"), QStringLiteral("slurm-conf"), QStringLiteral("FILE"));
+    const QCommandLineOption qos(
+            QStringLiteral("qos"), QStringLiteral("qos"), QStringLiteral("KIND=QOS,..."));
+    const QCommandLineOption qosNever(
+            QStringLiteral("qos-never"), QStringLiteral("qos-never"), QStringLiteral("QOS"));
     const QCommandLineOption screenshot(
             QStringLiteral("screenshot"), QStringLiteral("screenshot"), QStringLiteral("FILE"));
     const QCommandLineOption size(
@@ -163,7 +201,15 @@ std::optional<Options> parseArguments(
                        speed,
                        at,
                        hardware,
-                       connectTo});
+                       connectTo,
+                       fleet,
+                       rest,
+                       tokenFile,
+                       user,
+                       tokenCommand,
+                       slurmConf,
+                       qos,
+                       qosNever});
     parser.addOptions(qtOptions);
 
     if (!parser.parse(args)) {
@@ -214,6 +260,54 @@ std::optional<Options> parseArguments(
                     : !qEnvironmentVariableIsEmpty("ZHAOXI_SOCKET")
                             ? qEnvironmentVariable("ZHAOXI_SOCKET")
                             : QString::fromLatin1(Service::kDefaultSocket);
+    }
+    const bool fleetOption = parser.isSet(rest) || parser.isSet(tokenFile) || parser.isSet(user)
+                             || parser.isSet(tokenCommand) || parser.isSet(slurmConf)
+                             || parser.isSet(qos) || parser.isSet(qosNever);
+    if (parser.isSet(fleet)) {
+        if (parser.value(fleet) != QLatin1String("slurm"))
+            return fail(QStringLiteral("--fleet: the only kind is slurm, got '%1'")
+                                .arg(parser.value(fleet)));
+        if (o.hardware || parser.isSet(connectTo) || parser.isSet(appliance)
+            || parser.isSet(scenario) || parser.isSet(at) || parser.isSet(policy)
+            || parser.isSet(speed))
+            return fail(QStringLiteral("--fleet shows a Slurm cluster; leave out --hardware, "
+                                       "--connect, --appliance, --scenario, --policy, --speed and "
+                                       "--at"));
+        if (!parser.isSet(rest) || !parser.isSet(tokenFile))
+            return fail(QStringLiteral("--fleet slurm needs --rest URL and --token-file FILE"));
+        o.fleet = true;
+        Session::FleetOptions &f = o.fleetOptions;
+        f.restUrl = QUrl(parser.value(rest), QUrl::StrictMode);
+        f.tokenFile = parser.value(tokenFile);
+        f.user = parser.isSet(user) ? parser.value(user)
+                                    : qEnvironmentVariable("USER", qEnvironmentVariable("LOGNAME"));
+        if (parser.isSet(tokenCommand)) {
+            f.tokenCommand = QProcess::splitCommand(parser.value(tokenCommand));
+            if (f.tokenCommand.isEmpty())
+                return fail(QStringLiteral("--token-command: no command in '%1'")
+                                    .arg(parser.value(tokenCommand)));
+        }
+        if (parser.isSet(slurmConf))
+            f.slurmConf = parser.value(slurmConf);
+        if (parser.isSet(qos)) {
+            QString why;
+            const auto byKind = Fleet::parseQosByKind(parser.value(qos), &why);
+            if (!byKind)
+                return fail(QStringLiteral("--qos: %1").arg(why));
+            f.qosByKind = *byKind;
+        }
+        if (parser.isSet(qosNever))
+            f.qosNever = parser.value(qosNever);
+        f.submitWorkdir = QDir::currentPath();
+        f.submitEnvironment.insert(QStringLiteral("PATH"),
+                                   qEnvironmentVariable("PATH", QStringLiteral("/usr/bin:/bin")));
+        QString why;
+        if (!Session::FleetSession::create(f, &why))
+            return fail(QStringLiteral("--fleet slurm: %1").arg(why));
+    } else if (fleetOption) {
+        return fail(QStringLiteral("--rest, --token-file, --user, --token-command, --slurm-conf, "
+                                   "--qos and --qos-never go with --fleet slurm"));
     }
     if (parser.isSet(appliance))
         o.appliance = parser.value(appliance);
@@ -419,7 +513,18 @@ int main(int argc, char **argv)
     Session::SimulationSession *simulation = nullptr;
     QString storePath;
     Service::RemoteSession *remote = nullptr;
-    if (!options->connect.isEmpty()) {
+    Session::FleetSession *fleet = nullptr;
+    if (options->fleet) {
+        QString why;
+        std::unique_ptr<Session::FleetSession> f
+                = Session::FleetSession::create(options->fleetOptions, &why);
+        if (!f) {
+            err << "zhaoxi: --fleet slurm: " << why << "\n";
+            return UsageError;
+        }
+        fleet = f.get();
+        owned = std::move(f);
+    } else if (!options->connect.isEmpty()) {
         auto r = std::make_unique<Service::RemoteSession>(options->connect, catalogue);
         remote = r.get();
         owned = std::move(r);
@@ -467,7 +572,11 @@ int main(int argc, char **argv)
     if (options->size.isValid())
         window.resize(options->size); // after the views restored the last geometry
     // The operator's changes are audited: by the service when attached to one, else here, into
-    // the session's store.
+    // the session's store (a fleet's opens when it starts).
+    if (fleet) {
+        fleet->prepare();
+        window.setStorePath(fleet->storePath());
+    }
     std::unique_ptr<Service::ConsoleAudit> audit;
     if (!remote) {
         if (Storage::Store *store = session->eventStore()) {
@@ -522,6 +631,15 @@ int main(int argc, char **argv)
             QElapsedTimer wait;
             wait.start();
             while (wait.elapsed() < 5000 && !(remote->latest() && remote->latest()->connected))
+                QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+        }
+        if (fleet) {
+            // The cluster's first read (or the banner saying why there is none).
+            fleet->start();
+            QElapsedTimer wait;
+            wait.start();
+            while (wait.elapsed() < 15000 && fleet->latest()
+                   && fleet->latest()->state.hosts().isEmpty() && fleet->failuresInARow() == 0)
                 QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
         }
         window.show();

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // zhaoxictl fleet show | submit: a Slurm cluster of appliances through slurmrestd (docs/fleet.md).
 #include "commands.h"
+#include "fleetcli.h"
 
 #include "core/catalogue/catalogue.h"
 #include "core/domain/workloadspec.h"
+#include "core/fleet/fleetactions.h"
 #include "core/fleet/fleetjson.h"
 #include "core/fleet/fleetstate.h"
 #include "core/fleet/fleetsubmit.h"
@@ -17,101 +19,11 @@
 #include <QJsonObject>
 #include <QUrl>
 
-#include <pwd.h>
-#include <unistd.h>
-
 namespace Zhaoxi::Cli {
 
 namespace {
 
 constexpr qint64 kMaxSpecBytes = 1024 * 1024;
-
-struct Connection
-{
-    QUrl url;
-    QString user;
-    QString tokenFile;
-    int timeoutMs = 10000;
-};
-
-// $USER, $LOGNAME, else the effective user's account name; empty when none is known.
-QString currentUserName()
-{
-    QString name = qEnvironmentVariable("USER", qEnvironmentVariable("LOGNAME"));
-    if (name.isEmpty()) {
-        if (const passwd *pw = ::getpwuid(::geteuid()))
-            name = QString::fromLocal8Bit(pw->pw_name);
-    }
-    return name;
-}
-
-// The options every fleet command takes; false (usage printed) when one is wrong or missing.
-bool readConnection(Args &args, const char *command, Io &io, Connection *out)
-{
-    const std::optional<QString> rest = args.value(QStringLiteral("rest"));
-    const std::optional<QString> token = args.value(QStringLiteral("token-file"));
-    const std::optional<QString> user = args.value(QStringLiteral("user"));
-    const std::optional<QString> timeout = args.value(QStringLiteral("timeout"));
-    if (!args.missingValueFor().isEmpty()) {
-        io.err << "zhaoxictl fleet " << command << ": option " << args.missingValueFor()
-               << " needs a value\n";
-        return false;
-    }
-    const QStringList unknown = args.unknownOptions();
-    if (!unknown.isEmpty()) {
-        io.err << "zhaoxictl fleet " << command << ": unknown option "
-               << unknown.join(QStringLiteral(", ")) << "\n";
-        return false;
-    }
-    if (!rest || !token) {
-        io.err << "zhaoxictl fleet " << command
-               << ": --rest URL and --token-file FILE are required (slurmrestd with JWT, e.g. "
-                  "the REST_URL and TOKEN_FILE scripts/slurm-local up prints)\n";
-        return false;
-    }
-    out->url = QUrl(*rest, QUrl::StrictMode);
-    if (!out->url.isValid()
-        || (out->url.scheme() != QLatin1String("http")
-            && out->url.scheme() != QLatin1String("https"))
-        || out->url.host().isEmpty()) {
-        io.err << "zhaoxictl fleet " << command << ": --rest " << *rest
-               << " is not an http:// or https:// URL\n";
-        return false;
-    }
-    if (out->url.path().endsWith(QLatin1Char('/')))
-        out->url.setPath(out->url.path().chopped(1));
-    out->tokenFile = *token;
-    out->user = user.value_or(currentUserName());
-    if (out->user.isEmpty()) {
-        io.err << "zhaoxictl fleet " << command
-               << ": no user name: give --user NAME (the token's user)\n";
-        return false;
-    }
-    if (timeout) {
-        bool ok = false;
-        out->timeoutMs = timeout->toInt(&ok);
-        if (!ok || out->timeoutMs < 100 || out->timeoutMs > 600000) {
-            io.err << "zhaoxictl fleet " << command
-                   << ": --timeout must be milliseconds in 100..600000, got " << *timeout << "\n";
-            return false;
-        }
-    }
-    return true;
-}
-
-std::optional<Fleet::FleetState> readFleet(Fleet::SlurmRestClient &client,
-                                           const char *command,
-                                           Io &io)
-{
-    Fleet::RestStatus status;
-    const std::optional<Fleet::FleetSnapshot> snapshot = client.fetchFleetBlocking(&status);
-    if (!snapshot) {
-        io.err << "zhaoxictl fleet " << command << ": " << status.message << "\n";
-        return std::nullopt;
-    }
-    return Fleet::buildFleetState(
-            *snapshot, Catalogue::Catalogue::builtIn(), QDateTime::currentMSecsSinceEpoch());
-}
 
 QString pad(const QString &s, int width)
 {
@@ -198,17 +110,16 @@ void printTable(const QJsonObject &fleet, Io &io)
 int runShow(Args &args, Io &io)
 {
     const bool json = args.flag(QStringLiteral("json"));
-    Connection conn;
-    if (!readConnection(args, "show", io, &conn))
+    FleetConnection conn;
+    if (!readFleetConnection(args, "show", io, &conn))
         return 2;
     if (args.positional().size() != 1) { // "show"
         io.err << "zhaoxictl fleet show: unexpected argument "
                << args.positional().mid(1).join(QStringLiteral(", ")) << "\n";
         return 2;
     }
-    Fleet::SlurmRestClient client(conn.url, conn.user, conn.tokenFile);
-    client.setTimeoutMs(conn.timeoutMs);
-    const std::optional<Fleet::FleetState> fleet = readFleet(client, "show", io);
+    const auto client = fleetClient(conn);
+    const std::optional<Fleet::FleetState> fleet = readFleet(*client, "show", io);
     if (!fleet)
         return 1;
     const QJsonObject o = Fleet::fleetToJson(*fleet);
@@ -222,8 +133,12 @@ int runShow(Args &args, Io &io)
 int runFleetSubmit(Args &args, Io &io)
 {
     const bool json = args.flag(QStringLiteral("json"));
-    Connection conn;
-    if (!readConnection(args, "submit", io, &conn))
+    const std::optional<QString> qos = args.value(QStringLiteral("qos"));
+    const std::optional<QString> qosNever = args.value(QStringLiteral("qos-never"));
+    const std::optional<QString> scontrolPath = args.value(QStringLiteral("scontrol"));
+    const std::optional<QString> slurmConf = args.value(QStringLiteral("slurm-conf"));
+    FleetConnection conn;
+    if (!readFleetConnection(args, "submit", io, &conn))
         return 2;
     const QStringList pos = args.positional();
     if (pos.size() != 2) { // "submit" SPEC
@@ -253,12 +168,21 @@ int runFleetSubmit(Args &args, Io &io)
                << ": run.command: required: a Slurm job needs something to run\n";
         return 2;
     }
-    Fleet::SlurmRestClient client(conn.url, conn.user, conn.tokenFile);
-    client.setTimeoutMs(conn.timeoutMs);
-    const std::optional<Fleet::FleetState> fleet = readFleet(client, "submit", io);
+    const auto client = fleetClient(conn);
+    const std::optional<Fleet::FleetState> fleet = readFleet(*client, "submit", io);
     if (!fleet)
         return 1;
     Fleet::SubmitOptions options;
+    if (qos) {
+        QString why;
+        const std::optional<QMap<QString, QString>> byKind = Fleet::parseQosByKind(*qos, &why);
+        if (!byKind) {
+            io.err << "zhaoxictl fleet submit: --qos " << why << "\n";
+            return 2;
+        }
+        options.qosByKind = *byKind;
+    }
+    options.qosNever = qosNever.value_or(QString());
     options.workdir = QDir::currentPath();
     options.environment.insert(QStringLiteral("PATH"),
                                qEnvironmentVariable("PATH", QStringLiteral("/usr/bin:/bin")));
@@ -270,17 +194,31 @@ int runFleetSubmit(Args &args, Io &io)
         return 1;
     }
     Fleet::RestStatus status;
-    const std::optional<qint64> id = client.submitBlocking(plan->request, &status);
+    const std::optional<qint64> id = client->submitBlocking(plan->request, &status);
     if (!id) {
         io.err << "zhaoxictl fleet submit: Slurm refused the job for node " << plan->node << " ("
                << plan->gres << "): " << status.message << "\n";
         return 1;
+    }
+    if (!plan->requeue) {
+        // slurmrestd 22.05 ignores "requeue": false: scontrol clears it (fleetactions.h).
+        Fleet::ScontrolOptions so;
+        so.scontrolPath = scontrolPath.value_or(so.scontrolPath);
+        so.slurmConf = slurmConf.value_or(QString());
+        const Fleet::JobActionResult a = Fleet::setSlurmJobRequeueableBlocking(so, *id, false);
+        if (!a.ok) {
+            io.err << "zhaoxictl fleet submit: job " << *id << " was submitted on " << plan->node
+                   << ", but it may still be requeued: " << a.message << "\n";
+            return 1;
+        }
     }
     if (json) {
         const QJsonObject o{{QStringLiteral("job_id"), *id},
                             {QStringLiteral("node"), plan->node},
                             {QStringLiteral("gres"), plan->gres},
                             {QStringLiteral("partition"), plan->partition},
+                            {QStringLiteral("qos"), plan->qos},
+                            {QStringLiteral("requeue"), plan->requeue},
                             {QStringLiteral("why"), plan->why}};
         io.out << QJsonDocument(o).toJson(QJsonDocument::Indented);
     } else {
@@ -301,7 +239,15 @@ int runFleet(const QStringList &argList, Io &io)
         return runShow(args, io);
     if (sub == QLatin1String("submit"))
         return runFleetSubmit(args, io);
-    io.err << "zhaoxictl fleet: expected show or submit"
+    if (sub == QLatin1String("cancel") || sub == QLatin1String("requeue")
+        || sub == QLatin1String("priority"))
+        return runFleetJobAction(args, io);
+    if (sub == QLatin1String("windows"))
+        return runFleetWindows(args, io);
+    if (sub == QLatin1String("repartition"))
+        return runFleetRepartition(args, io);
+    io.err << "zhaoxictl fleet: expected show, submit, cancel, requeue, priority, windows or "
+              "repartition"
            << (sub.isEmpty() ? QString() : QStringLiteral(", got '%1'").arg(sub)) << "\n";
     return 2;
 }

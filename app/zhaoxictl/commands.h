@@ -117,10 +117,13 @@ inline const Command kCommands[] = {
          "nvml-check [--library PATH]  read-only: what the NVML backend reads on this machine",
          runNvmlCheck},
         {"fleet",
-         "fleet show --rest URL --token-file F [--user NAME] [--timeout MS] [--json]  a Slurm "
-         "cluster's nodes as cards and partitions, with the jobs holding them | submit SPEC.json "
-         "--rest URL --token-file F [--user NAME] [--json]  a workload as a Slurm job on the node "
-         "Zhaoxi chooses",
+         "fleet show | submit SPEC.json [--qos KIND=QOS,...] [--qos-never QOS] | cancel JOB "
+         "[--signal SIG] | requeue JOB | priority JOB N | windows SCHEDULE.json [--apply] [--lead "
+         "MIN] | repartition NODE --layout L --gres-command CMD [--immediate|--deadline S] "
+         "[--apply-command CMD], each with --rest URL --token-file F [--user NAME] [--timeout MS] "
+         "[--json]  a Slurm cluster of appliances: its nodes as cards and partitions, a workload "
+         "on the node Zhaoxi chooses, Slurm jobs acted on (audited with --db FILE), day/night "
+         "windows as reservations, a node's MIG layout changed (docs/fleet.md)",
          runFleet},
         {"place-bench",
          "place-bench --nodes FILE --pods FILE --policy NAME --seed N|--seeds A-B [--tune 1.3] "

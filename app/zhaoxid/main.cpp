@@ -7,9 +7,11 @@
 #include "core/catalogue/catalogue.h"
 #include "core/device/nvmlbackend.h"
 #include "core/domain/workloadspec.h"
+#include "core/fleet/fleetsubmit.h"
 #include "core/policy/policy.h"
 #include "core/service/protocol.h"
 #include "core/service/server.h"
+#include "core/session/fleetsession.h"
 #include "core/session/hardwaresession.h"
 #include "core/session/livesession.h"
 #include "core/sim/scenario.h"
@@ -21,8 +23,10 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
+#include <QProcess>
 #include <QSocketNotifier>
 #include <QTextStream>
+#include <QUrl>
 
 #include <csignal>
 
@@ -34,7 +38,10 @@ using namespace Zhaoxi;
 namespace {
 
 constexpr char kUsage[]
-        = "usage: zhaoxid (--scenario FILE | --hardware) --db FILE [--socket PATH]\n"
+        = "usage: zhaoxid (--scenario FILE | --hardware | --fleet slurm --rest URL --token-file "
+          "F)\n"
+          "               --db FILE [--socket PATH] [--user NAME] [--token-command CMD]\n"
+          "               [--slurm-conf FILE] [--poll-ms MS] [--qos K=Q,...] [--qos-never Q]\n"
           "               [--metrics-listen ADDR:PORT] [--socket-mode MODE] [--group NAME]\n"
           "               [--policy NAME|none] [--data-dir DIR] [--nvml-library PATH]\n"
           "               [--allow-changes] [--allow-root] [--retention SPEC]\n"
@@ -43,6 +50,17 @@ constexpr char kUsage[]
           "a Unix socket, the operator audit trail in the store, /metrics for Prometheus.\n"
           "  --scenario FILE        the scenario's simulated cards, every workload a real process\n"
           "  --hardware             this machine's NVIDIA cards (NVML)\n"
+          "  --fleet slurm          a Slurm cluster of appliances through slurmrestd "
+          "(docs/fleet.md):\n"
+          "    --rest URL           slurmrestd (http://HOST:PORT, JWT over TCP)\n"
+          "    --token-file FILE    the JWT (scontrol token), read again before every request\n"
+          "    --user NAME          the token's user (default $USER)\n"
+          "    --token-command CMD  renews the token before it expires; its output replaces the "
+          "file\n"
+          "    --slurm-conf FILE    slurm.conf for scontrol (requeue, priority, node choice)\n"
+          "    --poll-ms MS         how often the cluster is read (default 5000)\n"
+          "    --qos KIND=QOS,...   with slurmdbd: each kind's QOS (e.g. inference=inference)\n"
+          "    --qos-never QOS      the QOS nothing preempts (preemption \"never\")\n"
           "  --db FILE              the store (events, state, audit); kept across restarts\n"
           "  --socket PATH          the API socket (default /run/zhaoxi/zhaoxid.sock)\n"
           "  --socket-mode MODE     its mode, octal (default 0666: every local user may read;\n"
@@ -139,6 +157,15 @@ int main(int argc, char **argv)
     const bool allowChanges = args.flag(QStringLiteral("allow-changes"));
     const bool allowRoot = args.flag(QStringLiteral("allow-root"));
     const auto retentionText = args.value(QStringLiteral("retention"));
+    const auto fleetKind = args.value(QStringLiteral("fleet"));
+    const auto rest = args.value(QStringLiteral("rest"));
+    const auto tokenFile = args.value(QStringLiteral("token-file"));
+    const auto fleetUser = args.value(QStringLiteral("user"));
+    const auto tokenCommand = args.value(QStringLiteral("token-command"));
+    const auto slurmConf = args.value(QStringLiteral("slurm-conf"));
+    const auto pollMs = args.value(QStringLiteral("poll-ms"));
+    const auto qos = args.value(QStringLiteral("qos"));
+    const auto qosNever = args.value(QStringLiteral("qos-never"));
     auto usage = [&](const QString &why) {
         err << "zhaoxid: " << why << "\n" << kUsage;
         return 2;
@@ -148,8 +175,20 @@ int main(int argc, char **argv)
     if (!args.unknownOptions().isEmpty() || !args.positional().isEmpty())
         return usage(QStringLiteral("unexpected argument(s): ")
                      + (args.unknownOptions() + args.positional()).join(QLatin1Char(' ')));
-    if (bool(scenarioPath) == hardware)
-        return usage(QStringLiteral("give one of --scenario FILE and --hardware"));
+    if (int(bool(scenarioPath)) + int(hardware) + int(bool(fleetKind)) != 1)
+        return usage(QStringLiteral("give one of --scenario FILE, --hardware and --fleet slurm"));
+    if (fleetKind && *fleetKind != QLatin1String("slurm"))
+        return usage(QStringLiteral("--fleet: the only kind is slurm, got \"%1\"").arg(*fleetKind));
+    if (!fleetKind
+        && (rest || tokenFile || fleetUser || tokenCommand || slurmConf || pollMs || qos
+            || qosNever))
+        return usage(QStringLiteral("--rest, --token-file, --user, --token-command, --slurm-conf, "
+                                    "--poll-ms, --qos and --qos-never go with --fleet slurm"));
+    if (fleetKind && (!rest || !tokenFile))
+        return usage(QStringLiteral("--fleet slurm needs --rest URL and --token-file FILE"));
+    if (fleetKind && (policy || dataDir || allowRoot))
+        return usage(QStringLiteral("--policy, --data-dir and --allow-root do not go with --fleet: "
+                                    "Slurm runs the fleet's jobs"));
     if (!db)
         return usage(QStringLiteral("--db FILE is required (the store is kept across restarts)"));
     if (!hardware && (nvmlLibrary || allowChanges))
@@ -189,7 +228,7 @@ int main(int argc, char **argv)
                 QStringLiteral("--metrics-listen: this build has no HTTP server (Qt HttpServer)"));
 #endif
     const QString shim = Cli::findBeside(QStringLiteral("zhaoxi-shim"), QStringLiteral("shim"));
-    if (shim.isEmpty()) {
+    if (shim.isEmpty() && !fleetKind) {
         err << "zhaoxid: zhaoxi-shim not found beside zhaoxid or in PATH\n";
         return 2;
     }
@@ -238,6 +277,43 @@ int main(int argc, char **argv)
             return 2;
         }
         live = s.get();
+        session = std::move(s);
+    } else if (fleetKind) {
+        Session::FleetOptions f;
+        f.restUrl = QUrl(*rest, QUrl::StrictMode);
+        f.tokenFile = *tokenFile;
+        f.user = fleetUser.value_or(qEnvironmentVariable("USER", qEnvironmentVariable("LOGNAME")));
+        if (tokenCommand) {
+            f.tokenCommand = QProcess::splitCommand(*tokenCommand);
+            if (f.tokenCommand.isEmpty())
+                return usage(
+                        QStringLiteral("--token-command: no command in \"%1\"").arg(*tokenCommand));
+        }
+        f.slurmConf = slurmConf.value_or(QString());
+        if (qos) {
+            const auto byKind = Fleet::parseQosByKind(*qos, &why);
+            if (!byKind)
+                return usage(QStringLiteral("--qos: %1").arg(why));
+            f.qosByKind = *byKind;
+        }
+        f.qosNever = qosNever.value_or(QString());
+        if (pollMs) {
+            bool ok = false;
+            f.pollIntervalMs = pollMs->toInt(&ok);
+            if (!ok || f.pollIntervalMs < 250 || f.pollIntervalMs > 600000)
+                return usage(
+                        QStringLiteral("--poll-ms: expected 250..600000, got \"%1\"").arg(*pollMs));
+        }
+        f.storePath = *db;
+        f.retention = retention;
+        f.submitWorkdir = QFileInfo(*db).absoluteDir().filePath(QStringLiteral("fleet-jobs"));
+        QDir().mkpath(f.submitWorkdir);
+        f.submitEnvironment.insert(QStringLiteral("PATH"),
+                                   qEnvironmentVariable("PATH", QStringLiteral("/usr/bin:/bin")));
+        auto s = Session::FleetSession::create(f, &why);
+        if (!s)
+            return usage(QStringLiteral("--fleet slurm: %1").arg(why));
+        s->prepare();
         session = std::move(s);
     } else {
         Device::NvmlBackendOptions o;
@@ -308,8 +384,10 @@ int main(int argc, char **argv)
         app.quit();
     });
     err << "zhaoxid: serving "
-        << (scenarioPath ? *scenarioPath : QStringLiteral("this machine's cards")) << " at "
-        << socket << " (store " << *db << ")\n";
+        << (scenarioPath ? *scenarioPath
+            : fleetKind  ? QStringLiteral("the Slurm fleet at %1").arg(*rest)
+                         : QStringLiteral("this machine's cards"))
+        << " at " << socket << " (store " << *db << ")\n";
     err.flush();
     app.exec();
     return rc;

@@ -101,6 +101,18 @@ constexpr std::array<Entry, size_t(C::Count)> kEntries = {{
         {C::ReadOnlyUnreachable, "read-only-unreachable", "service unreachable: %1"},
         {C::ReadOnlyNotOperator, "read-only-not-operator", "not an operator: %1 is not in %2"},
         {C::ReadOnlyNotTakingChanges, "read-only-not-taking-changes", "service not taking changes"},
+        {C::ReadOnlyFleetUnreachable,
+         "read-only-fleet-unreachable",
+         "Slurm at %1 is not reachable (%2); retrying in %3 s"},
+        {C::FleetStaticLayout,
+         "fleet-static-layout",
+         "Slurm's MIG layouts are static: repartition the node with zhaoxictl fleet repartition"},
+        {C::FleetRefused, "fleet-refused", "Slurm refused: %1"},
+        {C::FleetNotSlurmJob, "fleet-not-slurm-job", "job %1 is not one of Slurm's jobs"},
+        {C::FleetStartsItsJobs,
+         "fleet-starts-its-jobs",
+         "Slurm starts a waiting job itself: Zhaoxi names the node when it submits one"},
+        {C::FleetNoLogs, "fleet-no-logs", "Slurm writes the job's output on its node: %1"},
 }};
 
 constexpr bool inOrder()

@@ -73,6 +73,13 @@ struct Problem
         ReadOnlyUnreachable,      // the service's socket path
         ReadOnlyNotOperator,      // user, group
         ReadOnlyNotTakingChanges, // the service is shutting down
+        // A fleet through Slurm (FleetSession)
+        ReadOnlyFleetUnreachable, // REST URL, why (English), seconds to the next try
+        FleetStaticLayout,        // Slurm's MIG layouts change only through a node's repartition
+        FleetRefused,             // Slurm's words
+        FleetNotSlurmJob,         // job
+        FleetStartsItsJobs,       // Slurm starts a pending job itself
+        FleetNoLogs,              // the output file's path on the node
         Count
     };
     Code code = Code::None;

@@ -154,8 +154,12 @@ Domain::WorkloadSpec specOf(const FleetJob &job, int nodes)
     spec.name = job.name.isEmpty() ? QStringLiteral("slurm-%1").arg(job.id) : job.name;
     spec.kind = kindOfPartition(job.partition);
     if (spec.kind == Domain::WorkloadKind::Inference) {
+        // Slurm knows no service or latency objective: the job's name is its service (replicas
+        // submitted under one name spread like a service's), and the objective is the loosest a
+        // spec may state, so that nothing tightens for it (the readers require one).
         spec.inference = Domain::InferenceSpec{};
-        spec.inference->service = QStringLiteral("slurm-%1").arg(job.id);
+        spec.inference->service = spec.name;
+        spec.inference->sloP99Ms = Domain::WorkloadSpecLimits::maxSloP99Ms;
     }
     spec.demand.hostCpuMilli = qint64(std::max(1, job.cpus / std::max(1, nodes))) * 1000;
     spec.demand.hostMemoryMiB = job.memoryMiB;
@@ -173,6 +177,17 @@ Domain::WorkloadSpec specOf(const FleetJob &job, int nodes)
         }
     }
     return spec;
+}
+
+// The state of a job Slurm no longer runs: COMPLETED finished, CANCELLED cancelled, anything
+// else (FAILED, TIMEOUT, NODE_FAIL, PREEMPTED, OUT_OF_MEMORY, BOOT_FAIL, DEADLINE) failed.
+Sched::JobState endedState(const QString &slurmState)
+{
+    if (slurmState == QLatin1String("COMPLETED"))
+        return Sched::JobState::Finished;
+    if (slurmState == QLatin1String("CANCELLED"))
+        return Sched::JobState::Cancelled;
+    return Sched::JobState::Failed;
 }
 
 class Builder
@@ -228,12 +243,23 @@ public:
         m_out.nodes.append(nm);
     }
 
-    void addJob(const FleetJob &job, qint64 nowMs)
+    // With `everyJob`, every job of the list becomes one job of the state, in list order (an
+    // ended job an ended one; one that cannot be placed a pending one), so that the state's
+    // job ids are the list's indices.
+    void addJob(const FleetJob &job, qint64 nowMs, bool everyJob = false)
     {
         const bool holds = job.holdsResources() && !job.nodes.isEmpty();
-        if (!holds && !job.isPending())
-            return; // ended: not part of the state
         Sched::ClusterState &s = m_out.state;
+        if (!holds && !job.isPending()) {
+            if (!everyJob)
+                return; // ended: not part of the state
+            const JobId id = s.addJob(specOf(job, std::max(1, int(job.nodes.size()))),
+                                      job.submitTime > 0 ? job.submitTime * 1000 : nowMs);
+            s.setJobState(id, endedState(job.state));
+            s.jobRef(id).endedMs = nowMs;
+            note(job.id, id);
+            return;
+        }
         Domain::WorkloadSpec spec = specOf(job, int(job.nodes.size()));
         // A MIG type asked for is a profile demand; a model type or none, a whole card; a
         // share, a fraction.
@@ -242,6 +268,12 @@ public:
             spec.demand.compute.kind = Domain::ComputeDemand::Kind::MigProfile;
             spec.demand.compute.profile = spec.demand.compute.profile.toLower();
         } else {
+            // A model type ("gpu:h200:1") is a whole card of that model only.
+            const int model = spec.demand.compute.profile.isEmpty()
+                                      ? -1
+                                      : modelForGpuType(m_catalogue, spec.demand.compute.profile);
+            if (model >= 0)
+                spec.affinity.cardModels = {m_catalogue.models().at(model).name};
             spec.demand.compute.profile.clear();
         }
         if (!holds) {
@@ -254,6 +286,8 @@ public:
             m_out.warnings << QStringLiteral("job %1: runs on %2, which Slurm did not list")
                                       .arg(job.id)
                                       .arg(job.nodes.first());
+            if (everyJob)
+                note(job.id, s.addJob(spec, job.submitTime > 0 ? job.submitTime * 1000 : nowMs));
             return;
         }
         if (job.nodes.size() > 1) {
@@ -497,7 +531,8 @@ qint64 FleetState::slurmJobOn(CardId card, int uid) const
 
 FleetState buildFleetState(const FleetSnapshot &snapshot,
                            const Catalogue::Catalogue &catalogue,
-                           qint64 nowMs)
+                           qint64 nowMs,
+                           JobOrder order)
 {
     FleetState out;
     out.snapshot = snapshot;
@@ -506,6 +541,11 @@ FleetState buildFleetState(const FleetSnapshot &snapshot,
     b.indexNodes();
     for (const FleetNode &n : snapshot.nodes)
         b.addNode(n);
+    if (order == JobOrder::EveryJobInListOrder) {
+        for (const FleetJob &j : snapshot.jobs)
+            b.addJob(j, nowMs, true);
+        return out;
+    }
     // Jobs that hold resources first, so that pending ones never take their units.
     for (const FleetJob &j : snapshot.jobs) {
         if (j.holdsResources())

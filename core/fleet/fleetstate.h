@@ -72,11 +72,25 @@ struct FleetState
     qint64 slurmJobOn(Domain::CardId card, int uid) const;
 };
 
+// Which of the snapshot's jobs become jobs of the state, and in what order.
+enum class JobOrder {
+    // Jobs that hold resources, then pending ones; ended jobs are left out (one read: the
+    // command line, a submission's plan).
+    HoldingThenPending,
+    // Every job in the list's order, ended ones as finished, cancelled or failed jobs: job id i
+    // is snapshot.jobs[i]. A session that keeps every job it has seen in the order it first saw
+    // them gets the same id for a job in every read (the console's rows, traces and events
+    // follow a job by its id).
+    EveryJobInListOrder,
+};
+
 // Builds the state from one read of the cluster. `nowMs` becomes the submit time of jobs without
-// one. Never fails: what cannot be mapped is a NodeMap::problem or a warning (above).
+// one (and the end of ended ones). Never fails: what cannot be mapped is a NodeMap::problem or a
+// warning (above).
 FleetState buildFleetState(const FleetSnapshot &snapshot,
                            const Catalogue::Catalogue &catalogue,
-                           qint64 nowMs);
+                           qint64 nowMs,
+                           JobOrder order = JobOrder::HoldingThenPending);
 
 // The catalogue model for a whole-card gpu GRES type ("h200" -> H200-141GB), or -1.
 int modelForGpuType(const Catalogue::Catalogue &catalogue, const QString &type);

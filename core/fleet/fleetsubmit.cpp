@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "fleetsubmit.h"
 
+#include <QRegularExpression>
+
 #include "core/sched/scheduler.h"
 
 #include <QJsonArray>
@@ -93,6 +95,19 @@ std::optional<SubmitPlan> planSubmission(const FleetState &fleet,
     if (workdir.isEmpty())
         return refuse(QStringLiteral("no working directory: set run.workdir in the spec"));
 
+    // The QOS before the node: a spec the cluster's QOS cannot honour is refused whatever the
+    // fleet's state.
+    QString qos;
+    const bool never = spec.preemption == Domain::PreemptionTolerance::Never;
+    if (!options.qosByKind.isEmpty()) {
+        if (never && options.qosNever.isEmpty())
+            return refuse(QStringLiteral(
+                    "preemption \"never\": the cluster preempts by QOS, but no QOS that nothing "
+                    "preempts is named (SubmitOptions::qosNever): with its kind's QOS the job "
+                    "could be preempted, and a job that may not be requeued is then cancelled"));
+        qos = never ? options.qosNever : options.qosByKind.value(Domain::toString(spec.kind));
+    }
+
     QString partition;
     switch (spec.kind) {
     case Domain::WorkloadKind::Inference:
@@ -146,6 +161,8 @@ std::optional<SubmitPlan> planSubmission(const FleetState &fleet,
     if (!why.isEmpty())
         return refuse(why);
     plan.partition = partition;
+    plan.qos = qos;
+    plan.requeue = !never;
 
     QJsonObject env;
     for (auto it = options.environment.cbegin(); it != options.environment.cend(); ++it)
@@ -153,6 +170,12 @@ std::optional<SubmitPlan> planSubmission(const FleetState &fleet,
     for (auto it = spec.run->env.cbegin(); it != spec.run->env.cend(); ++it)
         env.insert(it.key(), it.value());
     env.insert(QStringLiteral("ZHAOXI_FLEET_NODE"), plan.node);
+    if (spec.preemption == Domain::PreemptionTolerance::AtCheckpoint) {
+        // What Slurm sends a preempted, requeued or cancelled job (measured; see the header): the
+        // unit checkpoints on this, not on run.checkpointSignal, which Slurm cannot deliver.
+        env.insert(QStringLiteral("ZHAOXI_CHECKPOINT_SIGNAL"), QStringLiteral("SIGTERM"));
+        env.insert(QStringLiteral("ZHAOXI_STOP_SIGNAL"), QStringLiteral("SIGTERM"));
+    }
 
     const qint64 expected = spec.time.expectedDurationMs;
     const qint64 minutes
@@ -161,6 +184,8 @@ std::optional<SubmitPlan> planSubmission(const FleetState &fleet,
     job_.insert(QStringLiteral("name"), spec.name);
     if (!plan.partition.isEmpty())
         job_.insert(QStringLiteral("partition"), plan.partition);
+    if (!plan.qos.isEmpty())
+        job_.insert(QStringLiteral("qos"), plan.qos);
     job_.insert(QStringLiteral("nodes"), QStringLiteral("1"));
     job_.insert(QStringLiteral("nodelist"), plan.node);
     job_.insert(QStringLiteral("tasks"), 1);
@@ -175,10 +200,41 @@ std::optional<SubmitPlan> planSubmission(const FleetState &fleet,
     job_.insert(QStringLiteral("standard_output"),
                 QString(workdir + QStringLiteral("/slurm-%j.out")));
     job_.insert(QStringLiteral("environment"), env);
-    job_.insert(QStringLiteral("requeue"), spec.preemption != Domain::PreemptionTolerance::Never);
+    job_.insert(QStringLiteral("requeue"), plan.requeue);
     plan.request = QJsonObject{{QStringLiteral("job"), job_},
                                {QStringLiteral("script"), batchScript(spec.run->command)}};
     return plan;
+}
+
+std::optional<QMap<QString, QString>> parseQosByKind(const QString &text, QString *error)
+{
+    static const QRegularExpression name(QStringLiteral("^[A-Za-z0-9_.+-]{1,64}$"));
+    QMap<QString, QString> out;
+    for (const QString &entry : text.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        const qsizetype eq = entry.indexOf(QLatin1Char('='));
+        const QString kind = entry.left(eq).trimmed();
+        const QString qos = eq < 0 ? QString() : entry.mid(eq + 1).trimmed();
+        if (kind != QLatin1String("training") && kind != QLatin1String("inference")
+            && kind != QLatin1String("batch")) {
+            *error = QStringLiteral("\"%1\": the kind must be training, inference or batch")
+                             .arg(entry);
+            return std::nullopt;
+        }
+        if (!name.match(qos).hasMatch()) {
+            *error = QStringLiteral("\"%1\": expected KIND=QOS with a Slurm QOS name").arg(entry);
+            return std::nullopt;
+        }
+        if (out.contains(kind)) {
+            *error = QStringLiteral("\"%1\": %2 is given twice").arg(entry, kind);
+            return std::nullopt;
+        }
+        out.insert(kind, qos);
+    }
+    if (out.isEmpty()) {
+        *error = QStringLiteral("expected KIND=QOS[,KIND=QOS...], got \"%1\"").arg(text);
+        return std::nullopt;
+    }
+    return out;
 }
 
 } // namespace Zhaoxi::Fleet

@@ -62,6 +62,11 @@ void SlurmRestClient::post(const QString &path, const QJsonObject &body, Callbac
     send("POST", path, QJsonDocument(body).toJson(QJsonDocument::Compact), std::move(done));
 }
 
+void SlurmRestClient::del(const QString &path, Callback done)
+{
+    send("DELETE", path, QByteArray(), std::move(done));
+}
+
 void SlurmRestClient::send(const QByteArray &verb,
                            const QString &path,
                            const QByteArray &body,
@@ -94,7 +99,10 @@ void SlurmRestClient::send(const QByteArray &verb,
         return;
     }
     QUrl url = m_base;
-    url.setPath(m_base.path() + path);
+    const qsizetype query = path.indexOf(QLatin1Char('?'));
+    url.setPath(m_base.path() + path.left(query));
+    if (query >= 0)
+        url.setQuery(path.mid(query + 1));
     QNetworkRequest request(url);
     request.setRawHeader("X-SLURM-USER-NAME", m_user.toUtf8());
     request.setRawHeader("X-SLURM-USER-TOKEN", token);
@@ -106,7 +114,8 @@ void SlurmRestClient::send(const QByteArray &verb,
     connect(reply, &QNetworkReply::finished, this, [this, reply, verb, path, done] {
         reply->deleteLater();
         RestReply r;
-        r.body = reply->readAll();
+        if (reply->isOpen()) // not after an abort (the transfer timeout)
+            r.body = reply->readAll();
         r.status = finished(reply, verb, path, r.body);
         done(r);
     });
@@ -189,6 +198,11 @@ RestReply SlurmRestClient::getBlocking(const QString &path)
 RestReply SlurmRestClient::postBlocking(const QString &path, const QJsonObject &body)
 {
     return wait([&](Callback cb) { post(path, body, std::move(cb)); });
+}
+
+RestReply SlurmRestClient::deleteBlocking(const QString &path)
+{
+    return wait([&](Callback cb) { del(path, std::move(cb)); });
 }
 
 void SlurmRestClient::fetchFleet(

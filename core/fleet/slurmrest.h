@@ -70,9 +70,12 @@ public:
     // `path` e.g. "/slurm/v0.0.38/nodes". The callback is called exactly once.
     void get(const QString &path, Callback done);
     void post(const QString &path, const QJsonObject &body, Callback done);
+    // DELETE (job/{id}: cancel a job, with an optional `?signal=` query in `path`).
+    void del(const QString &path, Callback done);
 
     RestReply getBlocking(const QString &path);
     RestReply postBlocking(const QString &path, const QJsonObject &body);
+    RestReply deleteBlocking(const QString &path);
 
     // Nodes, jobs, partitions and reservations, one after the other; the first failure ends it
     // (its status; a parse error is Code::BadJson naming the endpoint and the JSON path).

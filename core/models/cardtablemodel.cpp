@@ -117,9 +117,9 @@ QVariant CardTableModel::readingText(int row, int column) const
         return r.utilisation < 0 ? tr("n/a")
                                  : QStringLiteral("%1 %").arg(std::round(r.utilisation * 100));
     case TemperatureColumn:
-        return r.temperatureC < 0 ? QString() : tr("%1 °C").arg(std::round(r.temperatureC));
+        return !(r.temperatureC >= 0) ? QString() : tr("%1 °C").arg(std::round(r.temperatureC));
     case PowerColumn:
-        return r.powerW < 0 ? QString() : tr("%1 W").arg(std::round(r.powerW));
+        return !(r.powerW >= 0) ? QString() : tr("%1 W").arg(std::round(r.powerW));
     default:
         return QVariant();
     }

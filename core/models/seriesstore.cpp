@@ -254,7 +254,8 @@ void SeriesStore::append(const Session::Snapshot &snap)
     // The appliance: the mean over the cards that answer, the hottest card, the total power.
     double util = 0, training = 0, inference = 0, temperature = kNaN, power = 0;
     int utilCards = 0, cards = 0;
-    qint64 memUsed = 0, memTotal = 0;
+    double memUsed = 0;
+    qint64 memTotal = 0;
     for (const Session::CardSample &c : snap.cards) {
         const int id = c.card;
         if (c.lost) { // a gap in every series of the card
@@ -284,13 +285,14 @@ void SeriesStore::append(const Session::Snapshot &snap)
                 t,
                 u.memoryUsedMiB < 0 ? kNaN : double(u.memoryUsedMiB));
         }
-        const double memPct = c.memoryTotalMiB > 0
-                                      ? 100.0 * double(c.memoryUsedMiB) / double(c.memoryTotalMiB)
-                                      : kNaN;
+        // Memory use -1: not reported (a fleet's Slurm): a gap, like a NaN reading.
+        const double memUsedMiB = c.memoryUsedMiB < 0 ? kNaN : double(c.memoryUsedMiB);
+        const double memPct
+                = c.memoryTotalMiB > 0 ? 100.0 * memUsedMiB / double(c.memoryTotalMiB) : kNaN;
         add(S::Card, id, QString(), M::Utilisation, t, 100.0 * c.utilisation);
         add(S::Card, id, QString(), M::TrainingUtil, t, 100.0 * c.trainingUtilisation);
         add(S::Card, id, QString(), M::InferenceUtil, t, 100.0 * c.inferenceUtilisation);
-        add(S::Card, id, QString(), M::MemoryUsed, t, double(c.memoryUsedMiB));
+        add(S::Card, id, QString(), M::MemoryUsed, t, memUsedMiB);
         add(S::Card, id, QString(), M::MemoryPercent, t, memPct);
         add(S::Card, id, QString(), M::Temperature, t, c.temperatureC);
         add(S::Card, id, QString(), M::Power, t, c.powerW);
@@ -301,7 +303,7 @@ void SeriesStore::append(const Session::Snapshot &snap)
         }
         training += c.trainingUtilisation;
         inference += c.inferenceUtilisation;
-        memUsed += c.memoryUsedMiB;
+        memUsed += memUsedMiB;
         memTotal += c.memoryTotalMiB;
         if (std::isnan(temperature) || c.temperatureC > temperature)
             temperature = c.temperatureC;
@@ -326,13 +328,13 @@ void SeriesStore::append(const Session::Snapshot &snap)
             M::InferenceUtil,
             t,
             cards > 0 ? 100.0 * inference / cards : kNaN);
-        add(S::Appliance, -1, QString(), M::MemoryUsed, t, double(memUsed));
+        add(S::Appliance, -1, QString(), M::MemoryUsed, t, memUsed);
         add(S::Appliance,
             -1,
             QString(),
             M::MemoryPercent,
             t,
-            memTotal > 0 ? 100.0 * double(memUsed) / double(memTotal) : kNaN);
+            memTotal > 0 ? 100.0 * memUsed / double(memTotal) : kNaN);
         add(S::Appliance, -1, QString(), M::Temperature, t, temperature);
         add(S::Appliance, -1, QString(), M::Power, t, cards > 0 ? power : kNaN);
     }

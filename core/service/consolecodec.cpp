@@ -186,6 +186,39 @@ Session::TrainingSample trainingFromJson(const QJsonObject &o)
     return t;
 }
 
+QJsonArray externalJobsJson(const QList<Session::ExternalJob> &jobs)
+{
+    QJsonArray out;
+    for (const Session::ExternalJob &j : jobs) {
+        out.append(QJsonObject{{QStringLiteral("job"), j.job},
+                               {QStringLiteral("id"), j.id},
+                               {QStringLiteral("state"), j.state},
+                               {QStringLiteral("reason"), j.reason},
+                               {QStringLiteral("user"), j.user},
+                               {QStringLiteral("partition"), j.partition},
+                               {QStringLiteral("qos"), j.qos},
+                               {QStringLiteral("nodes"), QJsonArray::fromStringList(j.nodes)},
+                               {QStringLiteral("restarts"), j.restarts}});
+    }
+    return out;
+}
+
+Session::ExternalJob externalJobFromJson(const QJsonObject &o)
+{
+    Session::ExternalJob j;
+    j.job = o.value(QStringLiteral("job")).toInt(-1);
+    j.id = o.value(QStringLiteral("id")).toInteger();
+    j.state = o.value(QStringLiteral("state")).toString();
+    j.reason = o.value(QStringLiteral("reason")).toString();
+    j.user = o.value(QStringLiteral("user")).toString();
+    j.partition = o.value(QStringLiteral("partition")).toString();
+    j.qos = o.value(QStringLiteral("qos")).toString();
+    for (const QJsonValue &v : o.value(QStringLiteral("nodes")).toArray())
+        j.nodes << v.toString();
+    j.restarts = o.value(QStringLiteral("restarts")).toInt();
+    return j;
+}
+
 QJsonObject topologyJson(const Sched::ClusterState &state)
 {
     QJsonArray hosts;
@@ -292,7 +325,9 @@ QByteArray consolePicture(const Snapshot &s, PictureCache *cache)
                         {QStringLiteral("budget"), budgetJson(s.budget)},
                         {QStringLiteral("samples"), samples},
                         {QStringLiteral("services"), services},
-                        {QStringLiteral("training"), training}};
+                        {QStringLiteral("training"), training},
+                        {QStringLiteral("external_scheduler"), s.externalScheduler},
+                        {QStringLiteral("external_jobs"), externalJobsJson(s.externalJobs)}};
     // The store's documents go in as the codec writes them: not parsed only to be written again.
     QByteArray text = QJsonDocument(o).toJson(QJsonDocument::Compact);
     text.chop(1); // the closing brace
@@ -414,6 +449,15 @@ std::optional<Snapshot> snapshotFromConsoleJson(const QJsonObject &o,
         s.services.append(serviceFromJson(v.toObject()));
     for (const QJsonValue &v : o.value(QStringLiteral("training")).toArray())
         s.training.append(trainingFromJson(v.toObject()));
+    s.externalScheduler = o.value(QStringLiteral("external_scheduler")).toString();
+    for (const QJsonValue &v : o.value(QStringLiteral("external_jobs")).toArray()) {
+        const Session::ExternalJob j = externalJobFromJson(v.toObject());
+        if (j.job < 0 || j.job >= s.state.jobs().size()) {
+            *error = QStringLiteral("external_jobs: no job %1").arg(j.job);
+            return std::nullopt;
+        }
+        s.externalJobs.append(j);
+    }
     for (const QJsonValue &v : o.value(QStringLiteral("events")).toArray()) {
         const auto e = eventFromJson(v.toObject(), &why);
         if (!e) {
@@ -596,6 +640,21 @@ Session::SchedulePreview schedulePreviewFromJson(const QJsonObject &o)
     }
     for (const QJsonValue &v : o.value(QStringLiteral("moved_replicas")).toArray())
         p.movedReplicas.append(Domain::JobId(v.toInt(-1)));
+    for (const QJsonValue &v : o.value(QStringLiteral("reservations")).toArray()) {
+        Session::SchedulePreview::Reservation r;
+        r.action = v[QStringLiteral("action")].toString();
+        r.name = v[QStringLiteral("name")].toString();
+        r.window = v[QStringLiteral("window")].toString();
+        for (const QJsonValue &n : v[QStringLiteral("nodes")].toArray())
+            r.nodes << n.toString();
+        r.cards = v[QStringLiteral("cards")].toInt();
+        r.startMs = int64(v[QStringLiteral("start_ms")]);
+        r.durationS = int64(v[QStringLiteral("duration_s")]);
+        for (const QJsonValue &f : v[QStringLiteral("flags")].toArray())
+            r.flags << f.toString();
+        r.partition = v[QStringLiteral("partition")].toString();
+        p.reservations.append(r);
+    }
     return p;
 }
 

@@ -438,6 +438,21 @@ QJsonObject schedulePreviewJson(const Session::SchedulePreview &p)
     }
     o.insert(QStringLiteral("policy_after"), p.policyAfter);
     o.insert(QStringLiteral("window_after"), p.windowAfter);
+    if (!p.reservations.isEmpty()) {
+        QJsonArray reservations;
+        for (const Session::SchedulePreview::Reservation &r : p.reservations)
+            reservations.append(
+                    QJsonObject{{QStringLiteral("action"), r.action},
+                                {QStringLiteral("name"), r.name},
+                                {QStringLiteral("window"), r.window},
+                                {QStringLiteral("nodes"), QJsonArray::fromStringList(r.nodes)},
+                                {QStringLiteral("cards"), r.cards},
+                                {QStringLiteral("start_ms"), r.startMs},
+                                {QStringLiteral("duration_s"), r.durationS},
+                                {QStringLiteral("flags"), QJsonArray::fromStringList(r.flags)},
+                                {QStringLiteral("partition"), r.partition}});
+        o.insert(QStringLiteral("reservations"), reservations);
+    }
     o.insert(QStringLiteral("budget_after"), budgetJson(p.budgetAfter));
     o.insert(QStringLiteral("evictions"), evictions);
     o.insert(QStringLiteral("services"), services);

@@ -215,6 +215,10 @@ bool SchedulePreview::needsConfirmation() const
         return false;
     if (policyBefore != policyAfter || !evictions.isEmpty() || !movedReplicas.isEmpty())
         return true;
+    for (const Reservation &r : reservations) {
+        if (r.action != QLatin1String("keep"))
+            return true;
+    }
     for (const Policy::PolicyPlan::ServiceChange &c : services) {
         if (c.replicasAfter != c.replicasBefore)
             return true;

@@ -155,8 +155,25 @@ struct SchedulePreview
     QStringList evictionNames; // parallel to evictions
     QList<Policy::PolicyPlan::ServiceChange> services;
     QList<Domain::JobId> movedReplicas;
+    // A fleet through Slurm: the Slurm reservations the windows become (Fleet::planWindows),
+    // each with what would be done to it.
+    struct Reservation
+    {
+        QString action; // "create", "update", "delete", "keep"
+        QString name;   // zhaoxi-<window>...
+        QString window;
+        QStringList nodes;
+        int cards = 0;
+        qint64 startMs = 0; // UTC epoch ms
+        qint64 durationS = 0;
+        QStringList flags; // DAILY, IGNORE_JOBS, ...
+        QString partition;
+        friend bool operator==(const Reservation &, const Reservation &) = default;
+    };
+    QList<Reservation> reservations;
 
-    // Whether it stops or moves work, or switches the policy: what the console asks about.
+    // Whether it stops or moves work, switches the policy or changes Slurm's reservations: what
+    // the console asks about.
     bool needsConfirmation() const;
     // The evicted jobs' ids: what a confirmation carries (setScheduleConfirmed).
     QList<int> evictedIds() const;

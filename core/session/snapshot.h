@@ -109,6 +109,22 @@ struct TrainingSample
     bool completed = false;
 };
 
+// A job as the scheduler that runs it reports it: a fleet's Slurm (FleetSession). The console
+// shows it beside Zhaoxi's own view ("Why?": Slurm's pending reason beside Zhaoxi's analysis).
+struct ExternalJob
+{
+    int job = -1;      // the state's job id
+    qint64 id = 0;     // Slurm's job id
+    QString state;     // Slurm's job state: "PENDING", "RUNNING", "COMPLETED", ...
+    QString reason;    // Slurm's state reason: "Resources", "Priority", "None", ...
+    QString user;      // who submitted it
+    QString partition; // Slurm's partition
+    QString qos;       // empty without accounting
+    QStringList nodes; // where it runs (empty while pending)
+    int restarts = 0;  // times Slurm requeued it
+    friend bool operator==(const ExternalJob &, const ExternalJob &) = default;
+};
+
 // What the console shows, at one simulated (or real) moment. Immutable once published: the
 // session thread builds it, the GUI thread reads it through a shared pointer. ClusterState's lists
 // are implicitly shared, so a snapshot costs little more than the samples.
@@ -134,8 +150,12 @@ struct Snapshot
     QString servicePath;
     bool connected = true;
     QString applianceName;
-    QString policy; // the colocation policy in force
-    QString window; // the time window in force (windows policy), empty otherwise
+    // The scheduler that runs the jobs when it is not Zhaoxi's own: "slurm" for a fleet through
+    // Slurm; empty otherwise. Its view of each job it runs is in `externalJobs`.
+    QString externalScheduler;
+    QList<ExternalJob> externalJobs; // in job id order
+    QString policy;                  // the colocation policy in force
+    QString window;                  // the time window in force (windows policy), empty otherwise
     Sched::ClusterState state;
     Sched::ClassBudget budget;
     QList<Domain::JobId> queue; // waiting jobs, in queue order

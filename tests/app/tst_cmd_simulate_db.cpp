@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // zhaoxictl simulate --db: a simulated run lands in a store that the export and metrics commands
-// read back, like a real appliance's; and a report is the same in any process.
+// read back, like a real appliance's; and a report is the same in any process. Also the fleet
+// twin (issue 17): the 16-host scenario under every policy side by side.
 #include "core/storage/store.h"
 
 #include <QCryptographicHash>
@@ -244,6 +245,98 @@ private Q_SLOTS:
         const auto reader = open();
         QVERIFY2(reader, qPrintable(e));
         QCOMPARE(reader->integrityCheck(), QStringLiteral("ok"));
+    }
+
+    // The fleet twin (issue 17, docs/fleet.md): 16 hosts whose Slurm-like partitions are card
+    // model affinities, run under the four policies side by side. The first 8 h (the night's
+    // training backlog, then the morning ramp, when inference takes cards back from training)
+    // keep the run short; the whole day is bench_simulate's.
+    void theFleetTwinComparesEveryPolicy()
+    {
+        if (qEnvironmentVariableIsEmpty("ZHAOXI_SOURCE_DIR"))
+            QSKIP("run through ctest (needs ZHAOXI_SOURCE_DIR)");
+        const QString dirOfScenarios = QString::fromUtf8(qgetenv("ZHAOXI_SOURCE_DIR"))
+                                       + QStringLiteral("/resources/scenarios/");
+        QFile f(dirOfScenarios + QStringLiteral("fleet-16.json"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QJsonObject fleet = QJsonDocument::fromJson(f.readAll()).object();
+        const QJsonArray hosts = fleet.value(QStringLiteral("appliance"))
+                                         .toObject()
+                                         .value(QStringLiteral("hosts"))
+                                         .toArray();
+        QCOMPARE(hosts.size(), 16);
+        int cards = 0;
+        for (const QJsonValue &h : hosts)
+            for (const QJsonValue &c : h.toObject().value(QStringLiteral("cards")).toArray())
+                cards += c.toObject().value(QStringLiteral("count")).toInt(1);
+        QCOMPARE(cards, 128);
+
+        // A trimmed copy beside the rate curve it names.
+        QTemporaryDir dir;
+        fleet.insert(QStringLiteral("duration"), QStringLiteral("8h"));
+        QFile trimmed(dir.filePath(QStringLiteral("fleet-8h.json")));
+        QVERIFY(trimmed.open(QIODevice::WriteOnly));
+        trimmed.write(QJsonDocument(fleet).toJson());
+        trimmed.close();
+        QVERIFY(QFile::copy(dirOfScenarios + QStringLiteral("lora-daily-shape.csv"),
+                            dir.filePath(QStringLiteral("lora-daily-shape.csv"))));
+
+        const Result r = run({QStringLiteral("simulate"),
+                              QStringLiteral("--scenario"),
+                              trimmed.fileName(),
+                              QStringLiteral("--compare"),
+                              QStringLiteral("--json")});
+        QVERIFY2(r.code == 0, r.err.constData());
+        const QJsonArray policies = QJsonDocument::fromJson(r.out)
+                                            .object()
+                                            .value(QStringLiteral("policies"))
+                                            .toArray();
+        QStringList names;
+        for (const QJsonValue &v : policies) {
+            const QJsonObject p = v.toObject();
+            const QString name = p.value(QStringLiteral("policy")).toString();
+            names.append(name);
+            QCOMPARE(p.value(QStringLiteral("duration_h")).toDouble(), 8.0);
+
+            const QJsonObject inference = p.value(QStringLiteral("inference")).toObject();
+            QVERIFY2(inference.value(QStringLiteral("requests")).toDouble() > 0, qPrintable(name));
+            const double attainment = inference.value(QStringLiteral("slo_attainment")).toDouble();
+            QVERIFY2(attainment >= 0.99 && attainment <= 1, qPrintable(name));
+            const QJsonObject services = inference.value(QStringLiteral("services")).toObject();
+            QCOMPARE(services.keys(),
+                     (QStringList{QStringLiteral("chat"),
+                                  QStringLiteral("code"),
+                                  QStringLiteral("embed"),
+                                  QStringLiteral("image"),
+                                  QStringLiteral("rerank")}));
+            for (const QJsonValue &s : services) {
+                QVERIFY2(s.toObject().value(QStringLiteral("requests")).toDouble() > 0,
+                         qPrintable(name));
+                QVERIFY2(s.toObject().contains(QStringLiteral("slo_attainment")), qPrintable(name));
+            }
+
+            // Training did work, no more than the fluid bound allows, and inference (the higher
+            // QOS) took cards from it at least once: the morning ramp needs more than the night
+            // left to it.
+            const QJsonObject training = p.value(QStringLiteral("training")).toObject();
+            const double done = training.value(QStringLiteral("work_done")).toDouble();
+            QVERIFY2(done > 0, qPrintable(name));
+            QVERIFY2(done <= training.value(QStringLiteral("work_bound")).toDouble() + 1e-6,
+                     qPrintable(name));
+            QVERIFY2(p.value(QStringLiteral("preemptions")).toInt() > 0, qPrintable(name));
+            // The job pinned to one node of the H100-only partition (Slurm's --nodelist) ran.
+            bool pinnedRan = false;
+            for (const QJsonValue &j : training.value(QStringLiteral("jobs")).toArray())
+                if (j.toObject().value(QStringLiteral("name")).toString()
+                    == QLatin1String("pretrain-a-8x"))
+                    pinnedRan = j.toObject().value(QStringLiteral("done")).toDouble() > 0;
+            QVERIFY2(pinnedRan, qPrintable(name));
+        }
+        QCOMPARE(names,
+                 (QStringList{QStringLiteral("static"),
+                              QStringLiteral("windows"),
+                              QStringLiteral("guard"),
+                              QStringLiteral("forecast")}));
     }
 
     void compareAndDbRefused()

@@ -620,6 +620,96 @@ private Q_SLOTS:
                  QStringLiteral("#!/bin/bash\nexec '/bin/echo' 'it'\\''s' '$HOME'\n"));
     }
 
+    // QOS and requeue from the kind and the preemption tolerance, on a cluster with QOS (a map
+    // given) and without (no "qos" key at all, as before).
+    void submissionQos_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QString>("preemption");
+        QTest::addColumn<bool>("clusterHasQos");
+        QTest::addColumn<QString>("qosNever");
+        QTest::addColumn<QString>("qos");     // expected; empty: no "qos" key
+        QTest::addColumn<bool>("requeue");    // expected
+        QTest::addColumn<QString>("refused"); // expected part of the refusal; empty: planned
+        QTest::newRow("training restart, QOS") << "training"
+                                               << "restart" << true << "normal"
+                                               << "training" << true << "";
+        QTest::newRow("training checkpoint, QOS") << "training"
+                                                  << "checkpoint" << true << ""
+                                                  << "training" << true << "";
+        QTest::newRow("inference, QOS") << "inference"
+                                        << "restart" << true << ""
+                                        << "inference" << true << "";
+        QTest::newRow("batch: no entry, account default") << "batch"
+                                                          << "restart" << true << ""
+                                                          << "" << true << "";
+        QTest::newRow("never, QOS") << "training"
+                                    << "never" << true << "normal"
+                                    << "normal" << false << "";
+        QTest::newRow("never, no never QOS") << "training"
+                                             << "never" << true << ""
+                                             << "" << false << "qosNever";
+        QTest::newRow("training, no QOS") << "training"
+                                          << "checkpoint" << false << ""
+                                          << "" << true << "";
+        QTest::newRow("never, no QOS") << "inference"
+                                       << "never" << false << "normal"
+                                       << "" << false << "";
+    }
+    void submissionQos()
+    {
+        QFETCH(QString, kind);
+        QFETCH(QString, preemption);
+        QFETCH(bool, clusterHasQos);
+        QFETCH(QString, qosNever);
+        QFETCH(QString, qos);
+        QFETCH(bool, requeue);
+        QFETCH(QString, refused);
+        const FleetState f = buildFleetState(recorded(), Catalogue::Catalogue::builtIn(), 0);
+        const QString extra = kind == QLatin1String("inference") ? QStringLiteral(
+                                      ", \"inference\": {\"service\": \"s\", \"sloP99Ms\": 100}")
+                                                                 : QString();
+        const QString interval = preemption == QLatin1String("checkpoint")
+                                         ? QStringLiteral(", \"checkpointInterval\": \"5m\"")
+                                         : QString();
+        const QByteArray json
+                = QStringLiteral("{\"name\": \"q\", \"kind\": \"%1\", \"preemption\": "
+                                 "\"%2\"%3%4, \"demand\": {\"cards\": 0, \"hostCpu\": 1},"
+                                 " \"run\": {\"command\": [\"true\"]}}")
+                          .arg(kind, preemption, interval, extra)
+                          .toUtf8();
+        Domain::SpecError se;
+        const std::optional<Domain::WorkloadSpec> spec = Domain::workloadSpecFromJson(json, &se);
+        QVERIFY2(spec, qPrintable(se.toString() + QLatin1Char(' ') + QString::fromUtf8(json)));
+        SubmitOptions options;
+        options.workdir = QStringLiteral("/tmp/w");
+        if (clusterHasQos) {
+            options.qosByKind.insert(QStringLiteral("inference"), QStringLiteral("inference"));
+            options.qosByKind.insert(QStringLiteral("training"), QStringLiteral("training"));
+        }
+        options.qosNever = qosNever;
+        QString why;
+        const std::optional<SubmitPlan> plan = planSubmission(f, *spec, 0, options, &why);
+        if (!refused.isEmpty()) {
+            QVERIFY(!plan);
+            QVERIFY2(why.contains(refused), qPrintable(why));
+            return;
+        }
+        QVERIFY2(plan, qPrintable(why));
+        const QJsonObject job = plan->request.value(QStringLiteral("job")).toObject();
+        QCOMPARE(plan->qos, qos);
+        QCOMPARE(job.contains(QStringLiteral("qos")), !qos.isEmpty());
+        QCOMPARE(job.value(QStringLiteral("qos")).toString(), qos);
+        QCOMPARE(plan->requeue, requeue);
+        QCOMPARE(job.value(QStringLiteral("requeue")).toBool(!requeue), requeue);
+        // v0.0.38 refuses the batch-shell form of "signal": it is never sent.
+        QVERIFY(!job.contains(QStringLiteral("signal")));
+        const QJsonObject env = job.value(QStringLiteral("environment")).toObject();
+        const bool checkpoint = preemption == QLatin1String("checkpoint");
+        QCOMPARE(env.value(QStringLiteral("ZHAOXI_CHECKPOINT_SIGNAL")).toString(),
+                 checkpoint ? QStringLiteral("SIGTERM") : QString());
+    }
+
     void submissionRefused()
     {
         const FleetState f = buildFleetState(recorded(), Catalogue::Catalogue::builtIn(), 0);

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Fleet test (issue #17): scripts/slurm-local brings a real local Slurm cluster up from nothing in
 # a fresh directory, its four nodes are IDLE with their GRES, a job on MIG instances gets three
-# CUDA devices, slurmrestd answers with the JWT token, and down leaves none of its daemons
-# running. Needs root (the daemons run as root): re-runs itself through `sudo -n` when it can,
+# CUDA devices, slurmrestd answers with the JWT token, set-gres gives zx-mig another MIG layout
+# (and a job gets the new instances), and down leaves none of its daemons running. Needs root (the daemons run as root): re-runs itself through `sudo -n` when it can,
 # else skips (exit 77). Each step prints PASS or FAIL with what it saw.
 #   bash tests/fleet/tst_slurmlocal.sh
 set -euo pipefail
@@ -160,6 +160,63 @@ if [[ $code == 401 ]]; then
     pass "REST without a token: 401"
 else
     fail "REST without a token answered $code, expected 401"
+fi
+
+# ---- set-gres: another MIG layout on zx-mig (card 0 = 7x1g.18gb, card 1 = 2x3g.71gb)
+if "$slurm_local" set-gres zx-mig gpu:1g.18gb:7,gpu:3g.71gb:2 --dir "$dir"; then
+    pass "set-gres zx-mig gpu:1g.18gb:7,gpu:3g.71gb:2"
+else
+    fail "set-gres exited non-zero"
+    show_logs
+fi
+got=$(sinfo -h -N -n zx-mig -o '%T %G' | head -n 1)
+if [[ $got == "idle gpu:1g.18gb:7,gpu:3g.71gb:2" ]]; then
+    pass "sinfo: zx-mig idle with the new GRES"
+else
+    fail "sinfo: zx-mig shows '$got'"
+fi
+lines=$(grep '^NodeName=zx-mig ' "$dir/etc/gres.conf" | sed "s|$dir|DIR|")
+expected="NodeName=zx-mig Name=gpu Type=1g.18gb File=DIR/dev/zx-mig-gpu[0-6]
+NodeName=zx-mig Name=gpu Type=3g.71gb File=DIR/dev/zx-mig-gpu[7-8]"
+if [[ $lines == "$expected" ]]; then
+    pass "gres.conf: zx-mig's lines in device order"
+else
+    fail "gres.conf: expected"$'\n'"$expected"$'\n'"got"$'\n'"$lines"
+fi
+if "$slurm_local" status --dir "$dir" >/dev/null; then
+    pass "status: every daemon lives after the restarts"
+else
+    fail "status: a daemon died after set-gres"
+fi
+job_out=$dir/mig-3g.out
+# shellcheck disable=SC2016 # expanded by the job
+if jid=$(timeout 60 sbatch --wait --parsable --gres=gpu:3g.71gb:2 -w zx-mig -o "$job_out" \
+    --wrap 'echo "CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES"'); then
+    cvd=$(sed -n 's/^CUDA_VISIBLE_DEVICES=//p' "$job_out")
+    if [[ $cvd == 7,8 ]]; then
+        pass "job $jid on the two 3g.71gb instances: CUDA_VISIBLE_DEVICES=$cvd"
+    else
+        fail "job $jid: CUDA_VISIBLE_DEVICES='$cvd', expected 7,8 (the 3g.71gb instances now come last)"
+    fi
+else
+    fail "the 3g.71gb job did not complete within 60 s"
+    squeue -a || true
+    show_logs
+fi
+# More devices: the fake device files follow.
+if "$slurm_local" set-gres zx-mig gpu:1g.18gb:14 --dir "$dir" &&
+    [[ $(find "$dir/dev" -name 'zx-mig-gpu*' | wc -l) -eq 14 ]] &&
+    [[ $(sinfo -h -N -n zx-mig -o '%G' | head -n 1) == gpu:1g.18gb:14 ]]; then
+    pass "set-gres zx-mig gpu:1g.18gb:14: 14 devices"
+else
+    fail "set-gres to 14 instances: $(sinfo -h -N -n zx-mig -o '%G' | head -n 1), $(find "$dir/dev" -name 'zx-mig-gpu*' | wc -l) devices"
+fi
+rc=0
+"$slurm_local" set-gres zx-mig mps:100 --dir "$dir" 2>"$dir/bad.err" || rc=$?
+if ((rc == 2)) && grep -q "is not gpu:TYPE:N" "$dir/bad.err"; then
+    pass "set-gres refuses a GRES it cannot write (exit 2)"
+else
+    fail "set-gres mps:100 exited $rc: $(cat "$dir/bad.err")"
 fi
 
 # ---- down (also from the EXIT trap when a step above stopped the test)

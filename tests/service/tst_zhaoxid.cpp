@@ -694,7 +694,46 @@ void TestZhaoxid::badCommandLinesAreRefusedWithTheReason_data()
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("words");
     QTest::newRow("neither") << QStringList{QStringLiteral("--db"), QStringLiteral("x.sqlite")}
-                             << "one of --scenario FILE and --hardware";
+                             << "one of --scenario FILE, --hardware and --fleet slurm";
+    QTest::newRow("another fleet kind") << QStringList{QStringLiteral("--fleet"),
+                                                       QStringLiteral("k8s"),
+                                                       QStringLiteral("--db"),
+                                                       QStringLiteral("x")}
+                                        << "--fleet: the only kind is slurm, got \"k8s\"";
+    QTest::newRow("a fleet without its REST")
+            << QStringList{QStringLiteral("--fleet"),
+                           QStringLiteral("slurm"),
+                           QStringLiteral("--db"),
+                           QStringLiteral("x")}
+            << "--fleet slurm needs --rest URL and --token-file FILE";
+    QTest::newRow("a REST without a fleet") << QStringList{QStringLiteral("--scenario"),
+                                                           dataPath("service.json"),
+                                                           QStringLiteral("--db"),
+                                                           QStringLiteral("x"),
+                                                           QStringLiteral("--rest"),
+                                                           QStringLiteral("http://127.0.0.1:1")}
+                                            << "go with --fleet slurm";
+    QTest::newRow("a fleet at a URL that is not http")
+            << QStringList{QStringLiteral("--fleet"),
+                           QStringLiteral("slurm"),
+                           QStringLiteral("--rest"),
+                           QStringLiteral("ftp://x"),
+                           QStringLiteral("--token-file"),
+                           QStringLiteral("t"),
+                           QStringLiteral("--db"),
+                           QStringLiteral("x")}
+            << "is not an http:// or https:// URL";
+    QTest::newRow("a fleet with a bad poll") << QStringList{QStringLiteral("--fleet"),
+                                                            QStringLiteral("slurm"),
+                                                            QStringLiteral("--rest"),
+                                                            QStringLiteral("http://127.0.0.1:1"),
+                                                            QStringLiteral("--token-file"),
+                                                            QStringLiteral("t"),
+                                                            QStringLiteral("--poll-ms"),
+                                                            QStringLiteral("5"),
+                                                            QStringLiteral("--db"),
+                                                            QStringLiteral("x")}
+                                             << "--poll-ms: expected 250..600000, got \"5\"";
     QTest::newRow("no store") << QStringList{QStringLiteral("--scenario"), dataPath("service.json")}
                               << "--db FILE is required";
     QTest::newRow("a bad mode") << QStringList{QStringLiteral("--scenario"),

@@ -81,6 +81,7 @@ private Q_SLOTS:
         QTest::newRow("demo day") << QStringLiteral("demo-day.json");
         QTest::newRow("small ramp") << QStringLiteral("small-ramp.json");
         QTest::newRow("small fault") << QStringLiteral("small-fault.json");
+        QTest::newRow("fleet of 16") << QStringLiteral("fleet-16.json");
     }
     void shippedScenariosLoad()
     {
@@ -109,6 +110,29 @@ private Q_SLOTS:
         QVERIFY(!s->services.isEmpty());
         QVERIFY(!s->training.isEmpty());
         QVERIFY(!s->faults.isEmpty());
+    }
+
+    // The fleet twin's scenario (docs/fleet.md): 16 hosts, and its Slurm-like partitions as card
+    // model affinities: the MIG services only on the H200 nodes, the soft-sliced ones only on the
+    // L40S nodes, so that the H100 nodes are training's alone.
+    void fleetIsSixteenHosts()
+    {
+        ScenarioError e;
+        const auto s = loadScenarioFile(
+                scenarioDir() + QStringLiteral("/fleet-16.json"), catalogue(), &e);
+        QVERIFY2(s, qPrintable(e.toString()));
+        QCOMPARE(s->appliance.state.hosts().size(), 16);
+        QMap<QString, int> models;
+        for (const Sched::CardState &c : s->appliance.state.cards())
+            ++models[s->appliance.state.model(c).name];
+        QCOMPARE(models.value(QStringLiteral("H200-141GB")), 80);
+        QCOMPARE(models.value(QStringLiteral("H100-SXM5-80GB")), 16);
+        QCOMPARE(models.value(QStringLiteral("L40S-48GB")), 32);
+        for (const ServiceDef &d : s->services) {
+            QVERIFY2(!d.spec.affinity.cardModels.isEmpty(), qPrintable(d.spec.name));
+            QVERIFY2(!d.spec.affinity.cardModels.contains(QStringLiteral("H100-SXM5-80GB")),
+                     qPrintable(d.spec.name));
+        }
     }
 
     void validBaseLoads()

@@ -773,9 +773,13 @@ QString CardMapView::unitToolTip(const Hit &hit) const
                               : tr("Training %1%, inference %2% (by the units they hold)"))
                              .arg(training, inference);
         }
-        lines << tr("Memory: %1 of %2 in use")
-                         .arg(memoryAmountText(d.memoryUsedMiB),
-                              memoryAmountText(d.memoryTotalMiB));
+        if (d.memoryUsedMiB < 0)
+            lines << tr("Memory: %1; its use is not reported")
+                             .arg(memoryAmountText(d.memoryTotalMiB));
+        else
+            lines << tr("Memory: %1 of %2 in use")
+                             .arg(memoryAmountText(d.memoryUsedMiB),
+                                  memoryAmountText(d.memoryTotalMiB));
         if (d.trainingMemoryMiB >= 0 && !d.lost)
             lines << tr("Memory by use: training %1, inference %2, other %3")
                              .arg(memoryAmountText(d.trainingMemoryMiB),

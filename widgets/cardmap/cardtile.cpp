@@ -380,9 +380,12 @@ Data makeData(const Session::Snapshot &snapshot, const Sched::CardState &card)
         d.utilisationPermille = std::isnan(s.utilisation)
                                         ? -1
                                         : std::clamp(roundInt(s.utilisation * 1000), 0, 1000);
-        d.temperatureC = roundInt(s.temperatureC);
-        d.powerW = roundInt(s.powerW);
-        d.powerPermille = s.powerLimitW > 0 ? roundInt(s.powerW / s.powerLimitW * 1000) : -1;
+        // NaN: not reported (a fleet's Slurm says nothing of temperature or power).
+        d.temperatureC = std::isnan(s.temperatureC) ? -1 : roundInt(s.temperatureC);
+        d.powerW = std::isnan(s.powerW) ? -1 : roundInt(s.powerW);
+        d.powerPermille = s.powerLimitW > 0 && !std::isnan(s.powerW)
+                                  ? roundInt(s.powerW / s.powerLimitW * 1000)
+                                  : -1;
         d.memoryUsedMiB = s.memoryUsedMiB;
         d.trainingMemoryMiB = s.trainingMemoryMiB;
         d.inferenceMemoryMiB = s.inferenceMemoryMiB;
@@ -776,7 +779,10 @@ void paint(QPainter &p,
                                  ? TileText::tr("util n/a")
                                  : TileText::tr("util %1").arg(percentText(d.utilisationPermille));
     const QString memory
-            = TileText::tr("%1/%2 GiB").arg(gibText(d.memoryUsedMiB), gibText(d.memoryTotalMiB));
+            = d.memoryUsedMiB < 0
+                      ? TileText::tr("?/%1 GiB").arg(gibText(d.memoryTotalMiB))
+                      : TileText::tr("%1/%2 GiB")
+                                .arg(gibText(d.memoryUsedMiB), gibText(d.memoryTotalMiB));
     const qreal barW = std::min<qreal>(g.footer.width() * 0.25, 40 * style.zoom);
     const QRectF bar(g.footer.left(), g.footer.center().y() - 2, barW, 4);
     p.fillRect(bar, freeFill);

@@ -176,7 +176,21 @@ QString problemText(const Domain::Problem &problem, const Sched::Status &status)
     case C::ReadOnlyUnreachable:
     case C::ReadOnlyNotOperator:
     case C::ReadOnlyNotTakingChanges:
+    case C::ReadOnlyFleetUnreachable:
         return readOnlyText(problem);
+    case C::FleetStaticLayout:
+        return CommandText::tr("Slurm's MIG layouts are static: repartition the node with "
+                               "zhaoxictl fleet repartition.");
+    case C::FleetRefused:
+        return CommandText::tr("Slurm refused: %1").arg(a(0));
+    case C::FleetNotSlurmJob:
+        return CommandText::tr("Job %1 is not one of Slurm's jobs.").arg(a(0));
+    case C::FleetStartsItsJobs:
+        return CommandText::tr("Slurm starts a waiting job itself: Zhaoxi names the node when it "
+                               "submits one.");
+    case C::FleetNoLogs:
+        return CommandText::tr("Slurm writes the job's output on its node: %1").arg(a(0));
+
     case C::Count:
         break;
     }

@@ -230,6 +230,10 @@ QString readOnlyText(const Domain::Problem &reason)
                 .arg(reason.arg(0), reason.arg(1));
     case C::ReadOnlyNotTakingChanges:
         return ReasonText::tr("Read-only: the service is shutting down and takes no changes.");
+    case C::ReadOnlyFleetUnreachable:
+        return ReasonText::tr("Read-only: Slurm at %1 is not reachable (%2); the picture is the "
+                              "last one read. Retrying in %3 s…")
+                .arg(reason.arg(0), reason.arg(1), reason.arg(2));
     case C::None:
         return ReasonText::tr("Read-only: changes are not allowed.");
     default:

@@ -273,6 +273,54 @@ QString schedulerMessage(const Event &e, const EventNames &n, bool *known)
     return {};
 }
 
+// A fleet through Slurm (FleetSession): what Slurm reported changed, in the console's words.
+QString fleetMessage(const Event &e, bool *known)
+{
+    const QByteArray &c = e.code;
+    const QString slurmJob = param(e, "slurmJob");
+    const QString name = param(e, "name");
+    if (c == "fleet-read")
+        return EventText::tr("Slurm at %1 read: %2 nodes, %3 jobs")
+                .arg(param(e, "url"), param(e, "nodes"), param(e, "jobs"));
+    if (c == "fleet-unreachable")
+        return EventText::tr("Slurm at %1 is not reachable: %2")
+                .arg(param(e, "url"), param(e, "message"));
+    if (c == "fleet-reachable")
+        return EventText::tr("Slurm at %1 answers again after %2")
+                .arg(param(e, "url"), eventDurationText(intParam(e, "downMs", 0)));
+    if (c == "fleet-node-added")
+        return EventText::tr("Node %1 joined (%2)").arg(param(e, "node"), param(e, "state"));
+    if (c == "fleet-node-state") {
+        const QString reason = param(e, "reason");
+        const QString text
+                = EventText::tr("Node %1 is %2 (was %3)")
+                          .arg(param(e, "node"), param(e, "state"), param(e, "previousState"));
+        return reason.isEmpty() ? text : EventText::tr("%1: %2").arg(text, reason);
+    }
+    if (c == "fleet-token-renewed")
+        return EventText::tr("The Slurm token was renewed");
+    if (c == "fleet-token-renew-failed")
+        return EventText::tr("The Slurm token could not be renewed: %1").arg(param(e, "error"));
+    if (c == "fleet-token-expiring")
+        return EventText::tr("The Slurm token expires at %1 and nothing renews it")
+                .arg(QString::fromLatin1(Storage::isoTime(intParam(e, "expiresAtMs", 0), 0)));
+    if (c == "slurm-job-seen")
+        return EventText::tr("Slurm job %1 (%2): %3").arg(slurmJob, name, param(e, "state"));
+    if (c == "slurm-job-submitted")
+        return EventText::tr("Slurm job %1 (%2) submitted for node %3")
+                .arg(slurmJob, name, param(e, "node"));
+    if (c == "slurm-job-started")
+        return EventText::tr("Slurm job %1 (%2) started").arg(slurmJob, name);
+    if (c == "slurm-job-requeued")
+        return EventText::tr("Slurm job %1 (%2) requeued").arg(slurmJob, name);
+    if (c == "slurm-job-ended")
+        return EventText::tr("Slurm job %1 (%2) ended: %3").arg(slurmJob, name, param(e, "state"));
+    if (c == "slurm-job-waiting")
+        return EventText::tr("Slurm job %1 (%2) waits: %3").arg(slurmJob, name, param(e, "reason"));
+    *known = false;
+    return {};
+}
+
 QString deviceMessage(const Event &e, const EventNames &n, bool *known)
 {
     const QByteArray &c = e.code;
@@ -325,8 +373,7 @@ QString deviceMessage(const Event &e, const EventNames &n, bool *known)
                      trimmedNumberText(double(intParam(e, "temperatureMilliC", 0)) / 1000.0, 0));
     if (c == "throttle-ended")
         return EventText::tr("%1 is no longer throttling").arg(card);
-    *known = false;
-    return {};
+    return fleetMessage(e, known);
 }
 
 QString policyMessage(const Event &e, const EventNames &n, bool *known)

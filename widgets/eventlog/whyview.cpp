@@ -219,9 +219,19 @@ QString WhyView::explanation(const Snapshot &s) const
     html += QStringLiteral("<p>%1</p>")
                     .arg(esc(tr("It asks for %1 (priority %2).").arg(demand).arg(j.spec.priority)));
 
+    html += externalText(s);
     if (j.state == Sched::JobState::Pending) {
         if (preempted != m_preempted.cend())
             html += preemptedText(s, *preempted, false);
+        if (t && t->result.isSuccess() && t->placement && !s.externalScheduler.isEmpty()) {
+            // A fleet's scheduler (Slurm) starts its jobs: Zhaoxi's analysis found room.
+            html += QStringLiteral("<p>%1</p>")
+                            .arg(esc(tr("By Zhaoxi's analysis at %1 it fits on %2 now; Slurm "
+                                        "keeps it waiting for its own reason above.")
+                                             .arg(eventClockText(t->atMs, s.utcOffsetSeconds),
+                                                  hostName(s, t->placement->host))));
+            return html;
+        }
         if (!t) {
             html += QStringLiteral("<p>%1</p>")
                             .arg(esc(
@@ -248,6 +258,28 @@ QString WhyView::explanation(const Snapshot &s) const
     if ((j.isTerminal() || j.state == Sched::JobState::Running) && preempted != m_preempted.cend())
         html += preemptedText(s, *preempted, false);
     return html;
+}
+
+QString WhyView::externalText(const Snapshot &s) const
+{
+    if (s.externalScheduler.isEmpty())
+        return {};
+    const auto it = std::find_if(
+            s.externalJobs.cbegin(), s.externalJobs.cend(), [this](const Session::ExternalJob &e) {
+                return e.job == m_job.value();
+            });
+    if (it == s.externalJobs.cend())
+        return {};
+    QString line = tr("Slurm job %1 (user %2, partition %3): %4.")
+                           .arg(QString::number(it->id),
+                                it->user,
+                                it->partition.isEmpty() ? QStringLiteral("-") : it->partition,
+                                it->state);
+    if (!it->reason.isEmpty() && it->reason != QLatin1String("None"))
+        line += QLatin1Char(' ') + tr("Slurm's reason: %1.").arg(it->reason);
+    if (it->restarts > 0)
+        line += QLatin1Char(' ') + tr("Slurm requeued it %n time(s).", nullptr, it->restarts);
+    return QStringLiteral("<p>%1</p>").arg(esc(line));
 }
 
 QString WhyView::waitingText(const Snapshot &s, const DecisionTrace &t) const

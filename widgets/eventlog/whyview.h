@@ -60,6 +60,8 @@ private:
     void onSnapshot(const Session::SnapshotPtr &snapshot);
     void render();
     QString explanation(const Session::Snapshot &snapshot) const;
+    // A fleet's scheduler's view of the job (Slurm's state and pending reason); empty when none.
+    QString externalText(const Session::Snapshot &s) const;
     QString waitingText(const Session::Snapshot &s, const Sched::DecisionTrace &t) const;
     QString placedText(const Session::Snapshot &s, const Sched::DecisionTrace *t) const;
     QString preemptedText(const Session::Snapshot &s, const Preemption &p, bool leaving) const;

@@ -7,6 +7,7 @@
 #include <QDialogButtonBox>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLocale>
 #include <QPushButton>
 #include <QTimeZone>
 #include <QTreeWidget>
@@ -111,6 +112,31 @@ QStringList ScheduleConfirmDialog::summaryLines(const Session::SchedulePreview &
     }
     if (!p.movedReplicas.isEmpty())
         lines << tr("%n replica(s) move to another card.", nullptr, int(p.movedReplicas.size()));
+    // A fleet through Slurm: the windows are Slurm's reservations.
+    for (const Session::SchedulePreview::Reservation &r : p.reservations) {
+        const QString nodes = r.nodes.join(QStringLiteral(", "));
+        const QString start = QLocale().toString(
+                QDateTime::fromMSecsSinceEpoch(r.startMs, QTimeZone(utcOffset)),
+                QStringLiteral("ddd HH:mm"));
+        const QString length = hoursMinutesText(r.durationS * 1000);
+        const QString repeat = r.flags.join(QLatin1Char(','));
+        if (r.action == QLatin1String("create"))
+            lines << tr("Slurm reservation %1 is created: %2 (%n card(s)) for %3 from %4 for %5 "
+                        "h:mm (%6).",
+                        nullptr,
+                        r.cards)
+                             .arg(r.name, nodes, r.partition, start, length, repeat);
+        else if (r.action == QLatin1String("update"))
+            lines << tr("Slurm reservation %1 changes: %2 (%n card(s)) for %3 from %4 for %5 "
+                        "h:mm (%6).",
+                        nullptr,
+                        r.cards)
+                             .arg(r.name, nodes, r.partition, start, length, repeat);
+        else if (r.action == QLatin1String("delete"))
+            lines << tr("Slurm reservation %1 is deleted.").arg(r.name);
+        else
+            lines << tr("Slurm reservation %1 stays as it is.").arg(r.name);
+    }
     return lines;
 }
 

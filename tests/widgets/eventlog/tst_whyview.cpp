@@ -8,9 +8,11 @@
 
 #include "core/catalogue/catalogue.h"
 #include "core/models/sessionclient.h"
+#include "core/session/fleetsession.h"
 #include "core/session/simulationsession.h"
 #include "core/sim/scenario.h"
 
+#include "tests/data/fleetrecorded.h"
 #include "tests/data/scenarios.h"
 
 #include <QTest>
@@ -50,6 +52,7 @@ private Q_SLOTS:
     void aWaitingJobNamesItsReasons();
     void aPlacedJobNamesItsHost();
     void aPreemptedJobNamesThePreemptor();
+    void aSlurmJobSaysSlurmsReason();
 };
 
 void TestWhyView::nothingSelected()
@@ -187,3 +190,37 @@ void TestWhyView::aPreemptedJobNamesThePreemptor()
 
 QTEST_MAIN(TestWhyView)
 #include "tst_whyview.moc"
+
+// A fleet through Slurm: a job Slurm keeps waiting shows Slurm's view (its id, user, partition,
+// state and pending reason) beside Zhaoxi's own analysis.
+void TestWhyView::aSlurmJobSaysSlurmsReason()
+{
+    Session::FleetOptions o;
+    o.restUrl = QUrl(QStringLiteral("http://127.0.0.1:1"));
+    o.user = QStringLiteral("root");
+    o.tokenFile = QStringLiteral("/nonexistent/token");
+    QString why;
+    const std::unique_ptr<Session::FleetSession> fleet = Session::FleetSession::create(o, &why);
+    QVERIFY2(fleet, qPrintable(why));
+    Models::SessionClient client{fleet.get()};
+    WhyView view{&client};
+    fleet->takeRead(TestData::recordedFleet());
+    QVERIFY(client.snapshot());
+    const Domain::JobId seven = fleet->fleet().jobBySlurmId.value(7);
+    QVERIFY(seven.isValid());
+    view.setJob(seven);
+    QString text = view.text();
+    QVERIFY2(text.contains(QStringLiteral("whole-2-pending is waiting")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("Slurm job 7 (user root, partition training): PENDING. "
+                                          "Slurm's reason: Resources.")),
+             qPrintable(text));
+    // Zhaoxi's analysis: no node has two whole H200 free (job 6 holds all four).
+    QVERIFY2(text.contains(QStringLiteral("could not place it")), qPrintable(text));
+
+    // After job 9 preempted job 6, Slurm holds 6 back until it may begin again, requeued once.
+    fleet->takeRead(TestData::recordedFleet(QStringLiteral("squeue-after-preemption.json")));
+    view.setJob(fleet->fleet().jobBySlurmId.value(6));
+    text = view.text();
+    QVERIFY2(text.contains(QStringLiteral("Slurm's reason: BeginTime.")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("Slurm requeued it 1 time")), qPrintable(text));
+}
