@@ -272,6 +272,20 @@
     <context>
         <name>Zhaoxi::Widgets::ScheduleConfirmDialog</name>
         <message numerus="yes">
+            <source>Slurm reservation %1 is created: %2 (%n card(s)) for %3 from %4 for %5 h:mm (%6).</source>
+            <translation>
+                <numerusform>Slurm reservation %1 is created: %2 (%n card) for %3 from %4 for %5 h:mm (%6).</numerusform>
+                <numerusform>Slurm reservation %1 is created: %2 (%n cards) for %3 from %4 for %5 h:mm (%6).</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>Slurm reservation %1 changes: %2 (%n card(s)) for %3 from %4 for %5 h:mm (%6).</source>
+            <translation>
+                <numerusform>Slurm reservation %1 changes: %2 (%n card) for %3 from %4 for %5 h:mm (%6).</numerusform>
+                <numerusform>Slurm reservation %1 changes: %2 (%n cards) for %3 from %4 for %5 h:mm (%6).</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
             <source>%n training job(s) stop.</source>
             <translation>
                 <numerusform>%n training job stops.</numerusform>

@@ -1755,6 +1755,18 @@
     <context>
         <name>Zhaoxi::Widgets::EventText</name>
         <message>
+            <source>Slurm refused %1 on the node Zhaoxi chose; re-planned on %2</source>
+            <translation>Slurm 拒绝在朝夕选定的节点上运行 %1；已重新规划到 %2</translation>
+        </message>
+        <message>
+            <source>The schedule&apos;s Slurm reservations were applied</source>
+            <translation>已应用时间表对应的 Slurm 预留</translation>
+        </message>
+        <message>
+            <source>The schedule&apos;s Slurm reservations failed at %1: %2</source>
+            <translation>时间表对应的 Slurm 预留在 %1 处失败：%2</translation>
+        </message>
+        <message>
             <source>Slurm at %1 read: %2 nodes, %3 jobs</source>
             <translation>已读取 %1 的 Slurm：%2 个节点，%3 个作业</translation>
         </message>
@@ -4795,6 +4807,26 @@ Open the simulated appliance instead?</source>
     </context>
     <context>
         <name>Zhaoxi::Widgets::ScheduleConfirmDialog</name>
+        <message numerus="yes">
+            <source>Slurm reservation %1 is created: %2 (%n card(s)) for %3 from %4 for %5 h:mm (%6).</source>
+            <translation>
+                <numerusform>新建 Slurm 预留 %1：%2（%n 张卡），供 %3 使用，自 %4 起，时长 %5（时:分）（%6）。</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>Slurm reservation %1 changes: %2 (%n card(s)) for %3 from %4 for %5 h:mm (%6).</source>
+            <translation>
+                <numerusform>修改 Slurm 预留 %1：%2（%n 张卡），供 %3 使用，自 %4 起，时长 %5（时:分）（%6）。</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>Slurm reservation %1 is deleted.</source>
+            <translation>删除 Slurm 预留 %1。</translation>
+        </message>
+        <message>
+            <source>Slurm reservation %1 stays as it is.</source>
+            <translation>Slurm 预留 %1 保持不变。</translation>
+        </message>
         <message>
             <source>%1 (window ‘%2’)</source>
             <translation>%1（时间窗“%2”）</translation>

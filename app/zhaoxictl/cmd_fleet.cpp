@@ -137,6 +137,7 @@ int runFleetSubmit(Args &args, Io &io)
     const std::optional<QString> qosNever = args.value(QStringLiteral("qos-never"));
     const std::optional<QString> scontrolPath = args.value(QStringLiteral("scontrol"));
     const std::optional<QString> slurmConf = args.value(QStringLiteral("slurm-conf"));
+    const bool slurmChooses = args.flag(QStringLiteral("slurm-chooses"));
     FleetConnection conn;
     if (!readFleetConnection(args, "submit", io, &conn))
         return 2;
@@ -183,21 +184,50 @@ int runFleetSubmit(Args &args, Io &io)
         options.qosByKind = *byKind;
     }
     options.qosNever = qosNever.value_or(QString());
+    options.slurmChooses = slurmChooses;
     options.workdir = QDir::currentPath();
     options.environment.insert(QStringLiteral("PATH"),
                                qEnvironmentVariable("PATH", QStringLiteral("/usr/bin:/bin")));
     QString why;
-    const std::optional<Fleet::SubmitPlan> plan = Fleet::planSubmission(
+    std::optional<Fleet::SubmitPlan> plan = Fleet::planSubmission(
             *fleet, *spec, QDateTime::currentMSecsSinceEpoch(), options, &why);
     if (!plan) {
         io.err << "zhaoxictl fleet submit: " << pos[1] << ": " << why << "\n";
         return 1;
     }
     Fleet::RestStatus status;
-    const std::optional<qint64> id = client->submitBlocking(plan->request, &status);
+    std::optional<qint64> id = client->submitBlocking(plan->request, &status);
+    QString replanned;
+    if (!id && status.code != Fleet::RestStatus::Code::Unreachable
+        && status.code != Fleet::RestStatus::Code::TokenFile && !options.slurmChooses) {
+        // Slurm refused the job where Zhaoxi put it: the node may have changed since the read
+        // (drained, taken). Read again and plan once more without that node; say so.
+        const QString first = status.message;
+        const std::optional<Fleet::FleetState> again = readFleet(*client, "submit", io);
+        if (!again)
+            return 1;
+        options.avoidNodes = plan->nodes;
+        QString whyNot;
+        const std::optional<Fleet::SubmitPlan> next = Fleet::planSubmission(
+                *again, *spec, QDateTime::currentMSecsSinceEpoch(), options, &whyNot);
+        if (!next) {
+            io.err << "zhaoxictl fleet submit: Slurm refused the job for node "
+                   << plan->nodes.join(QLatin1Char(',')) << " (" << plan->gres << "): " << first
+                   << "; no other node can take it now: " << whyNot << "\n";
+            return 1;
+        }
+        replanned = QStringLiteral("Slurm refused node %1 (%2); re-planned on %3")
+                            .arg(plan->nodes.join(QLatin1Char(',')),
+                                 first,
+                                 next->nodes.join(QLatin1Char(',')));
+        io.err << "zhaoxictl fleet submit: " << replanned << "\n";
+        plan = next;
+        id = client->submitBlocking(plan->request, &status);
+    }
     if (!id) {
-        io.err << "zhaoxictl fleet submit: Slurm refused the job for node " << plan->node << " ("
-               << plan->gres << "): " << status.message << "\n";
+        io.err << "zhaoxictl fleet submit: Slurm refused the job for node "
+               << plan->nodes.join(QLatin1Char(',')) << " (" << plan->gres
+               << "): " << status.message << "\n";
         return 1;
     }
     if (!plan->requeue) {
@@ -219,6 +249,9 @@ int runFleetSubmit(Args &args, Io &io)
                             {QStringLiteral("partition"), plan->partition},
                             {QStringLiteral("qos"), plan->qos},
                             {QStringLiteral("requeue"), plan->requeue},
+                            {QStringLiteral("nodes"), QJsonArray::fromStringList(plan->nodes)},
+                            {QStringLiteral("slurm_chooses"), options.slurmChooses},
+                            {QStringLiteral("replanned"), replanned},
                             {QStringLiteral("why"), plan->why}};
         io.out << QJsonDocument(o).toJson(QJsonDocument::Indented);
     } else {

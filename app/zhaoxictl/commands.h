@@ -117,7 +117,8 @@ inline const Command kCommands[] = {
          "nvml-check [--library PATH]  read-only: what the NVML backend reads on this machine",
          runNvmlCheck},
         {"fleet",
-         "fleet show | submit SPEC.json [--qos KIND=QOS,...] [--qos-never QOS] | cancel JOB "
+         "fleet show | submit SPEC.json [--qos KIND=QOS,...] [--qos-never QOS] [--slurm-chooses] | "
+         "cancel JOB "
          "[--signal SIG] | requeue JOB | priority JOB N | windows SCHEDULE.json [--apply] [--lead "
          "MIN] | repartition NODE --layout L --gres-command CMD [--immediate|--deadline S] "
          "[--apply-command CMD], each with --rest URL --token-file F [--user NAME] [--timeout MS] "

@@ -64,6 +64,57 @@ QString gresFor(const FleetState &fleet, const Sched::Placement &placement, QStr
     return parts.join(QLatin1Char(','));
 }
 
+// A gang no one node takes, as equal parts on distinct nodes (planSubmission's comment): true
+// with plan->nodes, node, gres and why set.
+bool planGangOverNodes(const FleetState &fleet,
+                       const Sched::ClusterState &candidates,
+                       const Domain::WorkloadSpec &spec,
+                       qint64 nowMs,
+                       SubmitPlan *plan)
+{
+    const int cards = spec.demand.cards;
+    for (int k = 2; k <= cards; ++k) {
+        if (cards % k != 0)
+            continue;
+        Domain::WorkloadSpec part = spec;
+        part.demand.cards = cards / k;
+        Sched::ClusterState state = candidates;
+        QStringList nodes, whys;
+        QString gres;
+        bool placed = true;
+        for (int i = 0; i < k && placed; ++i) {
+            Sched::Scheduler scheduler(state);
+            scheduler.setAllowRepartitioning(false);
+            const Sched::Decision d = scheduler.placeNow(scheduler.submit(part, nowMs), nowMs);
+            QString why;
+            const QString g = d.placement ? gresFor(fleet, *d.placement, &why) : QString();
+            placed = d.placement && why.isEmpty() && (i == 0 || g == gres);
+            if (!placed)
+                break;
+            gres = g;
+            nodes << fleet.state.host(d.placement->host).name;
+            whys << QStringLiteral("part %1 of %2: %3")
+                            .arg(i + 1)
+                            .arg(k)
+                            .arg(d.trace.describe(scheduler.state()));
+            // The next part goes elsewhere: one task per node.
+            state.setHostUp(d.placement->host, false);
+        }
+        if (placed) {
+            plan->nodes = nodes;
+            plan->node = nodes.first();
+            plan->gres = gres;
+            plan->why = QStringLiteral("no one node takes %1 cards now; %2 nodes take %3 each. %4")
+                                .arg(cards)
+                                .arg(k)
+                                .arg(cards / k)
+                                .arg(whys.join(QStringLiteral(" ")));
+            return true;
+        }
+    }
+    return false;
+}
+
 } // namespace
 
 QString batchScript(const QStringList &command)
@@ -138,28 +189,29 @@ std::optional<SubmitPlan> planSubmission(const FleetState &fleet,
     // Zhaoxi's decision, on a copy of the fleet: Slurm's MIG is static, so no instance is made.
     // Nodes outside the partition are taken as down there (their jobs stay as they are).
     Sched::ClusterState state = fleet.state;
-    if (member) {
-        for (const Sched::HostState &h : fleet.state.hosts()) {
-            if (h.up && !member->nodes.contains(h.name))
-                state.setHostUp(h.id, false);
-        }
+    for (const Sched::HostState &h : fleet.state.hosts()) {
+        if (h.up
+            && ((member && !member->nodes.contains(h.name)) || options.avoidNodes.contains(h.name)))
+            state.setHostUp(h.id, false);
     }
-    Sched::Scheduler scheduler(std::move(state));
+    Sched::Scheduler scheduler(state);
     scheduler.setAllowRepartitioning(false);
     const Domain::JobId job = scheduler.submit(spec, nowMs);
     const Sched::Decision decision = scheduler.placeNow(job, nowMs);
-    if (!decision.placement) {
+    SubmitPlan plan;
+    QString why;
+    if (decision.placement) {
+        plan.node = fleet.state.host(decision.placement->host).name;
+        plan.nodes = {plan.node};
+        plan.why = decision.trace.describe(scheduler.state());
+        plan.gres = gresFor(fleet, *decision.placement, &why);
+        if (!why.isEmpty())
+            return refuse(why);
+    } else if (!planGangOverNodes(fleet, state, spec, nowMs, &plan)) {
         return refuse(QStringLiteral("no node can take it now: %1 (%2)")
                               .arg(decision.status.describe(),
                                    decision.trace.describe(scheduler.state())));
     }
-    SubmitPlan plan;
-    plan.node = fleet.state.host(decision.placement->host).name;
-    plan.why = decision.trace.describe(scheduler.state());
-    QString why;
-    plan.gres = gresFor(fleet, *decision.placement, &why);
-    if (!why.isEmpty())
-        return refuse(why);
     plan.partition = partition;
     plan.qos = qos;
     plan.requeue = !never;
@@ -169,7 +221,7 @@ std::optional<SubmitPlan> planSubmission(const FleetState &fleet,
         env.insert(it.key(), it.value());
     for (auto it = spec.run->env.cbegin(); it != spec.run->env.cend(); ++it)
         env.insert(it.key(), it.value());
-    env.insert(QStringLiteral("ZHAOXI_FLEET_NODE"), plan.node);
+    env.insert(QStringLiteral("ZHAOXI_FLEET_NODE"), plan.nodes.join(QLatin1Char(',')));
     if (spec.preemption == Domain::PreemptionTolerance::AtCheckpoint) {
         // What Slurm sends a preempted, requeued or cancelled job (measured; see the header): the
         // unit checkpoints on this, not on run.checkpointSignal, which Slurm cannot deliver.
@@ -186,9 +238,12 @@ std::optional<SubmitPlan> planSubmission(const FleetState &fleet,
         job_.insert(QStringLiteral("partition"), plan.partition);
     if (!plan.qos.isEmpty())
         job_.insert(QStringLiteral("qos"), plan.qos);
-    job_.insert(QStringLiteral("nodes"), QStringLiteral("1"));
-    job_.insert(QStringLiteral("nodelist"), plan.node);
-    job_.insert(QStringLiteral("tasks"), 1);
+    job_.insert(QStringLiteral("nodes"), QString::number(plan.nodes.size()));
+    if (!options.slurmChooses)
+        job_.insert(QStringLiteral("nodelist"), plan.nodes.join(QLatin1Char(',')));
+    job_.insert(QStringLiteral("tasks"), int(plan.nodes.size()));
+    if (plan.nodes.size() > 1)
+        job_.insert(QStringLiteral("tasks_per_node"), 1);
     job_.insert(QStringLiteral("cpus_per_task"),
                 int(std::max<qint64>(1, (spec.demand.hostCpuMilli + 999) / 1000)));
     if (spec.demand.hostMemoryMiB > 0)

@@ -60,11 +60,17 @@ struct SubmitOptions
     // says "never" is refused without it: its kind's QOS might be preemptible, and a job that
     // may not be requeued is cancelled when it is preempted).
     QString qosNever;
+    // Slurm picks the node: no "nodelist" is sent. Zhaoxi still plans, so that the GRES names
+    // what would fit (its type) and a job nothing could take is refused here.
+    bool slurmChooses = false;
+    // Nodes the plan leaves out: those Slurm refused the job on (a re-plan after a refusal).
+    QStringList avoidNodes;
 };
 
 struct SubmitPlan
 {
-    QString node;      // the node Zhaoxi chose
+    QString node;      // the node Zhaoxi chose (a gang over several nodes: the first)
+    QStringList nodes; // every node of the job: one, or a gang's ("nodes" N, one task each)
     QString gres;      // "gpu:1g.18gb:1"; empty for a CPU-only job
     QString partition; // empty: the cluster's default
     QString qos;       // empty: none sent (the account's default QOS)
@@ -76,6 +82,10 @@ struct SubmitPlan
     QJsonObject request; // the body of POST /slurm/v0.0.38/job/submit
 };
 
+// A gang no single node can hold (demand.cards > 1) is split into equal parts on as few nodes as
+// take it: for k = 2, 3, ... dividing the cards, each part placed by the scheduler on a node the
+// other parts do not use, every part with the same GRES (Slurm's "gres" is per node); the job
+// then has "nodes" k, one task per node and the nodes in "nodelist".
 // The plan, or nullopt with an English *error: a spec without run.command, run.user set (Slurm
 // runs the job as the token's user), preemption "never" with qosByKind but no qosNever, or no
 // node that could take it now (the scheduler's reason and trace).

@@ -53,7 +53,8 @@ qint64 freeTraining(PolicyContext &ctx,
                     bool drain,
                     qint64 deadlineMs,
                     ActionReason why,
-                    int forService)
+                    int forService,
+                    std::optional<Domain::WorkloadKind> kind)
 {
     if (milli <= 0)
         return 0;
@@ -78,6 +79,8 @@ qint64 freeTraining(PolicyContext &ctx,
     QList<TrainingView> candidates;
     for (const TrainingView &v : views) {
         const Sched::Job &j = st.job(v.job);
+        if (kind && j.spec.kind != *kind)
+            continue;
         if (serviceSpec) {
             bool fits = false;
             for (const Sched::Assignment &a : j.assignments)

@@ -6,6 +6,8 @@
 
 #include <QHash>
 
+#include <optional>
+
 namespace Zhaoxi::Policy {
 
 // Parameters every policy takes.
@@ -14,7 +16,7 @@ struct CommonParams
     qint64 periodMs = 15'000;          // how often the policy looks
     double targetUtilisation = 0.7;    // replicas are sized to stay under this busy share ...
     double sloSafety = 0.7;            // ... and to plan the p99 at this share of the SLO
-    double sloSafetyAtRest = 0.9;      // ... at no load (-1: sloSafety); see replicasForRate
+    double sloSafetyAtRest = 0.8;      // ... at no load (-1: sloSafety); see replicasForRate
     double trainingBandwidthShare = 1; // the training class's share of each host's paths
     double trainingPowerCapW = -1;     // the training class's power cap (<= 0: none)
     void read(ParamReader &r);
@@ -44,7 +46,9 @@ inline qint64 inferenceMilli(const ServiceView &s, int replicas)
 // first. Lower priority goes first. When `forService` >= 0, only jobs on cards that could ever
 // hold one of that service's replicas count (Scheduler::cardsThatCouldServe). Training an
 // operator placed over its budget (Job::overBudget) is never taken to bring the class within
-// its budget (its share is excused from `milli`), and is taken last for a service. Returns the
+// its budget (its share is excused from `milli`), and is taken last for a service. When `kind`
+// is given, only jobs of that class count and go (a class over its own budget: the others have
+// theirs, and a job of another class taken off would be placed straight back). Returns the
 // compute freed or being freed.
 qint64 freeTraining(PolicyContext &ctx,
                     qint64 nowMs,
@@ -52,7 +56,8 @@ qint64 freeTraining(PolicyContext &ctx,
                     bool drain,
                     qint64 deadlineMs,
                     ActionReason why,
-                    int forService = -1);
+                    int forService = -1,
+                    std::optional<Domain::WorkloadKind> kind = std::nullopt);
 
 // Makes room for `replicas` waiting replicas of one service: for each, the card that can take
 // one at least cost: a card where training already leaving makes room costs nothing; otherwise

@@ -38,6 +38,7 @@ bool LoadGuard::readGuard(ParamReader &r)
     m_defragment = r.boolean(QStringLiteral("defragment"), m_defragment);
     m_calibrationTauMs
             = r.duration(QStringLiteral("calibrationTau"), m_calibrationTauMs, 0, 24 * 3600'000LL);
+    m_recoveryGrowth = r.number(QStringLiteral("recoveryGrowth"), m_recoveryGrowth, 0, 100);
     return r.ok();
 }
 
@@ -122,7 +123,24 @@ qint64 LoadGuard::tick(PolicyContext &ctx, qint64 nowMs)
             e.p99Us = qint64(p99 * 1000);
             ctx.record(e);
         }
+        // Replicas lost with their card: the ones left may not carry the load until the
+        // replacements serve, and the queue that builds meanwhile is what misses the SLO (it
+        // keeps missing after they serve, until it has drained). So besides the replacements,
+        // replicas for recoveryGrowth times the shortfall come at once too: the backlog then
+        // drains in about that share of the time it took to build (their loading overlaps the
+        // replacements'). They go again after `hold`, as any replica does.
+        st.recoveryExtra = 0;
+        const int lost = std::max(0, std::min(st.placedBefore, s.target) - (s.target - s.pending));
+        if (lost > 0 && m_recoveryGrowth > 0) {
+            const double serviceS = std::max(s.serviceMs, s.currentServiceMs) / 1000.0;
+            const double shortfall = s.observedRate - double(s.serving) / serviceS;
+            if (shortfall > 0) {
+                st.recoveryExtra = int(std::ceil(m_recoveryGrowth * shortfall * serviceS));
+                desired = std::max(desired, s.target + st.recoveryExtra);
+            }
+        }
         desired = std::clamp(desired, s.minReplicas, s.maxReplicas);
+        st.recoveryExtra = std::clamp(desired - s.target, 0, st.recoveryExtra);
         int n = desired;
         if (desired >= s.target) {
             st.belowSinceMs = -1;
@@ -184,7 +202,9 @@ qint64 LoadGuard::tick(PolicyContext &ctx, qint64 nowMs)
         ServiceState &st = m_state[std::size_t(s.index)];
         const int lost = std::max(0, std::min(st.placedBefore, s.target) - placed);
         const int urgent = std::clamp(
-                std::max({least - placed, lost, atRisk && !coming ? 1 : 0}), 0, s.pending);
+                std::max({least - placed, lost + st.recoveryExtra, atRisk && !coming ? 1 : 0}),
+                0,
+                s.pending);
         if (urgent > 0)
             makeRoomForService(ctx, nowMs, s.index, urgent, false, nowMs, ActionReason::SloAtRisk);
         if (s.pending > urgent)

@@ -29,8 +29,11 @@ namespace Zhaoxi::Policy {
 //                    (defragmentInference)
 //   calibrationTau   duration, default 15m: how long the measure of the queueing estimate's
 //                    error for a service takes to follow (0: plan with the estimate as it is)
+//   recoveryGrowth   number, default 4: when replicas are lost with their card and those left
+//                    cannot carry the load, replicas for this many times the shortfall come at once
+//                    besides the replacements, so that the queue built meanwhile drains (0: none)
 //   releaseP99       number, default 0.5: give back only under this share of the SLO
-//   depthPerReplica  number, default 6: pressure when more requests than this per serving replica
+//   depthPerReplica  number, default 10: pressure when more requests than this per serving replica
 //   hold             duration, default 10m: how long the load stays low before a serving replica
 //                    goes
 //   stepUp           number, default 0.25: on pressure, grow by this share of the replicas (>= 1;
@@ -74,13 +77,14 @@ private:
         qint64 overSinceMs = -1; // window p99 past the risk threshold since
         double modelError = 1;   // observed p99 / the queueing estimate's, smoothed
         qint64 calibratedAtMs = -1;
-        int placedBefore = 0; // replicas placed at the end of the last look
-        double peakRps = 0;   // the highest window rate seen
+        int placedBefore = 0;  // replicas placed at the end of the last look
+        int recoveryExtra = 0; // replicas asked for at once this look beyond those lost
+        double peakRps = 0;    // the highest window rate seen
     };
     double m_pressureP99 = 0.9;
     double m_riskP99 = 1.0;
     double m_releaseP99 = 0.5;
-    double m_depthPerReplica = 6;
+    double m_depthPerReplica = 10;
     qint64 m_holdMs = 10 * 60'000;
     double m_stepUp = 0.25;
     qint64 m_headroomMilli = 0;
@@ -89,6 +93,7 @@ private:
     qint64 m_minWindowRequests = 20;
     qint64 m_riskAfterMs = 2 * 60'000;
     qint64 m_calibrationTauMs = 15 * 60'000;
+    double m_recoveryGrowth = 4;
     std::vector<ServiceState> m_state;
     QosKnobs m_qos;
     ConsolidationMemo m_consolidation;

@@ -243,6 +243,8 @@ qint64 TimeWindows::tick(PolicyContext &ctx, qint64 nowMs)
         }
     }
     ctx.setBudget(b, nowMs, ActionReason::Window);
+    // Only the training class answers for its budget: batch has its own (none here), and a batch
+    // job taken off to bring training under it would be placed straight back.
     const qint64 used = ctx.scheduler().state().classUsage().training;
     if (used > b.trainingMilli)
         freeTraining(ctx,
@@ -250,7 +252,9 @@ qint64 TimeWindows::tick(PolicyContext &ctx, qint64 nowMs)
                      used - b.trainingMilli,
                      m_drain,
                      preparing ? nowMs + edgeIn : nowMs,
-                     ActionReason::Window);
+                     ActionReason::Window,
+                     -1,
+                     Domain::WorkloadKind::Training);
 
     // Replicas for the observed load within the inference share.
     const QList<ServiceView> views = ctx.services(nowMs);

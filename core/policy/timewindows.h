@@ -8,7 +8,9 @@ namespace Zhaoxi::Policy {
 // A weekly schedule of named windows, each with a class budget and QoS. Switches are prepared
 // ahead of the edge: training beyond the next window's share drains (at its checkpoint, or at
 // once when the checkpoint would come after the edge) so the capacity is free when the window
-// opens. Replicas follow the observed load within the window's inference share.
+// opens. Only training jobs leave to bring training within its budget: batch jobs answer to the
+// batch budget (which the windows leave open), and one taken off would be placed straight back.
+// Replicas follow the observed load within the window's inference share.
 //
 //   windows            [object], required, at least one; the first that matches a time wins
 //     name             string, required

@@ -1013,10 +1013,19 @@ void FleetSession::submitWorkload(quint64 request, QJsonObject json)
         Q_EMIT commandFinished(r);
         return;
     }
+    postSubmission(r, *plan, *spec, o, false);
+}
+
+void FleetSession::postSubmission(CommandResult r,
+                                  const Fleet::SubmitPlan &plan,
+                                  const Domain::WorkloadSpec &spec,
+                                  Fleet::SubmitOptions options,
+                                  bool replanned)
+{
     m_client->post(
             kApi + QStringLiteral("job/submit"),
-            plan->request,
-            [this, r, plan = *plan, name = spec->name](const Fleet::RestReply &reply) mutable {
+            plan.request,
+            [this, r, plan, spec, options, replanned](const Fleet::RestReply &reply) mutable {
                 if (!m_started)
                     return;
                 Domain::JsonError je;
@@ -1026,11 +1035,34 @@ void FleetSession::submitWorkload(quint64 request, QJsonObject json)
                 if (!id) {
                     const QString refusal
                             = reply.status.isOk() ? je.toString() : reply.status.message;
+                    const bool answered = reply.status.code == Fleet::RestStatus::Code::Http
+                                          || reply.status.code == Fleet::RestStatus::Code::Slurm;
+                    if (answered && !replanned) {
+                        // Slurm refused it where Zhaoxi put it (the node may have changed since
+                        // the last read): plan once more without that node, and say so.
+                        options.avoidNodes = plan.nodes;
+                        QString whyNot;
+                        const std::optional<Fleet::SubmitPlan> next
+                                = Fleet::planSubmission(m_fleet, spec, now(), options, &whyNot);
+                        if (next) {
+                            recordFleet(now(),
+                                        "slurm-job-replanned",
+                                        Storage::Severity::Warning,
+                                        {{QStringLiteral("name"), spec.name},
+                                         {QStringLiteral("refusedNodes"),
+                                          QJsonArray::fromStringList(plan.nodes)},
+                                         {QStringLiteral("refusal"), refusal},
+                                         {QStringLiteral("node"), next->node}});
+                            postSubmission(r, *next, spec, options, true);
+                            return;
+                        }
+                    }
                     setProblem(r, Problem(Problem::Code::FleetRefused, {refusal}));
                     r.ok = false;
                     finish(r);
                     return;
                 }
+                const QString name = spec.name;
                 // Known at once (its row, its id), before the next read lists it.
                 FleetJob j;
                 j.id = *id;

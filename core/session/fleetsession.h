@@ -4,6 +4,7 @@
 #include "recordingsession.h"
 
 #include "core/fleet/fleetstate.h"
+#include "core/fleet/fleetsubmit.h"
 #include "core/fleet/fleetwindows.h"
 #include "core/storage/metrics.h"
 
@@ -198,6 +199,13 @@ private:
     SchedulePreview schedulePreview(const QJsonObject &params,
                                     std::optional<Fleet::WindowsPlan> *plan);
     void applySchedule(quint64 request, const QJsonObject &params, bool confirmed);
+    // Posts a planned submission; a refusal by Slurm is planned once more without the refused
+    // node (`replanned`: this is that second try), an event says so.
+    void postSubmission(CommandResult r,
+                        const Fleet::SubmitPlan &plan,
+                        const Domain::WorkloadSpec &spec,
+                        Fleet::SubmitOptions options,
+                        bool replanned);
     QList<SchedulePreview::Reservation> m_confirmedReservations; // the last preview's
 
     FleetOptions m_options;

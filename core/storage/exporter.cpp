@@ -186,6 +186,10 @@ const Template kTemplates[] = {
         {"slurm-job-requeued", "Slurm job {slurmJob} ({name}) requeued"},
         {"slurm-job-ended", "Slurm job {slurmJob} ({name}) ended: {state}"},
         {"slurm-job-waiting", "Slurm job {slurmJob} ({name}) waits: {reason}"},
+        {"slurm-job-replanned", "Slurm refused {name} on {refusedNodes}; re-planned on {node}"},
+        {"fleet-windows-applied", "The schedule's Slurm reservations were applied"},
+        {"fleet-windows-failed",
+         "The schedule's Slurm reservations failed at {failedStep}: {error}"},
         {"store-moved-aside",
          "The store file was unreadable ({problem}); it was moved to {movedTo}"},
 };

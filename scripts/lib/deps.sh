@@ -13,6 +13,8 @@ ZX_PACKAGES=(
     # scripts/slurm-local (the fleet tests' local Slurm cluster; installing starts no daemon)
     slurmctld slurmd slurm-client slurmrestd slurm-wlm-jwt-plugin munge curl
     slurmdbd mariadb-server
+    # bench/sim/demo-day-seeds.sh reads simulate's JSON with it
+    jq
 )
 
 zx_install_deps() {

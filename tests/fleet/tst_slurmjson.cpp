@@ -738,6 +738,74 @@ private Q_SLOTS:
         QVERIFY2(why.contains(QLatin1String("no partition \"training\"")), qPrintable(why));
         QVERIFY(planSubmission(f, spec, 0, options, &why));
     }
+
+    // A gang no node holds alone goes on several nodes in equal parts (Slurm's nodes and tasks);
+    // Slurm may pick the node instead; a node Slurm refused is left out of a re-plan.
+    void submissionOverNodesOrSlurmsChoice()
+    {
+        FleetSnapshot snap;
+        for (const char *name : {"zx-a", "zx-b", "zx-c"}) {
+            FleetNode n;
+            n.name = QString::fromLatin1(name);
+            n.state = QStringLiteral("idle");
+            n.cpus = 32;
+            n.realMemoryMiB = 262144;
+            n.gres = {Gres{QStringLiteral("gpu"), QStringLiteral("h200"), 2, {}}};
+            n.partitions = {QStringLiteral("training")};
+            snap.nodes.append(n);
+        }
+        const FleetState f = buildFleetState(snap, Catalogue::Catalogue::builtIn(), 0);
+        Domain::WorkloadSpec spec;
+        spec.name = QStringLiteral("gang");
+        spec.kind = Domain::WorkloadKind::Training;
+        spec.demand.cards = 4;
+        spec.affinity.cardModels = {QStringLiteral("H200-141GB")};
+        spec.affinity.sameLinkDomain = false;
+        spec.run = Domain::RunSpec{};
+        spec.run->command = QStringList{QStringLiteral("true")};
+        SubmitOptions options;
+        options.workdir = QStringLiteral("/tmp/w");
+        QString why;
+        std::optional<SubmitPlan> plan = planSubmission(f, spec, 0, options, &why);
+        QVERIFY2(plan, qPrintable(why));
+        QCOMPARE(plan->nodes.size(), 2);
+        QVERIFY(plan->nodes[0] != plan->nodes[1]);
+        QCOMPARE(plan->node, plan->nodes.first());
+        QCOMPARE(plan->gres, QStringLiteral("gpu:h200:2")); // per node
+        QJsonObject job = plan->request.value(QStringLiteral("job")).toObject();
+        QCOMPARE(job.value(QStringLiteral("nodes")).toString(), QStringLiteral("2"));
+        QCOMPARE(job.value(QStringLiteral("tasks")).toInt(), 2);
+        QCOMPARE(job.value(QStringLiteral("tasks_per_node")).toInt(), 1);
+        QCOMPARE(job.value(QStringLiteral("nodelist")).toString(), plan->nodes.join(','));
+        QVERIFY2(plan->why.contains(QLatin1String("2 nodes take 2 each")), qPrintable(plan->why));
+        // Six cards: three nodes of two.
+        spec.demand.cards = 6;
+        plan = planSubmission(f, spec, 0, options, &why);
+        QVERIFY2(plan, qPrintable(why));
+        QCOMPARE(plan->nodes.size(), 3);
+        // Eight: no split fits three nodes of two.
+        spec.demand.cards = 8;
+        QVERIFY(!planSubmission(f, spec, 0, options, &why));
+        QVERIFY2(why.startsWith(QLatin1String("no node can take it now")), qPrintable(why));
+
+        // Slurm chooses: no nodelist, the GRES still Zhaoxi's.
+        spec.demand.cards = 1;
+        options.slurmChooses = true;
+        plan = planSubmission(f, spec, 0, options, &why);
+        QVERIFY2(plan, qPrintable(why));
+        job = plan->request.value(QStringLiteral("job")).toObject();
+        QVERIFY(!job.contains(QStringLiteral("nodelist")));
+        QCOMPARE(job.value(QStringLiteral("gres")).toString(), QStringLiteral("gpu:h200:1"));
+        options.slurmChooses = false;
+
+        // A re-plan leaves out the nodes Slurm refused.
+        options.avoidNodes = {QStringLiteral("zx-a"), QStringLiteral("zx-b")};
+        plan = planSubmission(f, spec, 0, options, &why);
+        QVERIFY2(plan, qPrintable(why));
+        QCOMPARE(plan->node, QStringLiteral("zx-c"));
+        options.avoidNodes << QStringLiteral("zx-c");
+        QVERIFY(!planSubmission(f, spec, 0, options, &why));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestSlurmJson)

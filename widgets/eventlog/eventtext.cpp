@@ -315,6 +315,14 @@ QString fleetMessage(const Event &e, bool *known)
         return EventText::tr("Slurm job %1 (%2) requeued").arg(slurmJob, name);
     if (c == "slurm-job-ended")
         return EventText::tr("Slurm job %1 (%2) ended: %3").arg(slurmJob, name, param(e, "state"));
+    if (c == "slurm-job-replanned")
+        return EventText::tr("Slurm refused %1 on the node Zhaoxi chose; re-planned on %2")
+                .arg(name, param(e, "node"));
+    if (c == "fleet-windows-applied")
+        return EventText::tr("The schedule's Slurm reservations were applied");
+    if (c == "fleet-windows-failed")
+        return EventText::tr("The schedule's Slurm reservations failed at %1: %2")
+                .arg(param(e, "failedStep"), param(e, "error"));
     if (c == "slurm-job-waiting")
         return EventText::tr("Slurm job %1 (%2) waits: %3").arg(slurmJob, name, param(e, "reason"));
     *known = false;

@@ -121,6 +121,7 @@ private Q_SLOTS:
     void showsTheTimeZoneNowAndNextSwitches();
     void appliesThroughARealSession();
     void aChangedPlanIsRefusedAndPreviewedAgain();
+    void aFleetsPreviewListsItsReservations();
 };
 
 void TestScheduleEditor::dragMovesABlock()
@@ -419,6 +420,42 @@ void TestScheduleEditor::aChangedPlanIsRefusedAndPreviewedAgain()
              qPrintable(lines.first()));
     QVERIFY2(lines.join(QLatin1Char('\n')).contains(QStringLiteral("at once, losing")),
              qPrintable(lines.join(QLatin1Char('\n'))));
+}
+
+// A fleet through Slurm: the windows become reservations, and the confirmation says what
+// happens to each.
+void TestScheduleEditor::aFleetsPreviewListsItsReservations()
+{
+    Session::SchedulePreview p;
+    p.ok = true;
+    p.policyBefore = p.policyAfter = QStringLiteral("slurm");
+    Session::SchedulePreview::Reservation night;
+    night.action = QStringLiteral("create");
+    night.name = QStringLiteral("zhaoxi-night");
+    night.nodes = {QStringLiteral("zx-mig"), QStringLiteral("zx-whole")};
+    night.cards = 6;
+    night.startMs = 1'796'421'600'000; // a Monday 22:00 at +08:00
+    night.durationS = 9 * 3600;
+    night.flags = {QStringLiteral("DAILY"), QStringLiteral("IGNORE_JOBS")};
+    night.partition = QStringLiteral("training");
+    Session::SchedulePreview::Reservation old = night;
+    old.action = QStringLiteral("delete");
+    old.name = QStringLiteral("zhaoxi-day");
+    p.reservations = {old, night};
+    QVERIFY(p.needsConfirmation());
+    const QString text
+            = Widgets::ScheduleConfirmDialog::summaryLines(p, 8 * 3600).join(QLatin1Char('\n'));
+    QVERIFY2(text.contains(QStringLiteral("Slurm reservation zhaoxi-day is deleted.")),
+             qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("Slurm reservation zhaoxi-night is created: zx-mig, "
+                                          "zx-whole (6 card")),
+             qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("for training from ")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("for 9:00 h:mm (DAILY,IGNORE_JOBS)")), qPrintable(text));
+    // Only kept ones: nothing to ask.
+    night.action = QStringLiteral("keep");
+    p.reservations = {night};
+    QVERIFY(!p.needsConfirmation());
 }
 
 QTEST_MAIN(TestScheduleEditor)
