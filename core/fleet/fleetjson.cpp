@@ -144,11 +144,24 @@ QJsonObject fleetToJson(const FleetState &fleet)
                                         {QStringLiteral("partition"), r.partition},
                                         {QStringLiteral("users"), r.users}});
     }
-    return QJsonObject{{QStringLiteral("nodes"), nodes},
-                       {QStringLiteral("jobs"), jobs},
-                       {QStringLiteral("partitions"), partitions},
-                       {QStringLiteral("reservations"), reservations},
-                       {QStringLiteral("warnings"), strings(fleet.warnings)}};
+    QJsonArray qos;
+    for (const FleetQos &q : fleet.snapshot.qos) {
+        qos.append(QJsonObject{{QStringLiteral("name"), q.name},
+                               {QStringLiteral("priority"), q.priority},
+                               {QStringLiteral("preempts"), strings(q.preempts)},
+                               {QStringLiteral("preemptMode"), strings(q.preemptMode)},
+                               {QStringLiteral("graceTimeS"), q.graceTimeS},
+                               {QStringLiteral("groupTres"), strings(q.groupTres)}});
+    }
+    QJsonObject out{{QStringLiteral("nodes"), nodes},
+                    {QStringLiteral("jobs"), jobs},
+                    {QStringLiteral("partitions"), partitions},
+                    {QStringLiteral("reservations"), reservations},
+                    {QStringLiteral("qos"), qos},
+                    {QStringLiteral("warnings"), strings(fleet.warnings)}};
+    if (!fleet.snapshot.qosProblem.isEmpty())
+        out.insert(QStringLiteral("qosProblem"), fleet.snapshot.qosProblem);
+    return out;
 }
 
 } // namespace Zhaoxi::Fleet

@@ -341,6 +341,34 @@ public:
                && str(in, QStringLiteral("partition"), &r->partition)
                && str(in, QStringLiteral("users"), &r->users);
     }
+    bool qos(const JsonScope &in, FleetQos *q)
+    {
+        JsonScope preempt, limits, max, tres;
+        QJsonArray total;
+        if (!(readTrimmedName(in, QStringLiteral("name"), &q->name, Presence::Required)
+              && integer(in, QStringLiteral("priority"), qint64(0), kMaxCount, &q->priority)
+              && readObject(in, QStringLiteral("preempt"), &preempt)
+              && strings(preempt, QStringLiteral("list"), &q->preempts)
+              && strings(preempt, QStringLiteral("mode"), &q->preemptMode)
+              && readObject(in, QStringLiteral("limits"), &limits)
+              && integer(limits, QStringLiteral("grace_time"), qint64(0), kMaxTime, &q->graceTimeS)
+              && readObject(limits, QStringLiteral("max"), &max)
+              && readObject(max, QStringLiteral("tres"), &tres)
+              && readArray(tres, QStringLiteral("total"), &total)))
+            return false;
+        for (qsizetype i = 0; i < total.size(); ++i) {
+            JsonScope t;
+            QString type, name;
+            qint64 count = 0;
+            if (!(objectValue(total[i], jsonPath(tres.field(QStringLiteral("total")), i), &t)
+                  && str(t, QStringLiteral("type"), &type) && str(t, QStringLiteral("name"), &name)
+                  && integer(t, QStringLiteral("count"), qint64(0), kMaxCount, &count)))
+                return false;
+            q->groupTres << (name.isEmpty() ? type : type + QLatin1Char('/') + name)
+                                    + QLatin1Char('=') + QString::number(count);
+        }
+        return true;
+    }
 };
 
 } // namespace
@@ -510,6 +538,16 @@ std::optional<QList<FleetReservation>> parseReservations(const QByteArray &json,
             json,
             QStringLiteral("reservations"),
             [&r](const JsonScope &in, FleetReservation *v) { return r.reservation(in, v); },
+            error);
+}
+
+std::optional<QList<FleetQos>> parseQos(const QByteArray &json, JsonError *error)
+{
+    SlurmReader r;
+    return r.readList<FleetQos>(
+            json,
+            QStringLiteral("QOS"),
+            [&r](const JsonScope &in, FleetQos *q) { return r.qos(in, q); },
             error);
 }
 

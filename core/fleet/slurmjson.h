@@ -106,6 +106,18 @@ struct FleetReservation
     QString users;
 };
 
+// A QOS as slurmdbd has it (GET /slurmdb/v0.0.38/qos; only with accounting).
+struct FleetQos
+{
+    QString name;
+    qint64 priority = 0;
+    QStringList preempts;    // the QOS it may preempt
+    QStringList preemptMode; // "REQUEUE", "CANCEL", ...; empty: the cluster's
+    qint64 graceTimeS = 0;   // before a preempted job is signalled
+    // GrpTRES: the QOS's limit over all its jobs, as "gres/gpu=4", "cpu=64" (limits.max.tres.total)
+    QStringList groupTres;
+};
+
 // The text of each entry of an answer's "errors" array: its "description" (else "error"), with
 // Slurm's error number when there is one ("Requested node configuration is not available
 // (error 2014)"). Empty when the array is missing or empty.
@@ -119,6 +131,8 @@ std::optional<QList<FleetNode>> parseNodes(const QByteArray &json, JsonError *er
 std::optional<QList<FleetJob>> parseJobs(const QByteArray &json, JsonError *error);
 std::optional<QList<FleetPartition>> parsePartitions(const QByteArray &json, JsonError *error);
 std::optional<QList<FleetReservation>> parseReservations(const QByteArray &json, JsonError *error);
+// GET /slurmdb/v0.0.38/qos: its "QOS" list.
+std::optional<QList<FleetQos>> parseQos(const QByteArray &json, JsonError *error);
 // The answer to POST /slurm/v0.0.38/job/submit: its job_id (Slurm's errors refused as above).
 std::optional<qint64> parseSubmitResponse(const QByteArray &json, JsonError *error);
 
@@ -129,6 +143,10 @@ struct FleetSnapshot
     QList<FleetJob> jobs;
     QList<FleetPartition> partitions;
     QList<FleetReservation> reservations;
+    // With slurmdbd: the cluster's QOS. `qosProblem` says why they could not be read (no
+    // accounting: slurmrestd serves no /slurmdb/ path); the rest of the read stands.
+    QList<FleetQos> qos;
+    QString qosProblem;
 };
 
 } // namespace Zhaoxi::Fleet

@@ -258,7 +258,21 @@ void SlurmRestClient::fetchFleet(
                                   return v ? (run->snapshot.reservations = *v, true) : false;
                               }))
                         return;
-                    run->done(RestStatus{}, run->snapshot);
+                    // QOS only with accounting: a failure here leaves the read as it is and
+                    // says why there are none.
+                    get(QStringLiteral("/slurmdb/v0.0.38/qos"), [=](const RestReply &r5) {
+                        QString problem = r5.status.message;
+                        if (r5.status.isOk()) {
+                            JsonError e;
+                            if (const auto v = parseQos(r5.body, &e))
+                                run->snapshot.qos = *v;
+                            else
+                                problem = QStringLiteral("%1/slurmdb/v0.0.38/qos: %2")
+                                                  .arg(m_base.toString(), e.toString());
+                        }
+                        run->snapshot.qosProblem = problem;
+                        run->done(RestStatus{}, run->snapshot);
+                    });
                 });
             });
         });

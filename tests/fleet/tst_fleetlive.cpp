@@ -7,6 +7,8 @@
 #include "core/fleet/fleetsubmit.h"
 #include "core/fleet/slurmrest.h"
 
+#include "tests/fleet/slurmtestrun.h"
+
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
@@ -23,53 +25,9 @@ using namespace Zhaoxi;
 
 namespace {
 
-constexpr int kUpTimeoutMs = 240 * 1000; // a fresh machine installs the Debian packages first
-constexpr int kDownTimeoutMs = 90 * 1000;
+using namespace TestSlurm;
+
 constexpr int kCliTimeoutMs = 60 * 1000;
-
-struct Run
-{
-    int rc = -1;
-    QString out;
-    QString err;
-};
-
-Run runProgram(const QString &program,
-               const QStringList &args,
-               int timeoutMs,
-               const QString &workdir = QString(),
-               const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment())
-{
-    QProcess p;
-    p.setProcessEnvironment(env);
-    if (!workdir.isEmpty())
-        p.setWorkingDirectory(workdir);
-    p.setStandardInputFile(QProcess::nullDevice());
-    p.start(program, args);
-    Run r;
-    if (!p.waitForStarted(10000)) {
-        r.err = QStringLiteral("cannot start %1: %2").arg(program, p.errorString());
-        return r;
-    }
-    if (!p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished(5000);
-        r.err = QStringLiteral("%1 %2 did not finish within %3 ms")
-                        .arg(program, args.join(QLatin1Char(' ')))
-                        .arg(timeoutMs);
-    }
-    r.out = QString::fromUtf8(p.readAllStandardOutput());
-    r.err += QString::fromUtf8(p.readAllStandardError());
-    if (p.exitStatus() == QProcess::NormalExit && r.rc == -1)
-        r.rc = p.exitCode();
-    return r;
-}
-
-bool writeFile(const QString &path, const QByteArray &data)
-{
-    QFile f(path);
-    return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(data) == data.size();
-}
 
 QJsonObject nodeNamed(const QJsonObject &fleet, const QString &name)
 {
@@ -205,6 +163,12 @@ private Q_SLOTS:
         const QJsonObject fleet = QJsonDocument::fromJson(r.out.toUtf8()).object();
         QCOMPARE(fleet.value(QStringLiteral("nodes")).toArray().size(), 4);
         QCOMPARE(fleet.value(QStringLiteral("warnings")).toArray().size(), 0);
+        // No accounting: no QOS, and why (the rest of the read stands).
+        QCOMPARE(fleet.value(QStringLiteral("qos")).toArray().size(), 0);
+        QVERIFY2(fleet.value(QStringLiteral("qosProblem"))
+                         .toString()
+                         .contains(QLatin1String("/slurmdb/v0.0.38/qos")),
+                 qPrintable(fleet.value(QStringLiteral("qosProblem")).toString()));
         QCOMPARE(cardsOf(nodeNamed(fleet, QStringLiteral("zx-mig"))),
                  (QStringList{"H200-141GB/mig:3g.71gb,3g.71gb",
                               "H200-141GB/mig:1g.18gb,1g.18gb,1g.18gb,1g.18gb,1g.18gb,1g.18gb,"

@@ -6,6 +6,8 @@
 // repartitioned while a job runs on it (drained, the job requeued, the GRES changed, resumed, a
 // job on the new instances runs); a failing GRES command leaves it drained with the reason.
 // Needs root (the daemons run as root); skips otherwise.
+#include "tests/fleet/slurmtestrun.h"
+
 #include <QDateTime>
 #include <QDir>
 #include <QElapsedTimer>
@@ -23,52 +25,10 @@
 
 namespace {
 
-constexpr int kUpTimeoutMs = 240 * 1000; // a fresh machine installs the Debian packages first
-constexpr int kDownTimeoutMs = 90 * 1000;
+using namespace Zhaoxi::TestSlurm;
+
 constexpr int kCliTimeoutMs = 120 * 1000;
 constexpr int kJobWaitMs = 60 * 1000;
-
-struct Run
-{
-    int rc = -1;
-    QString out;
-    QString err;
-};
-
-Run runProgram(const QString &program,
-               const QStringList &args,
-               int timeoutMs,
-               const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment())
-{
-    QProcess p;
-    p.setProcessEnvironment(env);
-    p.setStandardInputFile(QProcess::nullDevice());
-    p.start(program, args);
-    Run r;
-    if (!p.waitForStarted(10000)) {
-        r.err = QStringLiteral("cannot start %1: %2").arg(program, p.errorString());
-        return r;
-    }
-    if (!p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished(5000);
-        r.err = QStringLiteral("%1 %2 did not finish within %3 ms")
-                        .arg(program, args.join(QLatin1Char(' ')))
-                        .arg(timeoutMs);
-    }
-    r.out = QString::fromUtf8(p.readAllStandardOutput());
-    r.err += QString::fromUtf8(p.readAllStandardError());
-    if (p.exitStatus() == QProcess::NormalExit
-        && r.err.indexOf(QLatin1String("did not finish")) < 0)
-        r.rc = p.exitCode();
-    return r;
-}
-
-bool writeFile(const QString &path, const QByteArray &data)
-{
-    QFile f(path);
-    return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(data) == data.size();
-}
 
 } // namespace
 

@@ -11,6 +11,8 @@
 #include "core/fleet/fleetsubmit.h"
 #include "core/fleet/slurmrest.h"
 
+#include "tests/fleet/slurmtestrun.h"
+
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
@@ -28,56 +30,12 @@ using namespace Zhaoxi;
 
 namespace {
 
-constexpr int kUpTimeoutMs = 240 * 1000; // a fresh machine installs the Debian packages first
-constexpr int kDownTimeoutMs = 90 * 1000;
+using namespace TestSlurm;
+
 constexpr int kCliTimeoutMs = 60 * 1000;
 // Bounded waits for Slurm (never asserted as durations): a requeued job waits the credential
 // lifetime (10 s in slurm-local) after KillWait (10 s) before it can start again.
 constexpr int kJobWaitMs = 120 * 1000;
-
-struct Run
-{
-    int rc = -1;
-    QString out;
-    QString err;
-};
-
-Run runProgram(const QString &program,
-               const QStringList &args,
-               int timeoutMs,
-               const QString &workdir = QString(),
-               const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment())
-{
-    QProcess p;
-    p.setProcessEnvironment(env);
-    if (!workdir.isEmpty())
-        p.setWorkingDirectory(workdir);
-    p.setStandardInputFile(QProcess::nullDevice());
-    p.start(program, args);
-    Run r;
-    if (!p.waitForStarted(10000)) {
-        r.err = QStringLiteral("cannot start %1: %2").arg(program, p.errorString());
-        return r;
-    }
-    if (!p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished(5000);
-        r.err = QStringLiteral("%1 %2 did not finish within %3 ms")
-                        .arg(program, args.join(QLatin1Char(' ')))
-                        .arg(timeoutMs);
-    }
-    r.out = QString::fromUtf8(p.readAllStandardOutput());
-    r.err += QString::fromUtf8(p.readAllStandardError());
-    if (p.exitStatus() == QProcess::NormalExit && r.rc == -1)
-        r.rc = p.exitCode();
-    return r;
-}
-
-bool writeFile(const QString &path, const QByteArray &data)
-{
-    QFile f(path);
-    return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(data) == data.size();
-}
 
 QString readFile(const QString &path)
 {
@@ -268,6 +226,25 @@ private Q_SLOTS:
                  qPrintable(QStringLiteral("slurm-local up --accounting failed (%1): %2")
                                     .arg(r.rc)
                                     .arg(r.err.right(3000))));
+    }
+
+    // With slurmdbd the fleet's QOS are read too: who preempts whom, and how.
+    void theQosAreRead()
+    {
+        const Run r = zhaoxictl(QStringList{QStringLiteral("fleet"), QStringLiteral("show")}
+                                + connection() + QStringList{QStringLiteral("--json")});
+        QVERIFY2(r.rc == 0, qPrintable(r.err));
+        const QJsonObject fleet = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QVERIFY(!fleet.contains(QStringLiteral("qosProblem")));
+        QJsonObject inference;
+        for (const QJsonValue &v : fleet.value(QStringLiteral("qos")).toArray()) {
+            if (v[QStringLiteral("name")].toString() == QLatin1String("inference"))
+                inference = v.toObject();
+        }
+        QCOMPARE(inference.value(QStringLiteral("preempts")).toArray(),
+                 QJsonArray{QStringLiteral("training")});
+        QCOMPARE(inference.value(QStringLiteral("preemptMode")).toArray(),
+                 QJsonArray{QStringLiteral("REQUEUE")});
     }
 
     void cleanupTestCase() { down(); }

@@ -739,6 +739,38 @@ private Q_SLOTS:
         QVERIFY(planSubmission(f, spec, 0, options, &why));
     }
 
+    // The QOS slurmdbd has (recorded with scripts/slurm-local up --accounting, training given
+    // GrpTRES=gres/gpu=4): priorities, who preempts whom and how, limits; and what fleet show
+    // says of them.
+    void qosRead()
+    {
+        JsonError e;
+        const std::optional<QList<FleetQos>> qos
+                = parseQos(fixture(QStringLiteral("rest-qos.json")), &e);
+        QVERIFY2(qos, qPrintable(e.toString()));
+        QCOMPARE(qos->size(), 3);
+        const FleetQos &inference = qos->at(2);
+        QCOMPARE(inference.name, QStringLiteral("inference"));
+        QCOMPARE(inference.priority, qint64(1000));
+        QCOMPARE(inference.preempts, QStringList{QStringLiteral("training")});
+        QCOMPARE(inference.preemptMode, QStringList{QStringLiteral("REQUEUE")});
+        QCOMPARE(qos->at(1).groupTres, QStringList{QStringLiteral("gres/gpu=4")});
+        QVERIFY(qos->at(0).groupTres.isEmpty());
+        // A value of the wrong type is named by its path.
+        QByteArray bad = fixture(QStringLiteral("rest-qos.json"));
+        bad.replace("\"priority\": 1000", "\"priority\": \"high\"");
+        QVERIFY(!parseQos(bad, &e));
+        QVERIFY2(e.toString().contains(QLatin1String("QOS[2].priority")), qPrintable(e.toString()));
+        FleetSnapshot snap = recorded();
+        snap.qos = *qos;
+        const QJsonObject shown
+                = fleetToJson(buildFleetState(snap, Catalogue::Catalogue::builtIn(), 0));
+        QCOMPARE(shown.value(QStringLiteral("qos")).toArray().size(), 3);
+        QCOMPARE(shown.value(QStringLiteral("qos"))[2][QStringLiteral("preempts")][0].toString(),
+                 QStringLiteral("training"));
+        QVERIFY(!shown.contains(QStringLiteral("qosProblem")));
+    }
+
     // A gang no node holds alone goes on several nodes in equal parts (Slurm's nodes and tasks);
     // Slurm may pick the node instead; a node Slurm refused is left out of a re-plan.
     void submissionOverNodesOrSlurmsChoice()

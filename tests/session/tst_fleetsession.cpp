@@ -4,6 +4,8 @@
 // always stops it. Needs root (the daemons run as root); skips otherwise.
 #include "core/session/fleetsession.h"
 
+#include "tests/fleet/slurmtestrun.h"
+
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
@@ -25,42 +27,9 @@ using Session::SnapshotPtr;
 
 namespace {
 
-constexpr int kUpTimeoutMs = 240 * 1000; // a fresh machine installs the Debian packages first
-constexpr int kDownTimeoutMs = 90 * 1000;
+using namespace TestSlurm;
+
 constexpr int kWaitMs = 60 * 1000; // Slurm's own pace (backfill every second), generously
-
-struct Run
-{
-    int rc = -1;
-    QString out;
-    QString err;
-};
-
-Run runProgram(const QString &program,
-               const QStringList &args,
-               int timeoutMs,
-               const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment())
-{
-    QProcess p;
-    p.setProcessEnvironment(env);
-    p.setStandardInputFile(QProcess::nullDevice());
-    p.start(program, args);
-    Run r;
-    if (!p.waitForStarted(10000)) {
-        r.err = QStringLiteral("cannot start %1: %2").arg(program, p.errorString());
-        return r;
-    }
-    if (!p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished(5000);
-        r.err = QStringLiteral("%1 did not finish within %2 ms").arg(program).arg(timeoutMs);
-    }
-    r.out = QString::fromUtf8(p.readAllStandardOutput());
-    r.err += QString::fromUtf8(p.readAllStandardError());
-    if (p.exitStatus() == QProcess::NormalExit)
-        r.rc = p.exitCode();
-    return r;
-}
 
 const Session::ExternalJob *externalJob(const Session::Snapshot &s, qint64 slurmId)
 {
