@@ -60,6 +60,50 @@ inline Run runProgram(const QString &program,
     return runProgram(program, args, timeoutMs, QString(), env);
 }
 
+// What `scripts/slurm-local up` printed, or why it failed (its exit code and the tail of stderr).
+struct ClusterUp
+{
+    QString rest;
+    QString tokenFile;
+    QString slurmConf;
+    QString error;
+    bool ok() const { return error.isEmpty(); }
+};
+
+// Lets slurmrestd (it runs as nobody and reads the cluster's files) into `dir`, then brings a
+// cluster up in `clusterDir` (under `dir`) with `extra` options such as --accounting.
+inline ClusterUp bringUp(const QString &slurmLocal,
+                         const QString &dir,
+                         const QString &clusterDir,
+                         const QStringList &extra = {})
+{
+    ClusterUp up;
+    if (!QFile::setPermissions(dir,
+                               QFileDevice::ReadOwner | QFileDevice::WriteOwner
+                                       | QFileDevice::ExeOwner | QFileDevice::ReadGroup
+                                       | QFileDevice::ExeGroup | QFileDevice::ReadOther
+                                       | QFileDevice::ExeOther)) {
+        up.error = QStringLiteral("cannot let others into %1").arg(dir);
+        return up;
+    }
+    const Run r = runProgram(slurmLocal,
+                             QStringList{QStringLiteral("up")} + extra
+                                     + QStringList{QStringLiteral("--dir"), clusterDir},
+                             kUpTimeoutMs);
+    for (const QString &line : r.out.split(QLatin1Char('\n'))) {
+        if (line.startsWith(QLatin1String("REST_URL=")))
+            up.rest = line.mid(9);
+        else if (line.startsWith(QLatin1String("TOKEN_FILE=")))
+            up.tokenFile = line.mid(11);
+        else if (line.startsWith(QLatin1String("SLURM_CONF=")))
+            up.slurmConf = line.mid(11);
+    }
+    if (r.rc != 0 || up.rest.isEmpty() || up.tokenFile.isEmpty() || up.slurmConf.isEmpty())
+        up.error
+                = QStringLiteral("slurm-local up failed (%1): %2").arg(r.rc).arg(r.err.right(3000));
+    return up;
+}
+
 inline bool writeFile(const QString &path, const QByteArray &data)
 {
     QFile f(path);

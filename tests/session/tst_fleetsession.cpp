@@ -196,30 +196,13 @@ private Q_SLOTS:
             QSKIP("the fleet tests start Slurm's daemons, which needs root");
         Session::registerMetaTypes();
         QVERIFY(m_tmp.isValid());
-        // slurmrestd runs as nobody and reads the cluster's files: the directory must let it in;
-        // the jobs write their output here too.
-        QVERIFY(QFile::setPermissions(m_tmp.path(),
-                                      QFileDevice::ReadOwner | QFileDevice::WriteOwner
-                                              | QFileDevice::ExeOwner | QFileDevice::ReadGroup
-                                              | QFileDevice::ExeGroup | QFileDevice::ReadOther
-                                              | QFileDevice::ExeOther));
         m_clusterDir = m_tmp.filePath(QStringLiteral("cluster"));
         m_started = true; // down cleans up whatever a failed up left
-        const Run r = runProgram(QStringLiteral(SLURM_LOCAL),
-                                 {QStringLiteral("up"), QStringLiteral("--dir"), m_clusterDir},
-                                 kUpTimeoutMs);
-        for (const QString &line : r.out.split(QLatin1Char('\n'))) {
-            if (line.startsWith(QLatin1String("REST_URL=")))
-                m_rest = line.mid(9);
-            else if (line.startsWith(QLatin1String("TOKEN_FILE=")))
-                m_tokenFile = line.mid(11);
-            else if (line.startsWith(QLatin1String("SLURM_CONF=")))
-                m_slurmConf = line.mid(11);
-        }
-        QVERIFY2(r.rc == 0 && !m_rest.isEmpty() && !m_tokenFile.isEmpty(),
-                 qPrintable(QStringLiteral("slurm-local up failed (%1): %2")
-                                    .arg(r.rc)
-                                    .arg(r.err.right(3000))));
+        const ClusterUp up = bringUp(QStringLiteral(SLURM_LOCAL), m_tmp.path(), m_clusterDir, {});
+        m_rest = up.rest;
+        m_tokenFile = up.tokenFile;
+        m_slurmConf = up.slurmConf;
+        QVERIFY2(up.ok(), qPrintable(up.error));
         m_session = open(options(m_tokenFile), &m_events);
         QVERIFY(m_session);
         m_session->start();
