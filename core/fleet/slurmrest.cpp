@@ -250,7 +250,7 @@ void SlurmRestClient::fetchFleet(
                               return v ? (run->snapshot.partitions = *v, true) : false;
                           }))
                     return;
-                get(kApi + QStringLiteral("reservations"), [=](const RestReply &r4) {
+                get(kApi + QStringLiteral("reservations"), [=, this](const RestReply &r4) {
                     if (!take(r4,
                               QStringLiteral("reservations"),
                               [run](const QByteArray &b, JsonError *e) {
@@ -260,7 +260,7 @@ void SlurmRestClient::fetchFleet(
                         return;
                     // QOS only with accounting: a failure here leaves the read as it is and
                     // says why there are none.
-                    get(QStringLiteral("/slurmdb/v0.0.38/qos"), [=](const RestReply &r5) {
+                    get(QStringLiteral("/slurmdb/v0.0.38/qos"), [=, this](const RestReply &r5) {
                         QString problem = r5.status.message;
                         if (r5.status.isOk()) {
                             JsonError e;
