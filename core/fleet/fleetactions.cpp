@@ -307,6 +307,22 @@ void requeueSlurmJob(const ScontrolOptions &options,
                 context);
 }
 
+void setSlurmJobNodes(const ScontrolOptions &options,
+                      qint64 id,
+                      const QString &nodes,
+                      JobActionCallback done,
+                      QObject *context)
+{
+    runScontrol(options,
+                started("nodes", id),
+                {QStringLiteral("update"),
+                 QStringLiteral("JobId=%1").arg(id),
+                 QStringLiteral("NodeList=%1").arg(nodes)},
+                QStringLiteral("Slurm job %1 may start on %2").arg(id).arg(nodes),
+                std::move(done),
+                context);
+}
+
 void setSlurmJobRequeueable(const ScontrolOptions &options,
                             qint64 id,
                             bool requeueable,

@@ -37,7 +37,7 @@ struct JobActionResult
     // English, one sentence: what was done ("Slurm job 12 cancelled"), or why not, naming the
     // request (method and URL) or the command line, and Slurm's own words.
     QString message;
-    QString action; // "cancel", "priority", "requeue" or "requeueable"
+    QString action; // "cancel", "priority", "requeue", "requeueable" or "nodes"
     qint64 jobId = 0;
     RestStatus rest;     // cancel and priority
     QStringList command; // requeue: the program and its arguments
@@ -95,6 +95,14 @@ void setSlurmJobRequeueable(const ScontrolOptions &options,
                             bool requeueable,
                             JobActionCallback done,
                             QObject *context = nullptr);
+
+// `scontrol update JobId=ID NodeList=NODES`: the nodes a waiting job may start on (Slurm starts
+// it there when it can; an operator's drop of a waiting job on a card).
+void setSlurmJobNodes(const ScontrolOptions &options,
+                      qint64 id,
+                      const QString &nodes,
+                      JobActionCallback done,
+                      QObject *context = nullptr);
 
 JobActionResult cancelSlurmJobBlocking(SlurmRestClient &client,
                                        qint64 id,

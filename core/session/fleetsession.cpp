@@ -601,10 +601,7 @@ SnapshotPtr FleetSession::publish()
     s->connected = m_reachable;
     if (!m_reachable) {
         s->readOnly = true;
-        const qint64 in = std::max<qint64>(0, m_nextTryMs - s->nowMs);
-        s->readOnlyProblem = Problem(
-                Problem::Code::ReadOnlyFleetUnreachable,
-                {m_options.restUrl.toString(), m_lastFailure, QString::number((in + 999) / 1000)});
+        s->readOnlyProblem = unreachable();
     }
     s->state = m_fleet.state;
     const Sched::ClusterState &st = s->state;
@@ -725,10 +722,12 @@ void FleetSession::placeJob(quint64 request, int job, int card, bool allowPreemp
         return;
     }
     const QString node = st.host(st.card(Domain::CardId(card)).host).name;
-    runScontrol(request,
-                {QStringLiteral("update"),
-                 QStringLiteral("JobId=%1").arg(id),
-                 QStringLiteral("NodeList=%1").arg(node)});
+    Fleet::setSlurmJobNodes(
+            scontrol(),
+            id,
+            node,
+            [this, r](const Fleet::JobActionResult &a) { answerAction(r, a); },
+            this);
 }
 
 void FleetSession::placeJobConfirmed(
@@ -778,43 +777,13 @@ void FleetSession::answerAction(CommandResult r, const Fleet::JobActionResult &a
     finish(r);
 }
 
-void FleetSession::runScontrol(quint64 request, const QStringList &args)
+Problem FleetSession::unreachable() const
 {
-    auto *p = new QProcess(this);
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    const Fleet::ScontrolOptions o = scontrol();
-    if (!o.slurmConf.isEmpty())
-        env.insert(QStringLiteral("SLURM_CONF"), o.slurmConf);
-    p->setProcessEnvironment(env);
-    const QString program = o.scontrolPath;
-    const QString line = program + QLatin1Char(' ') + args.join(QLatin1Char(' '));
-    auto answered = std::make_shared<bool>(false);
-    const auto answer = [this, request, p, line, answered](bool started) {
-        if (*answered)
-            return;
-        *answered = true;
-        CommandResult r;
-        r.request = request;
-        if (started && p->exitStatus() == QProcess::NormalExit && p->exitCode() == 0) {
-            r.ok = true;
-        } else {
-            QString why = QString::fromLocal8Bit(p->readAllStandardError()).trimmed();
-            if (why.isEmpty())
-                why = started ? QStringLiteral("exit code %1").arg(p->exitCode())
-                              : p->errorString();
-            setProblem(r,
-                       Problem(Problem::Code::FleetRefused, {line + QStringLiteral(": ") + why}));
-        }
-        p->deleteLater();
-        finish(r);
-    };
-    connect(p, &QProcess::finished, this, [answer](int, QProcess::ExitStatus) { answer(true); });
-    connect(p, &QProcess::errorOccurred, this, [answer](QProcess::ProcessError e) {
-        if (e == QProcess::FailedToStart)
-            answer(false);
-    });
-    p->start(program, args);
-    QTimer::singleShot(kScontrolTimeoutMs, p, [p] { p->kill(); });
+    const qint64 in = std::max<qint64>(0, m_nextTryMs - now());
+    return Problem(Problem::Code::ReadOnlyFleetUnreachable,
+                   {m_options.restUrl.toString(),
+                    m_lastFailure.isEmpty() ? QStringLiteral("not read yet") : m_lastFailure,
+                    QString::number((in + 999) / 1000)});
 }
 
 void FleetSession::previewLayout(quint64 request, int card, QList<Domain::MigPlacement> target)
@@ -841,12 +810,7 @@ std::optional<Fleet::WindowsPlan> FleetSession::planSchedule(const QJsonObject &
                                                              SchedulePreview *p)
 {
     if (!m_reachable || !m_everRead) {
-        setProblem(
-                *p,
-                Problem(Problem::Code::ReadOnlyFleetUnreachable,
-                        {m_options.restUrl.toString(),
-                         m_lastFailure.isEmpty() ? QStringLiteral("not read yet") : m_lastFailure,
-                         QString::number(std::max<qint64>(0, m_nextTryMs - now()) / 1000)}));
+        setProblem(*p, unreachable());
         return std::nullopt;
     }
     qint64 leadMs = 0;
@@ -991,11 +955,7 @@ void FleetSession::submitWorkload(quint64 request, QJsonObject json)
         return;
     }
     if (!m_reachable || !m_everRead) {
-        refuse(request,
-               Problem(Problem::Code::ReadOnlyFleetUnreachable,
-                       {m_options.restUrl.toString(),
-                        m_lastFailure.isEmpty() ? QStringLiteral("not read yet") : m_lastFailure,
-                        QString::number(std::max<qint64>(0, m_nextTryMs - now()) / 1000)}));
+        refuse(request, unreachable());
         return;
     }
     Fleet::SubmitOptions o;

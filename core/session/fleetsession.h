@@ -189,8 +189,8 @@ private:
     // Answers `r` and reads the cluster again at once (what the command changed shows sooner).
     void finish(CommandResult r);
     void refuse(quint64 request, Domain::Problem problem);
-    // `scontrol ARGS` for what neither REST nor fleetactions do (a waiting job's node).
-    void runScontrol(quint64 request, const QStringList &args);
+    // Why a command waits for Slurm: its URL, the last failure, the seconds to the next try.
+    Domain::Problem unreachable() const;
     Fleet::ScontrolOptions scontrol() const;
     // Answers `r` with a Slurm action's outcome.
     void answerAction(CommandResult r, const Fleet::JobActionResult &a);
