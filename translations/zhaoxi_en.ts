@@ -317,4 +317,14 @@
             </translation>
         </message>
     </context>
+    <context>
+        <name>Zhaoxi::Widgets::AdvicePanel</name>
+        <message numerus="yes">
+            <source>%n suggestion(s), best first.</source>
+            <translation>
+                <numerusform>%n suggestion, best first.</numerusform>
+                <numerusform>%n suggestions, best first.</numerusform>
+            </translation>
+        </message>
+    </context>
 </TS>

@@ -2177,6 +2177,18 @@
             <translation>服务 %1：预测负载上升至每秒 %2 个请求</translation>
         </message>
         <message>
+            <source>Service %1: the forecast learns from %2 recorded days</source>
+            <translation>服务 %1：预测依据已记录的 %2 天流量</translation>
+        </message>
+        <message>
+            <source>Service %1: only %2 days recorded of the %3 the forecast needs; it keeps the scenario&apos;s curve</source>
+            <translation>服务 %1：仅记录了 %2 天，预测需要 %3 天；沿用场景的流量曲线</translation>
+        </message>
+        <message>
+            <source>Service %1: measured %2 ms per request on a %3-card unit (%4 samples)</source>
+            <translation>服务 %1：在 %3 卡的单元上实测每个请求 %2 毫秒（%4 个样本）</translation>
+        </message>
+        <message>
             <source>Power cap for %1 removed</source>
             <translation>已取消%1的功耗上限</translation>
         </message>
@@ -2856,6 +2868,10 @@
             <translation>日程</translation>
         </message>
         <message>
+            <source>Advice</source>
+            <translation>建议</translation>
+        </message>
+        <message>
             <source>Why?</source>
             <translation>为什么？</translation>
         </message>
@@ -2984,6 +3000,14 @@
         <message>
             <source>simulated cards, real processes</source>
             <translation>模拟卡，真实进程</translation>
+        </message>
+        <message>
+            <source>What if? replays what the appliance&apos;s store recorded, and this console has no store to read</source>
+            <translation>“假如…？”重放设备存储中记录的内容，而此控制台没有可读取的存储</translation>
+        </message>
+        <message>
+            <source>What if? replays what the appliance&apos;s store recorded, and this console may not read %1</source>
+            <translation>“假如…？”重放设备存储中记录的内容，而此控制台无权读取 %1</translation>
         </message>
     </context>
     <context>
@@ -4667,6 +4691,42 @@
                 <numerusform>%n 个至少 1 个切片的 MIG 分区</numerusform>
             </translation>
         </message>
+        <message>
+            <source>It runs in alternative shape %1 of its spec: %2, at %3 of its primary shape&apos;s speed.</source>
+            <translation>它以规格中的备选形态 %1 运行：%2，速度为主形态的 %3 倍。</translation>
+        </message>
+        <message>
+            <source>The shapes it may run in, as the scheduler judged them at %1 (work per card: speed per card of compute it takes):</source>
+            <translation>调度器在 %1 对其可用形态的评估（每卡工作量：每占用一张卡的算力所得的速度）：</translation>
+        </message>
+        <message>
+            <source>%1 (its primary shape)</source>
+            <translation>%1（主形态）</translation>
+        </message>
+        <message>
+            <source>%1 (shape %2, speed %3)</source>
+            <translation>%1（形态 %2，速度 %3）</translation>
+        </message>
+        <message>
+            <source>%1: chosen, %2 work per card</source>
+            <translation>%1：已选用，每卡工作量 %2</translation>
+        </message>
+        <message>
+            <source>%1: fits, %2 work per card</source>
+            <translation>%1：可放置，每卡工作量 %2</translation>
+        </message>
+        <message>
+            <source>%1: too slow for its SLO: %2 ms a request leaves too little room under its p99 objective of %3 ms</source>
+            <translation>%1：对其 SLO 太慢：每个请求 %2 毫秒，在 %3 毫秒的 p99 目标下余量太小</translation>
+        </message>
+        <message>
+            <source>%1: no room now: %2</source>
+            <translation>%1：目前没有空间：%2</translation>
+        </message>
+        <message>
+            <source>(the gang&apos;s communication counted: %1% kept)</source>
+            <translation>（已计入多卡作业组的通信开销：保留 %1%）</translation>
+        </message>
     </context>
     <context>
         <name>main</name>
@@ -4803,6 +4863,38 @@ Open the simulated appliance instead?</source>
         <message>
             <source>Click a moment to move the charts and the event log to it</source>
             <translation>单击某一时刻，图表和事件日志将跳转到该时刻</translation>
+        </message>
+        <message>
+            <source>Clear the selection</source>
+            <translation>清除所选时段</translation>
+        </message>
+        <message>
+            <source>%1 – %2 selected</source>
+            <translation>已选 %1 – %2</translation>
+        </message>
+        <message>
+            <source>Drag across the chart to choose a period, then compare what each policy would have done in it</source>
+            <translation>在图表上拖动以选择一个时段，再比较各策略在该时段会有怎样的表现</translation>
+        </message>
+        <message>
+            <source>Choose a period of at least 15 minutes</source>
+            <translation>请选择至少 15 分钟的时段</translation>
+        </message>
+        <message>
+            <source>Choose a period within what was recorded</source>
+            <translation>请在已记录的范围内选择时段</translation>
+        </message>
+        <message>
+            <source>Replay %1 – %2 under every policy, beside what happened</source>
+            <translation>按每种策略重放 %1 – %2，并与实际情况对比</translation>
+        </message>
+        <message>
+            <source>Click a moment to move the charts and the event log to it; drag across a period to compare the policies in it</source>
+            <translation>点击某一时刻，图表和事件日志将跳转到该时刻；拖动选择一个时段，可比较各策略在该时段的表现</translation>
+        </message>
+        <message>
+            <source>What if?…</source>
+            <translation>假如…？</translation>
         </message>
     </context>
     <context>
@@ -5041,6 +5133,397 @@ Open the simulated appliance instead?</source>
         <message>
             <source>Local time</source>
             <translation>本地时间</translation>
+        </message>
+    </context>
+    <context>
+        <name>Zhaoxi::Widgets::WhatIfModel</name>
+        <message>
+            <source>recorded</source>
+            <translation>已记录</translation>
+        </message>
+        <message>
+            <source>%1 (ran)</source>
+            <translation>%1（实际运行）</translation>
+        </message>
+        <message>
+            <source>What actually happened in this period</source>
+            <translation>该时段实际发生的情况</translation>
+        </message>
+        <message>
+            <source>The policy in force when the period was recorded, replayed</source>
+            <translation>记录该时段时生效的策略（重放结果）</translation>
+        </message>
+        <message>
+            <source>The recorded period replayed under this policy</source>
+            <translation>以该策略重放所记录的时段</translation>
+        </message>
+        <message>
+            <source>Best in this column</source>
+            <translation>本列最佳</translation>
+        </message>
+        <message>
+            <source>Policy</source>
+            <translation>策略</translation>
+        </message>
+        <message>
+            <source>SLO %</source>
+            <translation>SLO 达成率 %</translation>
+        </message>
+        <message>
+            <source>p99 ms</source>
+            <translation>p99（毫秒）</translation>
+        </message>
+        <message>
+            <source>Training h</source>
+            <translation>训练（卡时）</translation>
+        </message>
+        <message>
+            <source>% of bound</source>
+            <translation>占上界 %</translation>
+        </message>
+        <message>
+            <source>Lost h</source>
+            <translation>损失（卡时）</translation>
+        </message>
+        <message>
+            <source>Reconfigurations</source>
+            <translation>重新配置次数</translation>
+        </message>
+        <message>
+            <source>Preemptions</source>
+            <translation>抢占次数</translation>
+        </message>
+        <message>
+            <source>kWh</source>
+            <translation>千瓦时</translation>
+        </message>
+        <message>
+            <source>%1 SLO %</source>
+            <translation>%1 SLO 达成率 %</translation>
+        </message>
+        <message>
+            <source>Requests answered within their service&apos;s SLO, all services</source>
+            <translation>所有服务在各自 SLO 内完成的请求比例</translation>
+        </message>
+        <message>
+            <source>99th percentile latency, all services</source>
+            <translation>所有服务的第 99 百分位延迟</translation>
+        </message>
+        <message>
+            <source>Training work done, in reference card-hours</source>
+            <translation>完成的训练工作量（参考卡时）</translation>
+        </message>
+        <message>
+            <source>Training work done against the fluid upper bound of the period</source>
+            <translation>完成的训练工作量占该时段流体上界的比例</translation>
+        </message>
+        <message>
+            <source>Training work lost to preemptions and faults, in reference card-hours</source>
+            <translation>因抢占和故障损失的训练工作量（参考卡时）</translation>
+        </message>
+        <message>
+            <source>Partition changes made</source>
+            <translation>分区变更次数</translation>
+        </message>
+        <message>
+            <source>Jobs preempted</source>
+            <translation>被抢占的作业数</translation>
+        </message>
+        <message>
+            <source>Energy used by the cards</source>
+            <translation>显卡消耗的电能</translation>
+        </message>
+        <message>
+            <source>Requests of %1 answered within its SLO</source>
+            <translation>%1 在其 SLO 内完成的请求比例</translation>
+        </message>
+    </context>
+    <context>
+        <name>Zhaoxi::Widgets::WhatIfDialog</name>
+        <message>
+            <source>%1 – %2 (%3), %4 h</source>
+            <translation>%1 – %2（%3），%4 小时</translation>
+        </message>
+        <message>
+            <source>What if? %1</source>
+            <translation>假如…？%1</translation>
+        </message>
+        <message>
+            <source>The recorded period replayed in the twin under each policy, beside what actually happened.</source>
+            <translation>在数字孪生中按每种策略重放所记录的时段，并与实际发生的情况并列对比。</translation>
+        </message>
+        <message>
+            <source>Bold: the best value of its column. Underlined: the policy that ran (its replay). “recorded” is what happened: its p99 is the request-weighted mean of the recorded minutes&apos; p99, its bound the replays&apos;.</source>
+            <translation>粗体：该列的最佳值。下划线：实际运行的策略（其重放结果）。“已记录”为实际发生的情况：其 p99 为所记录各分钟 p99 按请求数加权的平均值，其上界取自重放结果。</translation>
+        </message>
+        <message>
+            <source>Details</source>
+            <translation>详情</translation>
+        </message>
+        <message>
+            <source>Reading the recorded period…</source>
+            <translation>正在读取所记录的时段…</translation>
+        </message>
+        <message>
+            <source>Replaying under %1 (%2 of %3)…</source>
+            <translation>正在按“%1”重放（第 %2 个，共 %3 个）…</translation>
+        </message>
+        <message>
+            <source>Ran under %1 when it was recorded.</source>
+            <translation>记录时运行的策略：%1。</translation>
+        </message>
+        <message>
+            <source>Recorded by “%1” (seed %2). Services with recorded requests: %3; training and batch jobs: %4; faults: %5.</source>
+            <translation>记录来源：“%1”（随机种子 %2）。有请求记录的服务：%3；训练和批处理作业：%4；故障：%5。</translation>
+        </message>
+        <message>
+            <source>What the replay had to approximate:</source>
+            <translation>重放中做了近似处理之处（原文）：</translation>
+        </message>
+        <message>
+            <source>Cancelled.</source>
+            <translation>已取消。</translation>
+        </message>
+        <message>
+            <source>The appliance&apos;s store cannot be read, so there is nothing to replay.</source>
+            <translation>无法读取设备的存储，因此没有可重放的内容。</translation>
+        </message>
+        <message>
+            <source>Nothing was recorded in this period: the store holds no run that started before %1.</source>
+            <translation>该时段没有任何记录：存储中没有在 %1 之前开始的运行。</translation>
+        </message>
+        <message>
+            <source>This period cannot be replayed.</source>
+            <translation>该时段无法重放。</translation>
+        </message>
+    </context>
+    <context>
+        <name>Zhaoxi::Widgets::AdvicePanel</name>
+        <message>
+            <source>Apply the advice</source>
+            <translation>应用建议</translation>
+        </message>
+        <message>
+            <source>Change the schedule: %1?</source>
+            <translation>修改日程：%1？</translation>
+        </message>
+        <message>
+            <source>The schedule editor then previews the new schedule and asks again before it stops or moves any work; the change is recorded in the audit log.</source>
+            <translation>随后日程编辑器会预览新日程，并在停止或迁移任何工作之前再次确认；此次修改会记入审计日志。</translation>
+        </message>
+        <message>
+            <source>Apply…</source>
+            <translation>应用…</translation>
+        </message>
+        <message>
+            <source>Suggestions from what the store recorded: each change comes with its evidence and a replay of the recorded days that proves it.</source>
+            <translation>根据存储中的记录给出的建议：每项修改都附有依据，并通过重放所记录的各天加以验证。</translation>
+        </message>
+        <message>
+            <source>Look for advice</source>
+            <translation>查找建议</translation>
+        </message>
+        <message>
+            <source>Details</source>
+            <translation>详情</translation>
+        </message>
+        <message>
+            <source>Replaying up to %1 recorded days…</source>
+            <translation>正在重放最近至多 %1 个记录日…</translation>
+        </message>
+        <message>
+            <source>Press “Look for advice” to replay the recorded days.</source>
+            <translation>点击“查找建议”以重放所记录的各天。</translation>
+        </message>
+        <message>
+            <source>This console has no store to look in.</source>
+            <translation>此控制台没有可供分析的存储。</translation>
+        </message>
+        <message>
+            <source>The store %1 cannot be read.</source>
+            <translation>无法读取存储 %1。</translation>
+        </message>
+        <message>
+            <source>The store holds no recorded run to learn from. Let the appliance run with this store for a day, then look again.</source>
+            <translation>存储中没有可供分析的运行记录。请让设备使用此存储运行一天后再查找。</translation>
+        </message>
+        <message>
+            <source>The recorded days cannot be replayed.</source>
+            <translation>所记录的各天无法重放。</translation>
+        </message>
+        <message numerus="yes">
+            <source>%n suggestion(s), best first.</source>
+            <translation>
+                <numerusform>共 %n 条建议，按效果从高到低排列。</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>%1. %2</source>
+            <translation>%1. %2</translation>
+        </message>
+    </context>
+    <context>
+        <name>Zhaoxi::Widgets::AdviceText</name>
+        <message>
+            <source>preemptions</source>
+            <translation>抢占次数</translation>
+        </message>
+        <message>
+            <source>lost work (card-h)</source>
+            <translation>损失的工作量（卡时）</translation>
+        </message>
+        <message>
+            <source>requests past the SLO</source>
+            <translation>超出 SLO 的请求数</translation>
+        </message>
+        <message>
+            <source>training work (card-h)</source>
+            <translation>训练工作量（卡时）</translation>
+        </message>
+        <message>
+            <source>energy (kWh)</source>
+            <translation>能耗（千瓦时）</translation>
+        </message>
+        <message>
+            <source>“%1”</source>
+            <translation>“%1”</translation>
+        </message>
+        <message>
+            <source>Open the window “%1” at %2 instead of %3</source>
+            <translation>将时间窗“%1”的开始时间从 %3 改为 %2</translation>
+        </message>
+        <message>
+            <source>Open the window “%1” at %2 instead of %3 (%4 then ends at %2)</source>
+            <translation>将时间窗“%1”的开始时间从 %3 改为 %2（%4 随之在 %2 结束）</translation>
+        </message>
+        <message>
+            <source>Give inference %1 % of the cards in “%2” instead of %3 %</source>
+            <translation>在“%2”中为推理分配 %1 % 的卡（目前为 %3 %）</translation>
+        </message>
+        <message>
+            <source>Let %1 run %2–%3 replicas instead of %4–%5</source>
+            <translation>让 %1 运行 %2–%3 个副本（目前为 %4–%5 个）</translation>
+        </message>
+        <message>
+            <source>Cap training&apos;s power in “%1” at %2 W instead of %3 W</source>
+            <translation>将“%1”中的训练功率上限从 %3 W 改为 %2 W</translation>
+        </message>
+        <message>
+            <source>Cap training&apos;s power in “%1” at %2 W (it has no cap now)</source>
+            <translation>将“%1”中的训练功率上限设为 %2 W（目前无上限）</translation>
+        </message>
+        <message>
+            <source>Switch card(s) %1 to whole mode when “%2” opens at %3</source>
+            <translation>在“%2”于 %3 开始时将卡 %1 切换为整卡模式</translation>
+        </message>
+        <message>
+            <source>%1–%2</source>
+            <translation>%1–%2</translation>
+        </message>
+        <message>
+            <source>On %1 of the last %2 days %3 ran at its maximum of %4 replicas and missed its SLO on %5 of %6 requests.</source>
+            <translation>最近 %2 天中有 %1 天，%3 以最多 %4 个副本运行，%6 个请求中仍有 %5 个未满足 SLO。</translation>
+        </message>
+        <message>
+            <source>Training waited while %1 card-h stood idle over the replayed days, and %2 never needed more than %3 replicas.</source>
+            <translation>在重放的各天中，训练等待期间有 %1 卡时的算力闲置，而 %2 从未需要超过 %3 个副本。</translation>
+        </message>
+        <message>
+            <source>On %1 of the last %2 days, %3, the appliance repartitioned %4 times for the night&apos;s training; in the replays %5 card-h went to training starting, reconfiguring and gangs&apos; width.</source>
+            <translation>最近 %2 天中有 %1 天，在 %3 期间，设备为夜间训练重新分区 %4 次；重放中有 %5 卡时耗费在训练启动、重新配置和作业组宽度上。</translation>
+        </message>
+        <message>
+            <source>The training power cap slowed training by %1 card-h over the replayed days; %2 minutes at the power budget in %3.</source>
+            <translation>在重放的各天中，训练功率上限使训练少完成 %1 卡时；%3 期间有 %2 分钟达到功率预算。</translation>
+        </message>
+        <message>
+            <source>On %1 of the last %2 days, %3, %4 missed the SLO on %5 of %6 requests.</source>
+            <translation>最近 %2 天中有 %1 天，在 %3 期间，%4 的 %6 个请求中有 %5 个未满足 SLO。</translation>
+        </message>
+        <message>
+            <source>inference</source>
+            <translation>推理</translation>
+        </message>
+        <message>
+            <source>SLO attainment %1 %.</source>
+            <translation>SLO 达标率 %1 %。</translation>
+        </message>
+        <message>
+            <source>SLO attainment %1–%2 % a day.</source>
+            <translation>每日 SLO 达标率 %1–%2 %。</translation>
+        </message>
+        <message>
+            <source>On %1 of the last %2 days, %3, training was evicted %4–%5 times a day (%6 of them for inference replicas) and lost %7 card-h.</source>
+            <translation>最近 %2 天中有 %1 天，在 %3 期间，训练每天被驱逐 %4–%5 次（其中 %6 次是为推理副本让路），损失 %7 卡时。</translation>
+        </message>
+        <message>
+            <source>Training waited while %1 card-h stood idle over the replayed days, and inference met its SLO in %2 on every day.</source>
+            <translation>在重放的各天中，训练等待期间有 %1 卡时的算力闲置，而推理每天在 %2 期间均满足 SLO。</translation>
+        </message>
+        <message>
+            <source>Training waited while %1 card-h stood idle over the replayed days, and inference met its SLO in the window on every day.</source>
+            <translation>在重放的各天中，训练等待期间有 %1 卡时的算力闲置，而推理每天在该时间窗内均满足 SLO。</translation>
+        </message>
+        <message>
+            <source>new</source>
+            <translation>新增</translation>
+        </message>
+        <message>
+            <source>%1: %2 → %3 (%4)</source>
+            <translation>%1：%2 → %3（%4）</translation>
+        </message>
+        <message>
+            <source>training work %1</source>
+            <translation>训练工作量 %1</translation>
+        </message>
+        <message>
+            <source>preemptions %1 → %2</source>
+            <translation>抢占次数 %1 → %2</translation>
+        </message>
+        <message>
+            <source>%1&apos;s SLO attainment %2 % → %3 %</source>
+            <translation>%1 的 SLO 达标率 %2 % → %3 %</translation>
+        </message>
+        <message>
+            <source>Replayed on %1 recorded days: %2.</source>
+            <translation>在 %1 个记录日上重放：%2。</translation>
+        </message>
+        <message>
+            <source>, </source>
+            <comment>between the parts of a proof</comment>
+            <translation>，</translation>
+        </message>
+        <message>
+            <source>To apply it, edit the replicas in the spec of %1: at least %2, at most %3.</source>
+            <translation>如需应用，请在 %1 的规格中修改副本数：最少 %2 个，最多 %3 个。</translation>
+        </message>
+        <message>
+            <source>To apply it, switch card(s) %1 to whole mode in the repartition editor when “%2” opens at %3.</source>
+            <translation>如需应用，请在“%2”于 %3 开始时，在重新分区编辑器中将卡 %1 切换为整卡模式。</translation>
+        </message>
+        <message>
+            <source>No suggestion: the recorded days show nothing to act on (no SLO misses around a window edge or within a window, no training evicted around an edge, no idle capacity while training waited, no service at its most replicas with misses, no training slowed by its power cap).</source>
+            <translation>没有建议：所记录的各天中没有需要处理的情况（时间窗边界附近或时间窗内没有未满足 SLO 的请求，边界附近没有训练被驱逐，训练等待时没有闲置算力，没有服务在副本数达到上限时仍未满足 SLO，也没有训练因功率上限而变慢）。</translation>
+        </message>
+        <message>
+            <source>No suggestion: of %1 changes tried, none improved its figure by %2 % in the replays while keeping every service&apos;s SLO attainment within %3 points (%4 did not improve it, %5 lowered the SLO attainment, %6 cost training more than %7 %).</source>
+            <translation>没有建议：在尝试的 %1 项修改中，没有一项能在重放中将其指标改善 %2 %，同时使每个服务的 SLO 达标率下降不超过 %3 个百分点（%4 项没有改善，%5 项降低了 SLO 达标率，%6 项使训练损失超过 %7 %）。</translation>
+        </message>
+        <message>
+            <source>%1 (part of the day)</source>
+            <translation>%1（部分时段）</translation>
+        </message>
+        <message>
+            <source>Recorded days: %1 (ran under %2).</source>
+            <translation>记录日：%1（运行策略：%2）。</translation>
+        </message>
+        <message>
+            <source>no policy</source>
+            <translation>无策略</translation>
+        </message>
+        <message>
+            <source>%1 changes tried over %2 days: %3 replays in %4 s.</source>
+            <translation>在 %2 天上尝试了 %1 项修改：%3 次重放，用时 %4 秒。</translation>
         </message>
     </context>
 </TS>

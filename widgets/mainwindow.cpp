@@ -2,6 +2,7 @@
 #include "mainwindow.h"
 #include "overviewview.h"
 
+#include "advise/advicepanel.h"
 #include "carddetailsview.h"
 #include "cardtimelineview.h"
 #include "languagecontroller.h"
@@ -17,6 +18,7 @@
 #include "eventlog/whyview.h"
 #include "repartition/repartitioneditor.h"
 #include "schedule/scheduleeditor.h"
+#include "whatif/whatifdialog.h"
 
 #include "core/models/cardsortmodel.h"
 #include "core/models/cardtablemodel.h"
@@ -28,6 +30,7 @@
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDateTime>
+#include <QFileInfo>
 #include <QLocale>
 #include <QResizeEvent>
 #include <QScrollArea>
@@ -321,6 +324,7 @@ void MainWindow::retranslateUi()
     m_detailsDock->toggleViewAction()->setText(tr("Card &Details"));
     m_statusBarAction->setText(tr("&Status Bar"));
     m_sortByHostAction->setText(tr("Sort by &Host"));
+    updateWhatIfAvailability();
     if (m_languageMenu)
         m_languageMenu->setTitle(tr("&Language"));
     m_helpMenu->setTitle(tr("&Help"));
@@ -335,6 +339,7 @@ void MainWindow::retranslateUi()
         m_tabs->setTabText(tabOf(m_tabs, m_charts), tr("Charts"));
         m_tabs->setTabText(tabOf(m_tabs, m_eventLog), tr("Events"));
         m_tabs->setTabText(tabOf(m_tabs, m_schedule), tr("Schedule"));
+        m_tabs->setTabText(tabOf(m_tabs, m_advice), tr("Advice"));
         m_sideTabs->setTabText(tabOf(m_sideTabs, m_why), tr("Why?"));
         m_sideTabs->setTabText(tabOf(m_sideTabs, m_repartition), tr("Repartition"));
         m_jobsDock->setWindowTitle(tr("Jobs"));
@@ -420,7 +425,39 @@ void MainWindow::setStorePath(const QString &storePath)
     m_storePath = storePath;
     if (m_eventLog)
         m_eventLog->setStorePath(storePath);
+    if (m_advice)
+        m_advice->setStorePath(storePath);
+    updateWhatIfAvailability();
     loadHistory();
+}
+
+// "What if?" replays what the store recorded, so it needs a store this console can read: the
+// embedded session's, or a service's where this user may read it.
+void MainWindow::updateWhatIfAvailability()
+{
+    if (!m_overview)
+        return;
+    if (m_storePath.isEmpty())
+        m_overview->setWhatIfAvailable(
+                false,
+                tr("What if? replays what the appliance's store recorded, and this console has "
+                   "no store to read"));
+    else if (!QFileInfo(m_storePath).isReadable())
+        m_overview->setWhatIfAvailable(
+                false,
+                tr("What if? replays what the appliance's store recorded, and this console "
+                   "may not read %1")
+                        .arg(m_storePath));
+    else
+        m_overview->setWhatIfAvailable(true);
+}
+
+void MainWindow::openWhatIf(qint64 fromMs, qint64 toMs)
+{
+    auto *dialog = new WhatIfDialog(
+            m_storePath, fromMs, toMs, m_snapshot ? m_snapshot->utcOffsetSeconds : 0, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->show(); // not modal: the appliance runs on while the policies replay
 }
 
 void MainWindow::mergeHistory(const QList<Models::HistorySeries> &history)
@@ -504,10 +541,27 @@ void MainWindow::createViews()
                                          .arg(local.toString(QStringLiteral("HH:mm"))),
                                  8000);
     });
+    // A period dragged on it: "What if?" replays it from the store under every policy.
+    connect(m_overview, &OverviewView::whatIfRequested, this, &MainWindow::openWhatIf);
+    updateWhatIfAvailability();
     m_tabs->insertTab(0, scrollable(m_overview, this), QString());
     m_tabs->insertTab(1, m_charts, QString());
     m_tabs->insertTab(2, scrollable(m_eventLog, this), QString());
     m_tabs->insertTab(3, scrollable(m_schedule, this), QString());
+    // Advice: suggestions proven by replaying the recorded days; a schedule change goes through
+    // the schedule editor's preview and confirmation (and the console's audit).
+    m_advice = new AdvicePanel(this);
+    m_advice->setObjectName(QStringLiteral("advicePanel"));
+    m_advice->setStorePath(m_storePath);
+    m_tabs->insertTab(4, scrollable(m_advice, this), QString());
+    connect(m_advice,
+            &AdvicePanel::applyScheduleRequested,
+            this,
+            [this](const QJsonObject &windowsParams, const QJsonObject &) {
+                m_tabs->setCurrentIndex(tabOf(m_tabs, m_schedule));
+                if (m_schedule->setSchedule(windowsParams)) // refused: its status line says why
+                    m_schedule->apply();
+            });
     m_tabs->setCurrentIndex(0);
 
     // Details with the card's mini-charts, Why?, Repartition.

@@ -42,6 +42,7 @@ class SeriesStore;
 
 namespace Zhaoxi::Widgets {
 
+class AdvicePanel;
 class CardDetailsView;
 class CardTimelineView;
 class CardMapView;
@@ -154,6 +155,9 @@ private:
     void refitLayouts();
     // Reads the store's recorded card and partition series into the charts (setStorePath).
     void loadHistory();
+    // The overview's "What if?": enabled with a store this console can read, else says why.
+    void updateWhatIfAvailability();
+    void openWhatIf(qint64 fromMs, qint64 toMs);
     void updateSummary();
     QString summaryText(const QStringList &attention) const;
     void updateLanguageActions();
@@ -191,6 +195,7 @@ private:
     EventLogView *m_eventLog = nullptr;
     WhyView *m_why = nullptr;
     ScheduleEditor *m_schedule = nullptr;
+    AdvicePanel *m_advice = nullptr;
     RepartitionEditor *m_repartition = nullptr;
     SparkChart *m_sparkUtil = nullptr;
     SparkChart *m_sparkPower = nullptr;

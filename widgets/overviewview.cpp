@@ -7,15 +7,21 @@
 
 #include "core/models/sessionclient.h"
 
+#include <QAction>
+#include <QApplication>
 #include <QDateTime>
 #include <QEvent>
 #include <QGridLayout>
+#include <QHBoxLayout>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLocale>
+#include <QMenu>
 #include <QMouseEvent>
 #include <QTextDocumentFragment>
 #include <QTimeZone>
 #include <QTimer>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -27,6 +33,8 @@ namespace {
 
 constexpr qint64 kPointEveryMs = 60'000;        // one history point per minute
 constexpr qint64 kHistoryMs = 24 * 3600 * 1000; // the chart's day
+constexpr qint64 kWhatIfMinMs = 15 * 60'000;    // the shortest period worth a replay
+constexpr qint64 kSnapMs = 5 * 60'000;          // a period dragged snaps to five minutes
 
 QString percent(double v, int decimals)
 {
@@ -201,16 +209,34 @@ OverviewView::OverviewView(Models::SessionClient *client, QWidget *parent)
     connect(m_refresh, &QTimer::timeout, this, &OverviewView::refreshNow);
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(grid);
-    layout->addWidget(m_chartTitle);
-    layout->addWidget(m_plot, 1);
-    connect(m_plot, &QCustomPlot::mousePress, this, [this](QMouseEvent *event) {
-        if (event->button() != Qt::LeftButton)
-            return;
-        const qint64 at = momentAt(event->pos());
-        if (at >= 0)
-            Q_EMIT momentClicked(at);
+    // The chart's title, the period selected on it and "What if?…" on one line above it.
+    m_selectionLabel = new QLabel(this);
+    m_selectionLabel->setObjectName(QStringLiteral("overviewSelection"));
+    m_whatIfAction = new QAction(this);
+    m_whatIfAction->setObjectName(QStringLiteral("overviewWhatIf"));
+    m_whatIfAction->setEnabled(false);
+    connect(m_whatIfAction, &QAction::triggered, this, [this] {
+        if (m_selection.isValid())
+            Q_EMIT whatIfRequested(m_selection.fromMs, m_selection.toMs);
     });
-    m_plot->setToolTip(tr("Click a moment to move the charts and the event log to it"));
+    m_whatIfButton = new QToolButton(this);
+    m_whatIfButton->setObjectName(QStringLiteral("overviewWhatIfButton"));
+    m_whatIfButton->setDefaultAction(m_whatIfAction);
+    m_whatIfButton->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    auto *titleRow = new QHBoxLayout;
+    titleRow->addWidget(m_chartTitle, 1);
+    titleRow->addWidget(m_selectionLabel);
+    titleRow->addWidget(m_whatIfButton);
+    layout->addLayout(titleRow);
+    layout->addWidget(m_plot, 1);
+    // A click names a moment; a drag across the chart selects a period (shaded, kept after the
+    // drag) for "What if?"; Esc or a click clears it.
+    m_plot->setFocusPolicy(Qt::ClickFocus);
+    connect(m_plot, &QCustomPlot::mousePress, this, &OverviewView::onChartPress);
+    connect(m_plot, &QCustomPlot::mouseMove, this, &OverviewView::onChartMove);
+    connect(m_plot, &QCustomPlot::mouseRelease, this, &OverviewView::onChartRelease);
+    m_plot->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_plot, &QWidget::customContextMenuRequested, this, &OverviewView::onChartContextMenu);
     if (m_client) {
         connect(m_client,
                 &Models::SessionClient::snapshotChanged,
@@ -232,6 +258,7 @@ void OverviewView::setSnapshot(const Session::SnapshotPtr &snapshot)
     if (!m_history.isEmpty() && snapshot->nowMs < m_history.last().atMs) {
         m_history.clear();
         m_reasons.clear();
+        clearSelection();
     }
     m_snapshot = snapshot;
     for (const Sched::DecisionTrace &t : snapshot->traces)
@@ -243,6 +270,7 @@ void OverviewView::setSnapshot(const Session::SnapshotPtr &snapshot)
         while (!m_history.isEmpty() && m_history.first().atMs < snapshot->nowMs - kHistoryMs)
             m_history.removeFirst();
         m_chartDirty = true;
+        updateWhatIf(); // the day moves on under the selection
     }
     m_textDirty = true;
     scheduleRefresh();
@@ -474,6 +502,191 @@ qint64 OverviewView::momentAt(const QPoint &chartPos) const
     return at;
 }
 
+qint64 OverviewView::clampedMomentAt(int x) const
+{
+    if (m_history.isEmpty())
+        return -1;
+    const int offset = m_snapshot ? m_snapshot->utcOffsetSeconds : 0;
+    const qint64 at = qRound64((m_plot->xAxis->pixelToCoord(x) - offset) * 1000.0);
+    // On the local clock's five minutes: a pixel is about a minute, and "07:00 – 11:00" is what
+    // the hand meant.
+    const qint64 local = at + qint64(offset) * 1000;
+    const qint64 snapped
+            = qRound64(double(local) / double(kSnapMs)) * kSnapMs - qint64(offset) * 1000;
+    return std::clamp(snapped, m_history.first().atMs, m_history.last().atMs);
+}
+
+void OverviewView::onChartPress(QMouseEvent *event)
+{
+    if (event->button() != Qt::LeftButton)
+        return;
+    m_pressed = false;
+    m_dragging = false;
+    if (m_history.isEmpty() || !m_plot->axisRect()->rect().contains(event->pos()))
+        return;
+    m_pressed = true;
+    m_pressPos = event->pos();
+    m_pressMs = clampedMomentAt(event->pos().x());
+}
+
+void OverviewView::onChartMove(QMouseEvent *event)
+{
+    if (!m_pressed)
+        return;
+    if (!m_dragging
+        && std::abs(event->pos().x() - m_pressPos.x()) < QApplication::startDragDistance())
+        return;
+    m_dragging = true;
+    const qint64 at = clampedMomentAt(event->pos().x());
+    m_selection = Period{std::min(m_pressMs, at), std::max(m_pressMs, at)};
+    drawSelection();
+    updateWhatIf();
+}
+
+void OverviewView::onChartRelease(QMouseEvent *event)
+{
+    if (event->button() != Qt::LeftButton || !m_pressed)
+        return;
+    onChartMove(event); // where the drag ended, if it is one
+    m_pressed = false;
+    if (m_dragging) {
+        m_dragging = false;
+        if (m_selection.isValid())
+            Q_EMIT selectionChanged(m_selection.fromMs, m_selection.toMs);
+        else
+            clearSelection();
+        return;
+    }
+    // A click: a moment, as before there were periods; a period selected goes.
+    clearSelection();
+    const qint64 at = momentAt(event->pos());
+    if (at >= 0)
+        Q_EMIT momentClicked(at);
+}
+
+void OverviewView::onChartContextMenu(const QPoint &pos)
+{
+    auto *menu = new QMenu(this);
+    menu->setAttribute(Qt::WA_DeleteOnClose);
+    menu->setToolTipsVisible(true);
+    menu->addAction(m_whatIfAction);
+    QAction *clear = menu->addAction(tr("Clear the selection"));
+    clear->setEnabled(m_selection.isValid());
+    connect(clear, &QAction::triggered, this, &OverviewView::clearSelection);
+    menu->popup(m_plot->mapToGlobal(pos));
+}
+
+void OverviewView::setSelection(qint64 fromMs, qint64 toMs)
+{
+    Period p;
+    if (!m_history.isEmpty() && toMs > fromMs) {
+        p.fromMs = std::max(fromMs, m_history.first().atMs);
+        p.toMs = std::min(toMs, m_history.last().atMs);
+    }
+    if (!p.isValid()) {
+        clearSelection();
+        return;
+    }
+    m_selection = p;
+    drawSelection();
+    updateWhatIf();
+    Q_EMIT selectionChanged(p.fromMs, p.toMs);
+}
+
+void OverviewView::clearSelection()
+{
+    const bool had = m_selection.isValid();
+    m_selection = Period{};
+    m_dragging = false;
+    drawSelection();
+    updateWhatIf();
+    if (had)
+        Q_EMIT selectionChanged(-1, -1);
+}
+
+void OverviewView::setWhatIfAvailable(bool available, const QString &why)
+{
+    m_whatIfAvailable = available;
+    m_whatIfUnavailable = why;
+    updateWhatIf();
+}
+
+void OverviewView::drawSelection()
+{
+    if (!m_selection.isValid()) {
+        if (m_selectionItem) {
+            m_plot->removeItem(m_selectionItem);
+            m_selectionItem = nullptr;
+            m_plot->replot(QCustomPlot::rpQueuedReplot);
+        }
+        return;
+    }
+    if (!m_selectionItem) {
+        // Over the areas, the whole height of the axis rect, whatever the cards' scale.
+        m_selectionItem = new QCPItemRect(m_plot);
+        m_selectionItem->setClipToAxisRect(true);
+        m_selectionItem->setPen(QPen(QColor(0x0d, 0x47, 0xa1), 1, Qt::DashLine));
+        m_selectionItem->setBrush(QColor(0x19, 0x76, 0xd2, 70));
+        m_selectionItem->setSelectable(false);
+        m_selectionItem->topLeft->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        m_selectionItem->bottomRight->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    }
+    const int offset = m_snapshot ? m_snapshot->utcOffsetSeconds : 0;
+    m_selectionItem->topLeft->setCoords(double(m_selection.fromMs) / 1000.0 + offset, 0);
+    m_selectionItem->bottomRight->setCoords(double(m_selection.toMs) / 1000.0 + offset, 1);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void OverviewView::updateWhatIf()
+{
+    if (!m_whatIfAction)
+        return;
+    const Period &p = m_selection;
+    const bool inside = p.isValid() && !m_history.isEmpty() && p.fromMs >= m_history.first().atMs
+                        && p.toMs <= m_history.last().atMs;
+    const bool longEnough = p.isValid() && p.toMs - p.fromMs >= kWhatIfMinMs;
+    const int offset = m_snapshot ? m_snapshot->utcOffsetSeconds : 0;
+    const auto hhmm = [offset](qint64 ms) {
+        return QDateTime::fromMSecsSinceEpoch(ms, QTimeZone(offset))
+                .toString(QStringLiteral("HH:mm"));
+    };
+    m_selectionLabel->setText(p.isValid() ? tr("%1 – %2 selected").arg(hhmm(p.fromMs), hhmm(p.toMs))
+                                          : QString());
+    QString tip;
+    if (!m_whatIfAvailable)
+        tip = m_whatIfUnavailable;
+    else if (!p.isValid())
+        tip = tr("Drag across the chart to choose a period, then compare what each policy would "
+                 "have done in it");
+    else if (!longEnough)
+        tip = tr("Choose a period of at least 15 minutes");
+    else if (!inside)
+        tip = tr("Choose a period within what was recorded");
+    else
+        tip = tr("Replay %1 – %2 under every policy, beside what happened")
+                      .arg(hhmm(p.fromMs), hhmm(p.toMs));
+    m_whatIfAction->setEnabled(m_whatIfAvailable && longEnough && inside);
+    m_whatIfAction->setToolTip(tip);
+}
+
+void OverviewView::keyPressEvent(QKeyEvent *event)
+{
+    if (event->key() == Qt::Key_Escape && m_selection.isValid()) {
+        clearSelection();
+        event->accept();
+        return;
+    }
+    QWidget::keyPressEvent(event);
+}
+
+void OverviewView::mousePressEvent(QMouseEvent *event)
+{
+    // A click on the view beside the chart lets the period go.
+    if (event->button() == Qt::LeftButton)
+        clearSelection();
+    QWidget::mousePressEvent(event);
+}
+
 void OverviewView::changeEvent(QEvent *event)
 {
     if (event->type() == QEvent::LanguageChange)
@@ -494,6 +707,10 @@ void OverviewView::retranslateUi()
         m_plot->graph(k)->setName(names[k]);
     m_plot->yAxis->setLabel(tr("cards"));
     m_chartTitle->setText(tr("Who held the cards, the last 24 hours (utilisation drawn over)"));
+    m_plot->setToolTip(tr("Click a moment to move the charts and the event log to it; drag "
+                          "across a period to compare the policies in it"));
+    m_whatIfAction->setText(tr("What if?…"));
+    updateWhatIf();
     refreshText();
     refreshChart();
 }

@@ -16,9 +16,12 @@
 #include <QPointer>
 #include <QWidget>
 
+class QAction;
 class QCustomPlot;
 class QCPAbstractItem;
+class QCPItemRect;
 class QLabel;
+class QToolButton;
 class QTimer;
 
 namespace Zhaoxi::Models {
@@ -115,21 +118,54 @@ public:
     // history.
     qint64 momentAt(const QPoint &chartPos) const;
 
+    // A period chosen on the chart by dragging across it (appliance time, UTC ms), kept after
+    // the drag and shaded until Esc, a click on the chart or on the view clears it.
+    struct Period
+    {
+        qint64 fromMs = -1;
+        qint64 toMs = -1;
+        bool isValid() const { return fromMs >= 0 && toMs > fromMs; }
+    };
+    Period selection() const { return m_selection; }
+    // Selects a period (cut to the history shown); an invalid one clears the selection.
+    void setSelection(qint64 fromMs, qint64 toMs);
+    void clearSelection();
+    // "What if?…": the button beside the chart and the chart's context menu; enabled with a
+    // selection of at least 15 minutes inside the history and while What if? is available.
+    QAction *whatIfAction() const { return m_whatIfAction; }
+    // Whether the console can replay what its store recorded (a console attached to a service
+    // whose store it cannot read cannot); `why` is the tooltip that says why not.
+    void setWhatIfAvailable(bool available, const QString &why = QString());
+
 public Q_SLOTS:
     void setSnapshot(const Zhaoxi::Session::SnapshotPtr &snapshot);
 
 Q_SIGNALS:
     // A click on the chart: the charts and the event log move to that moment.
     void momentClicked(qint64 atMs);
+    // The selection changed (an invalid period: cleared).
+    void selectionChanged(qint64 fromMs, qint64 toMs);
+    // "What if?…" for the selected period.
+    void whatIfRequested(qint64 fromMs, qint64 toMs);
 
 protected:
     void changeEvent(QEvent *event) override;
     void showEvent(QShowEvent *event) override;
+    void keyPressEvent(QKeyEvent *event) override;
+    void mousePressEvent(QMouseEvent *event) override;
 
 private:
     void refreshText();
     void refreshChart();
     void retranslateUi();
+    // The moment under a pixel column, held to the history's extent (-1: no history).
+    qint64 clampedMomentAt(int x) const;
+    void onChartPress(QMouseEvent *event);
+    void onChartMove(QMouseEvent *event);
+    void onChartRelease(QMouseEvent *event);
+    void onChartContextMenu(const QPoint &pos);
+    void drawSelection();
+    void updateWhatIf();
 
     QPointer<Models::SessionClient> m_client;
     Session::SnapshotPtr m_snapshot;
@@ -143,6 +179,17 @@ private:
     QLabel *m_chartTitle = nullptr;
     QCustomPlot *m_plot = nullptr;
     QList<QCPAbstractItem *> m_bandItems;
+    Period m_selection;
+    QCPItemRect *m_selectionItem = nullptr;
+    bool m_pressed = false;  // the left button went down on the chart's axis rect
+    bool m_dragging = false; // ... and moved far enough to be a drag
+    QPoint m_pressPos;
+    qint64 m_pressMs = -1;
+    QLabel *m_selectionLabel = nullptr;
+    QToolButton *m_whatIfButton = nullptr;
+    QAction *m_whatIfAction = nullptr;
+    bool m_whatIfAvailable = true;
+    QString m_whatIfUnavailable;
     // Snapshots come up to every simulated minute of a catch-up: the text and the chart are
     // redrawn once per turn of the event loop, not once per snapshot.
     QTimer *m_refresh = nullptr;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cli.h"
 
+#include <QDateTime>
+
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
@@ -86,6 +88,22 @@ QString findBeside(const QString &name, const QString &buildSubdir)
             return fi.canonicalFilePath();
     }
     return QStandardPaths::findExecutable(name);
+}
+
+std::optional<qint64> parseTimeArg(const QString &text)
+{
+    bool ok = false;
+    const qint64 ms = text.toLongLong(&ok);
+    if (ok)
+        return ms;
+    QDateTime dt = QDateTime::fromString(text, Qt::ISODateWithMs);
+    if (!dt.isValid())
+        dt = QDateTime::fromString(text, Qt::ISODate);
+    if (!dt.isValid())
+        return std::nullopt;
+    if (dt.timeSpec() == Qt::LocalTime)
+        dt = QDateTime(dt.date(), dt.time(), Qt::UTC);
+    return dt.toMSecsSinceEpoch();
 }
 
 } // namespace Zhaoxi::Cli

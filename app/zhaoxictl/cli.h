@@ -38,6 +38,10 @@ private:
 // entry as `known` has it; empty when none matches.
 QString knownName(const QString &given, const QStringList &known);
 
+// A time on the command line: epoch milliseconds, or ISO-8601 ("2024-05-01T09:12:00+08:00",
+// "2024-05-01T01:12:00Z", "2024-05-01"). A time without an offset is UTC. nullopt: neither.
+std::optional<qint64> parseTimeArg(const QString &text);
+
 // The shim and the shipped demo workloads sit beside the running program when installed, and in
 // their own build directories in a build tree (app/<buildSubdir>/); else PATH. Empty when none.
 QString findBeside(const QString &name, const QString &buildSubdir);

@@ -19,24 +19,6 @@ namespace St = Zhaoxi::Storage;
 
 namespace {
 
-// T: epoch milliseconds, or ISO-8601 ("2024-05-01T09:12:00+08:00", "2024-05-01T01:12:00Z",
-// "2024-05-01"). A time without an offset is UTC.
-std::optional<qint64> parseTime(const QString &text)
-{
-    bool ok = false;
-    const qint64 ms = text.toLongLong(&ok);
-    if (ok)
-        return ms;
-    QDateTime dt = QDateTime::fromString(text, Qt::ISODateWithMs);
-    if (!dt.isValid())
-        dt = QDateTime::fromString(text, Qt::ISODate);
-    if (!dt.isValid())
-        return std::nullopt;
-    if (dt.timeSpec() == Qt::LocalTime)
-        dt = QDateTime(dt.date(), dt.time(), Qt::UTC);
-    return dt.toMSecsSinceEpoch();
-}
-
 // Values of a repeatable option; each may be a comma-separated list.
 QStringList listValues(Args &args, const QString &name)
 {
@@ -130,13 +112,13 @@ int runEvents(const QStringList &argList, Io &io)
 
     St::EventFilter filter;
     if (from) {
-        filter.fromMs = parseTime(*from);
+        filter.fromMs = parseTimeArg(*from);
         if (!filter.fromMs)
             return usageError(
                     io, QStringLiteral("--from: '%1' is neither ISO-8601 nor epoch ms").arg(*from));
     }
     if (to) {
-        filter.toMs = parseTime(*to);
+        filter.toMs = parseTimeArg(*to);
         if (!filter.toMs)
             return usageError(
                     io, QStringLiteral("--to: '%1' is neither ISO-8601 nor epoch ms").arg(*to));

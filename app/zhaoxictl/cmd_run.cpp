@@ -8,8 +8,10 @@
 #include "core/device/nvmlapply.h"
 #include "core/device/nvmlbackend.h"
 #include "core/policy/policy.h"
+#include "core/replay/storehistory.h"
 #include "core/runtime/liverun.h"
 #include "core/session/eventbridge.h"
+#include "core/session/workloadrecording.h"
 #include "core/sim/scenario.h"
 #include "core/storage/recorder.h"
 #include "core/storage/statecodec.h"
@@ -214,10 +216,17 @@ int runRun(const QStringList &argList, Io &io)
     if (!demo.isEmpty() && demo != QLatin1String("."))
         qputenv("PATH", (demo + QLatin1Char(':') + qEnvironmentVariable("PATH")).toLocal8Bit());
 
+    // The store's past (days before the run's clock), if it has one, instead of the scenario's
+    // synthetic days and nominal service times (docs/simulation.md "Learning from the store").
+    const qint64 learnAtMs = options.resumeAtMs.value_or(scenario->startMs);
+    QList<Replay::LearnEvent> learnt;
+    if (const std::unique_ptr<Storage::Reader> reader = store->reader())
+        learnt = Replay::learnScenario(*reader, *scenario, learnAtMs);
     Runtime::LiveRun live(*scenario, options);
     Storage::Recorder rec(*store);
     rec.setState(&live.scheduler().state());
     live.addSchedulerSink(&rec);
+    Replay::recordLearnEvents(rec, learnAtMs, learnt);
     // What a resumed run needs, kept as it changes (durably: state documents).
     QObject::connect(&live, &Runtime::LiveRun::stateChanged, &live, [&] {
         const qint64 at = QDateTime::currentMSecsSinceEpoch();
@@ -242,6 +251,9 @@ int runRun(const QStringList &argList, Io &io)
             &live,
             [&rec](const Device::ApplianceEvent &e) { Session::recordApplianceEvent(rec, e); });
 
+    // The run's basis for a replay, before anything it does (docs/replay.md).
+    if (!options.resumeAtMs)
+        Session::recordRunBasis(rec, scenario->startMs, *scenario, options.policy, scenario->seed);
     QString why;
     if (!live.start(&why)) {
         io.err << "run: " << *scenarioPath << ": " << why << "\n";
@@ -251,6 +263,15 @@ int runRun(const QStringList &argList, Io &io)
         io.out << "running " << scenario->name << " for " << forMs / 1000.0 << " s, jobs in "
                << options.dataDir << "\n";
     io.out.flush();
+    // What a replay and the forecast read back (docs/replay.md): the services' requests, SLO
+    // attainment and service times every minute of the run's clock.
+    Session::WorkloadRecording workloads;
+    QTimer minute;
+    minute.setInterval(int(std::clamp(60'000.0 / scenario->liveSpeed, 50.0, 60'000.0)));
+    QObject::connect(&minute, &QTimer::timeout, &live, [&] {
+        workloads.record(rec, live.now(), Session::serviceTallies(live.services(live.now())), {});
+    });
+    minute.start();
 
     // SIGINT/SIGTERM end the run early but cleanly: every process is stopped, the report printed.
     QEventLoop loop;

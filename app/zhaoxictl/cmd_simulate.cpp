@@ -7,6 +7,7 @@
 #include "core/policy/policy.h"
 #include "core/session/eventbridge.h"
 #include "core/session/recordingsession.h"
+#include "core/session/workloadrecording.h"
 #include "core/sim/engine.h"
 #include "core/sim/scenario.h"
 #include "core/storage/recorder.h"
@@ -41,6 +42,8 @@ auto newEvents(const Sink &sink, qint64 *seen)
 // (nullopt, *error naming the file and the cause).
 std::optional<Sim::Report> recordRun(Sim::Engine &engine,
                                      const Sim::Scenario &scenario,
+                                     const QString &policy,
+                                     quint64 seed,
                                      Storage::Store &store,
                                      QString *error)
 {
@@ -49,6 +52,9 @@ std::optional<Sim::Report> recordRun(Sim::Engine &engine,
     wall.start();
     engine.start();
     rec.setState(&engine.scheduler().state());
+    Session::recordRunBasis(rec, engine.nowMs(), scenario, policy, seed);
+    Session::WorkloadRecording workloads;
+    workloads.record(rec, engine.nowMs(), Session::serviceTallies(engine), {});
     qint64 schedSeen = 0, applianceSeen = 0;
     const auto recordEvents = [&] {
         for (const Sched::SchedEvent &e : newEvents(engine.schedulerEvents(), &schedSeen))
@@ -69,6 +75,8 @@ std::optional<Sim::Report> recordRun(Sim::Engine &engine,
         engine.advanceTo(t);
         const qint64 at = engine.nowMs();
         Session::recordCardMetrics(rec, at, engine.scheduler().state(), engine.backend());
+        workloads.record(
+                rec, at, Session::serviceTallies(engine), Session::trainingTallies(engine));
         recordEvents();
         if (++step % 60 == 0 && !written())
             return std::nullopt;
@@ -154,7 +162,8 @@ int runSimulate(const QStringList &argList, Io &io)
         }
         Sim::Engine engine(*scenario, policies.first(), seed);
         QString why;
-        const std::optional<Sim::Report> report = recordRun(engine, *scenario, *store, &why);
+        const std::optional<Sim::Report> report
+                = recordRun(engine, *scenario, policies.first(), seed, *store, &why);
         if (!report) {
             io.err << "simulate: " << why << "\n";
             return 2;

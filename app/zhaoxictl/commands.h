@@ -19,6 +19,8 @@ int runLayouts(const QStringList &args, Io &io);     // cmd_catalogue.cpp
 int runCheckLayout(const QStringList &args, Io &io); // cmd_catalogue.cpp
 int runPlaceBench(const QStringList &args, Io &io);  // cmd_placebench.cpp
 int runSimulate(const QStringList &args, Io &io);    // cmd_simulate.cpp
+int runReplay(const QStringList &args, Io &io);      // cmd_replay.cpp
+int runAdvise(const QStringList &args, Io &io);      // cmd_advise.cpp
 int runRun(const QStringList &args, Io &io);         // cmd_run.cpp
 int runEvents(const QStringList &args, Io &io);      // cmd_events.cpp
 int runMetrics(const QStringList &args, Io &io);     // cmd_events.cpp
@@ -55,6 +57,15 @@ inline const Command kCommands[] = {
          "simulate --scenario FILE [--policy NAME] [--seed N] [--compare] [--json] [--db FILE]  "
          "replay a scenario on the simulated appliance",
          runSimulate},
+        {"replay",
+         "replay --db FILE --from T --to T (--policy NAME | --compare) [--json]  "
+         "replay a recorded period in the twin, beside what happened",
+         runReplay},
+        {"advise",
+         "advise --db FILE [--days N] [--json]  suggested changes (window edges, class budgets, "
+         "replica ranges, power caps), each with its evidence and a replay of the recorded days "
+         "that proves it",
+         runAdvise},
         {"run",
          "run --scenario FILE [--for DURATION] [--policy NAME|none] [--db FILE [--resume]] "
          "[--hardware [--nvml-library PATH] [--allow-changes]] [--json]  "

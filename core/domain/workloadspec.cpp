@@ -296,11 +296,8 @@ QJsonObject runToJson(WorkloadKind kind, const RunSpec &run)
     return json;
 }
 
-} // namespace
-
-QJsonObject workloadSpecToJson(const WorkloadSpec &spec)
+QJsonObject computeToJson(const ComputeDemand &c)
 {
-    const ComputeDemand &c = spec.demand.compute;
     QJsonObject compute;
     switch (c.kind) {
     case ComputeDemand::Kind::WholeCard:
@@ -316,6 +313,65 @@ QJsonObject workloadSpecToJson(const WorkloadSpec &spec)
         compute.insert(QLatin1String("fraction"), c.milli / 1000.0);
         break;
     }
+    return compute;
+}
+
+// A shape's host CPU and memory are the spec's own: not written.
+QJsonArray shapesToJson(const QList<WorkloadShape> &shapes)
+{
+    QJsonArray out;
+    for (const WorkloadShape &shape : shapes) {
+        const QJsonObject demand{
+                {QLatin1String("compute"), computeToJson(shape.demand.compute)},
+                {QLatin1String("memoryMiB"), shape.demand.memoryMiB},
+                {QLatin1String("cards"), shape.demand.cards},
+        };
+        out.append(QJsonObject{{QLatin1String("demand"), demand},
+                               {QLatin1String("speed"), shape.speed}});
+    }
+    return out;
+}
+
+} // namespace
+
+const Demand &shapeDemand(const WorkloadSpec &spec, int shape)
+{
+    return shape >= 0 && shape < spec.shapes.size() ? spec.shapes[shape].demand : spec.demand;
+}
+
+double shapeSpeed(const WorkloadSpec &spec, int shape)
+{
+    return shape >= 0 && shape < spec.shapes.size() ? spec.shapes[shape].speed : 1.0;
+}
+
+QString shapeText(const Demand &d)
+{
+    QString unit;
+    switch (d.compute.kind) {
+    case ComputeDemand::Kind::WholeCard:
+        unit = QStringLiteral("whole card");
+        break;
+    case ComputeDemand::Kind::MigProfile:
+        unit = d.compute.profile;
+        break;
+    case ComputeDemand::Kind::MigSlices:
+        unit = d.compute.slices == 1 ? QStringLiteral("1 slice")
+                                     : QStringLiteral("%1 slices").arg(d.compute.slices);
+        break;
+    case ComputeDemand::Kind::Fraction:
+        unit = QStringLiteral("%1 of a card").arg(numberText(d.compute.milli / 1000.0));
+        break;
+    }
+    if (d.cards == 0)
+        return QStringLiteral("CPU only");
+    if (d.cards == 1 && d.compute.kind != ComputeDemand::Kind::WholeCard)
+        return unit;
+    return QStringLiteral("%1 \u00d7 %2").arg(d.cards).arg(unit);
+}
+
+QJsonObject workloadSpecToJson(const WorkloadSpec &spec)
+{
+    const QJsonObject compute = computeToJson(spec.demand.compute);
     QJsonObject demand{
             {QLatin1String("memoryMiB"), spec.demand.memoryMiB},
             {QLatin1String("cards"), spec.demand.cards},
@@ -347,17 +403,21 @@ QJsonObject workloadSpecToJson(const WorkloadSpec &spec)
     };
     if (spec.checkpointIntervalMs != 0)
         json.insert(QLatin1String("checkpointInterval"), durationValue(spec.checkpointIntervalMs));
+    if (!spec.shapes.isEmpty())
+        json.insert(QLatin1String("shapes"), shapesToJson(spec.shapes));
     if (spec.inference) {
         const InferenceSpec &i = *spec.inference;
-        json.insert(QLatin1String("inference"),
-                    QJsonObject{
-                            {QLatin1String("service"), i.service},
-                            {QLatin1String("sloP99Ms"), i.sloP99Ms},
-                            {QLatin1String("requestRate"), i.requestRate},
-                            {QLatin1String("replicas"),
-                             QJsonObject{{QLatin1String("min"), i.minReplicas},
-                                         {QLatin1String("max"), i.maxReplicas}}},
-                    });
+        QJsonObject inference{
+                {QLatin1String("service"), i.service},
+                {QLatin1String("sloP99Ms"), i.sloP99Ms},
+                {QLatin1String("requestRate"), i.requestRate},
+                {QLatin1String("replicas"),
+                 QJsonObject{{QLatin1String("min"), i.minReplicas},
+                             {QLatin1String("max"), i.maxReplicas}}},
+        };
+        if (i.serviceTimeMs > 0)
+            inference.insert(QLatin1String("serviceTimeMs"), i.serviceTimeMs);
+        json.insert(QLatin1String("inference"), inference);
     }
     if (spec.run)
         json.insert(QLatin1String("run"), runToJson(spec.kind, *spec.run));
@@ -402,7 +462,13 @@ bool operator==(const Affinity &a, const Affinity &b)
 bool operator==(const InferenceSpec &a, const InferenceSpec &b)
 {
     return a.service == b.service && a.sloP99Ms == b.sloP99Ms && a.requestRate == b.requestRate
-           && a.minReplicas == b.minReplicas && a.maxReplicas == b.maxReplicas;
+           && a.minReplicas == b.minReplicas && a.maxReplicas == b.maxReplicas
+           && a.serviceTimeMs == b.serviceTimeMs;
+}
+
+bool operator==(const WorkloadShape &a, const WorkloadShape &b)
+{
+    return a.demand == b.demand && a.speed == b.speed;
 }
 
 bool operator==(const RunSpec &a, const RunSpec &b)
@@ -418,8 +484,8 @@ bool operator==(const RunSpec &a, const RunSpec &b)
 
 bool operator==(const WorkloadSpec &a, const WorkloadSpec &b)
 {
-    return a.name == b.name && a.kind == b.kind && a.demand == b.demand && a.time == b.time
-           && a.priority == b.priority && a.preemption == b.preemption
+    return a.name == b.name && a.kind == b.kind && a.demand == b.demand && a.shapes == b.shapes
+           && a.time == b.time && a.priority == b.priority && a.preemption == b.preemption
            && a.checkpointIntervalMs == b.checkpointIntervalMs && a.affinity == b.affinity
            && a.isolation == b.isolation && a.inference == b.inference && a.run == b.run;
 }

@@ -54,6 +54,9 @@ struct WorkloadSpecLimits
     static constexpr double maxSloP99Ms = 3600.0 * 1000; // one hour
     static constexpr double maxRequestRate = 1e6;        // per second
     static constexpr int maxReplicas = 1024;
+    // shapes
+    static constexpr int maxShapes = 8;            // alternatives besides the primary demand
+    static constexpr double maxShapeSpeed = 100.0; // relative to the primary shape's 1
     // run
     static constexpr qint64 maxStopGraceMs = qint64(3600) * 1000;               // one hour
     static constexpr qint64 minLogLimitBytes = qint64(64) * 1024;               // 64 KiB
@@ -110,6 +113,10 @@ struct InferenceSpec
     double requestRate = 0; // expected requests per second
     int minReplicas = 1;
     int maxReplicas = 1;
+    // Mean service time of one request on one replica of the primary shape (`demand`), in ms;
+    // 0 = not given. Required when the spec lists shapes: the scheduler takes a shape only when
+    // its service time (serviceTimeMs / speed) leaves room under sloP99Ms (WorkloadShape).
+    double serviceTimeMs = 0;
 };
 
 // Where an inference server publishes its latency and queue length (run.metricsPreset); JSON
@@ -185,12 +192,27 @@ QStringList checkpointSignalNames();
 // and MPS variables), which run.env may not set.
 bool isApplianceEnvironmentName(const QString &name);
 
+// An alternative shape the workload may run in instead of its primary `demand` (issue 18):
+// another unit size for an inference replica (1g, 2g, 3g), another gang for training (1 × 7g,
+// 2 × 3g, 4 × whole card). `speed` is relative to the primary shape, whose speed is 1: for
+// inference the throughput of one replica on this unit, for training and batch the throughput of
+// the whole gang. Only compute, card memory and cards differ from the primary: the host CPU and
+// memory are the whole job's and the same for every shape (the reader copies them from
+// `demand`, the writer leaves them out, validation insists they are equal). How the scheduler
+// picks a shape: docs/workload-spec.md, "shapes".
+struct WorkloadShape
+{
+    Demand demand;
+    double speed = 1;
+};
+
 // One workload unit: the single spec for training, inference and batch work.
 struct WorkloadSpec
 {
     QString name;
     WorkloadKind kind = WorkloadKind::Batch;
-    Demand demand;
+    Demand demand;               // the primary shape (speed 1)
+    QList<WorkloadShape> shapes; // alternatives to `demand`; empty = the primary only
     TimeBudget time;
     int priority = 0; // higher runs first and may preempt lower
     PreemptionTolerance preemption = PreemptionTolerance::Restart;
@@ -214,6 +236,14 @@ struct SpecError
     }
 };
 
+// The demand and speed of shape `shape` of `spec`: -1 (or any index out of range) is the
+// primary (`spec.demand`, speed 1), 0..shapes.size()-1 an alternative.
+const Demand &shapeDemand(const WorkloadSpec &spec, int shape);
+double shapeSpeed(const WorkloadSpec &spec, int shape);
+// A short English text of a shape for logs and reports: "1g.18gb", "2 × 3g.71gb",
+// "4 × whole card", "1 × 2 slices", "0.25 of a card".
+QString shapeText(const Demand &demand);
+
 // Reads a spec from JSON (the format is docs/workload-spec.md). On any error returns nullopt and
 // fills *error (when not null) with the first problem found; nothing is half-made. Unknown keys,
 // wrong types and out-of-range values are errors, and so are names (name, inference.service,
@@ -227,9 +257,11 @@ std::optional<WorkloadSpec> workloadSpecFromJson(const QByteArray &utf8, SpecErr
 // Writes a spec in canonical form: memoryMiB, hostCpuMilli, hostMemoryMiB, durations in seconds,
 // the deadline as ISO-8601 UTC, run.logLimit in bytes, run.port as "auto" or a number; every key
 // with its value, defaults included, except the optional ones that are unset (time.deadline,
-// affinity.host, a zero checkpointInterval, inference, run, run.workdir, run.user, run.ready,
-// run.latencyMetric, run.queueMetric, run.latencyUnit), demand.compute for a CPU-only job (cards
-// 0), run's inference-only keys for other kinds and run.progressTimeout for inference.
+// affinity.host, a zero checkpointInterval, empty shapes, a zero inference.serviceTimeMs,
+// inference, run, run.workdir, run.user, run.ready, run.latencyMetric, run.queueMetric,
+// run.latencyUnit), demand.compute for a CPU-only job (cards 0), run's inference-only keys for
+// other kinds, run.progressTimeout for inference, and each shape's host CPU and memory (the
+// spec's own). A shape's demand is written as memoryMiB, cards and compute.
 // workloadSpecFromJson(workloadSpecToJson(s)) == s for every valid s.
 QJsonObject workloadSpecToJson(const WorkloadSpec &spec);
 // Checks ranges and cross-field rules; the readers call it too. Fields in *error are the
@@ -244,6 +276,7 @@ bool operator==(const Demand &a, const Demand &b);
 bool operator==(const TimeBudget &a, const TimeBudget &b);
 bool operator==(const Affinity &a, const Affinity &b);
 bool operator==(const InferenceSpec &a, const InferenceSpec &b);
+bool operator==(const WorkloadShape &a, const WorkloadShape &b);
 bool operator==(const RunSpec &a, const RunSpec &b);
 bool operator==(const WorkloadSpec &a, const WorkloadSpec &b);
 

@@ -41,6 +41,7 @@ private:
 
     bool readCompute(const JsonScope &in, ComputeDemand *compute);
     bool readDemand(const JsonScope &in, Demand *demand);
+    bool readShapes(const JsonScope &in, const Demand &primary, QList<WorkloadShape> *shapes);
     bool readTime(const JsonScope &in, TimeBudget *time);
     bool readAffinity(const JsonScope &in, Affinity *affinity);
     bool readInference(const JsonScope &in, InferenceSpec *inference);
@@ -260,6 +261,59 @@ bool Reader::readDemand(const JsonScope &in, Demand *demand)
                          &demand->hostMemoryMiB);
 }
 
+// Each shape: {"demand": {compute, memoryGiB|memoryMiB, cards}, "speed": s}. The host CPU and
+// memory are the job's, so a shape takes them from the primary demand rather than repeating them.
+bool Reader::readShapes(const JsonScope &in, const Demand &primary, QList<WorkloadShape> *shapes)
+{
+    QJsonArray list;
+    if (!readArray(in, "shapes", &list))
+        return false;
+    if (list.size() > Limits::maxShapes) {
+        return fail(in.field("shapes"),
+                    QStringLiteral("at most %1 alternative shapes, got %2")
+                            .arg(QString::number(Limits::maxShapes), QString::number(list.size())));
+    }
+    for (qsizetype i = 0; i < list.size(); ++i) {
+        const QString path = jsonPath(in.field("shapes"), i);
+        JsonScope item;
+        JsonScope demand;
+        if (!objectValue(list[i], path, &item) || !checkKeys(item, {"demand", "speed"})
+            || !require(item, {"demand", "speed"})
+            || !readObject(item, "demand", &demand, Presence::Required)) {
+            return false;
+        }
+        for (const char *key : {"hostCpu", "hostCpuMilli", "hostMemoryGiB", "hostMemoryMiB"}) {
+            if (demand.has(QLatin1String(key))) {
+                return fail(
+                        demand.field(QLatin1String(key)),
+                        QStringLiteral("not allowed in a shape: the host CPU and memory are the "
+                                       "whole job's, the same for every shape (give them in "
+                                       "demand)"));
+            }
+        }
+        WorkloadShape shape;
+        shape.demand.hostCpuMilli = primary.hostCpuMilli;
+        shape.demand.hostMemoryMiB = primary.hostMemoryMiB;
+        JsonScope compute;
+        if (!checkKeys(demand, {"compute", "memoryGiB", "memoryMiB", "cards"})
+            || !readInt(demand, "cards", 1, Limits::maxCards, &shape.demand.cards)
+            || !require(demand, {"compute"}) || !readObject(demand, "compute", &compute)
+            || !readCompute(compute, &shape.demand.compute)
+            || !readScaled(demand,
+                           "memoryGiB",
+                           "memoryMiB",
+                           1024,
+                           Limits::maxMemoryMiB,
+                           &shape.demand.memoryMiB)
+            || !readNumber(
+                    item, "speed", NumberRange{0, Limits::maxShapeSpeed, true}, &shape.speed)) {
+            return false;
+        }
+        shapes->append(shape);
+    }
+    return true;
+}
+
 bool Reader::readTime(const JsonScope &in, TimeBudget *time)
 {
     return checkKeys(in, {"expectedDuration", "deadline"})
@@ -287,10 +341,14 @@ bool Reader::readAffinity(const JsonScope &in, Affinity *affinity)
 bool Reader::readInference(const JsonScope &in, InferenceSpec *inference)
 {
     JsonScope replicas;
-    if (!checkKeys(in, {"service", "sloP99Ms", "requestRate", "replicas"})
+    if (!checkKeys(in, {"service", "sloP99Ms", "requestRate", "serviceTimeMs", "replicas"})
         || !require(in, {"service", "sloP99Ms"}) || !readString(in, "service", &inference->service)
         || !readNumber(in, "sloP99Ms", &inference->sloP99Ms)
         || !readNumber(in, "requestRate", &inference->requestRate)
+        || !readNumber(in,
+                       "serviceTimeMs",
+                       NumberRange{0, Limits::maxSloP99Ms, true},
+                       &inference->serviceTimeMs)
         || !readObject(in, "replicas", &replicas) || !checkKeys(replicas, {"min", "max"})
         || !readInt(replicas, "min", 1, Limits::maxReplicas, &inference->minReplicas)) {
         return false;
@@ -470,6 +528,7 @@ std::optional<WorkloadSpec> Reader::read(const QJsonObject &json)
                         {"name",
                          "kind",
                          "demand",
+                         "shapes",
                          "time",
                          "priority",
                          "preemption",
@@ -481,8 +540,8 @@ std::optional<WorkloadSpec> Reader::read(const QJsonObject &json)
               && require(in, {"name", "kind", "demand"}) && readString(in, "name", &spec.name)
               && checkText(in.field("name"), spec.name, Limits::maxNameLength)
               && readEnum(in, "kind", allKinds, &spec.kind) && readObject(in, "demand", &demand)
-              && readDemand(demand, &spec.demand) && readObject(in, "time", &time)
-              && readTime(time, &spec.time)
+              && readDemand(demand, &spec.demand) && readShapes(in, spec.demand, &spec.shapes)
+              && readObject(in, "time", &time) && readTime(time, &spec.time)
               && readInt(in, "priority", Limits::minPriority, Limits::maxPriority, &spec.priority)
               && readEnum(in, "preemption", allTolerances, &spec.preemption)
               && readDuration(in, "checkpointInterval", &spec.checkpointIntervalMs)

@@ -192,25 +192,26 @@ namespace {
 
 // Each returns false after reporting the first problem; paths are the canonical JSON keys.
 
-bool validateCompute(const ComputeDemand &c, SpecChecks &r)
+// `at` is the demand's own path: "demand" or "shapes[i].demand".
+bool validateCompute(const ComputeDemand &c, SpecChecks &r, const QString &at)
 {
     switch (c.kind) {
     case ComputeDemand::Kind::WholeCard:
         return true;
     case ComputeDemand::Kind::MigProfile:
-        return r.checkProfile(QStringLiteral("demand.compute.profile"), c.profile);
+        return r.checkProfile(at + QStringLiteral(".compute.profile"), c.profile);
     case ComputeDemand::Kind::MigSlices:
         return r.checkRange(
-                QStringLiteral("demand.compute.slices"), c.slices, 1, Limits::maxMigSlices);
+                at + QStringLiteral(".compute.slices"), c.slices, 1, Limits::maxMigSlices);
     case ComputeDemand::Kind::Fraction:
         if (c.milli < 1 || c.milli > 1000) {
             return r.fail(
-                    QStringLiteral("demand.compute.fraction"),
+                    at + QStringLiteral(".compute.fraction"),
                     QStringLiteral("must be in (0, 1], got %1").arg(numberText(c.milli / 1000.0)));
         }
         return true;
     }
-    return r.fail(QStringLiteral("demand.compute"), QStringLiteral("unknown compute form"));
+    return r.fail(at + QStringLiteral(".compute"), QStringLiteral("unknown compute form"));
 }
 
 bool validateDemand(const Demand &d, SpecChecks &r)
@@ -219,7 +220,7 @@ bool validateDemand(const Demand &d, SpecChecks &r)
         return false;
     // A CPU-only job's compute demand is never looked at, so whatever it holds is not an error.
     const bool cpuOnly = d.cards == 0;
-    if (!cpuOnly && !validateCompute(d.compute, r))
+    if (!cpuOnly && !validateCompute(d.compute, r, QStringLiteral("demand")))
         return false;
     if (!r.checkRange(QStringLiteral("demand.memoryMiB"), d.memoryMiB, 0, Limits::maxMemoryMiB))
         return false;
@@ -242,6 +243,77 @@ bool validateDemand(const Demand &d, SpecChecks &r)
                            d.hostMemoryMiB,
                            0,
                            Limits::maxHostMemoryMiB);
+}
+
+// The alternatives to the primary demand (WorkloadShape): each a unit the job could use instead,
+// never a CPU-only one, each different from the primary and from the others.
+bool validateShapes(const WorkloadSpec &spec, SpecChecks &r)
+{
+    if (spec.shapes.isEmpty())
+        return true;
+    const QString field = QStringLiteral("shapes");
+    if (spec.demand.cards == 0) {
+        return r.fail(field,
+                      QStringLiteral("not allowed when demand.cards is 0 (a CPU-only job has no "
+                                     "unit to choose)"));
+    }
+    if (spec.shapes.size() > Limits::maxShapes) {
+        return r.fail(field,
+                      QStringLiteral("at most %1 alternative shapes, got %2")
+                              .arg(QString::number(Limits::maxShapes),
+                                   QString::number(spec.shapes.size())));
+    }
+    for (qsizetype i = 0; i < spec.shapes.size(); ++i) {
+        const WorkloadShape &shape = spec.shapes[i];
+        const Demand &d = shape.demand;
+        const QString at = QStringLiteral("shapes[%1]").arg(i);
+        const QString demandAt = at + QStringLiteral(".demand");
+        if (!r.checkRange(demandAt + QStringLiteral(".cards"), d.cards, 1, Limits::maxCards)
+            || !validateCompute(d.compute, r, demandAt)
+            || !r.checkRange(demandAt + QStringLiteral(".memoryMiB"),
+                             d.memoryMiB,
+                             0,
+                             Limits::maxMemoryMiB)) {
+            return false;
+        }
+        if (d.compute.kind == ComputeDemand::Kind::Fraction && d.cards > 1) {
+            return r.fail(demandAt + QStringLiteral(".cards"),
+                          QStringLiteral("must be 1 for a fraction demand (a share of one card "
+                                         "cannot be ganged), got %1")
+                                  .arg(d.cards));
+        }
+        if (d.compute.kind == ComputeDemand::Kind::Fraction
+            && spec.isolation == IsolationRequirement::HardOnly) {
+            return r.fail(demandAt + QStringLiteral(".compute"),
+                          QStringLiteral("a fraction is a soft share, but isolation is \"hard\"; "
+                                         "ask for a profile, slices or a whole card"));
+        }
+        if (d.hostCpuMilli != spec.demand.hostCpuMilli
+            || d.hostMemoryMiB != spec.demand.hostMemoryMiB) {
+            return r.fail(demandAt,
+                          QStringLiteral("its host CPU and memory must be the job's "
+                                         "(demand.hostCpuMilli and demand.hostMemoryMiB)"));
+        }
+        if (!(shape.speed > 0 && shape.speed <= Limits::maxShapeSpeed)) {
+            return r.fail(at + QStringLiteral(".speed"),
+                          QStringLiteral("must be greater than 0 and at most %1, got %2")
+                                  .arg(numberText(Limits::maxShapeSpeed), numberText(shape.speed)));
+        }
+        if (d == spec.demand) {
+            return r.fail(demandAt,
+                          QStringLiteral("the same as demand, the primary shape; leave it out"));
+        }
+        for (qsizetype j = 0; j < i; ++j) {
+            if (spec.shapes[j].demand == d)
+                return r.fail(demandAt, QStringLiteral("the same as shapes[%1].demand").arg(j));
+        }
+    }
+    if (spec.inference && spec.inference->serviceTimeMs <= 0) {
+        return r.fail(QStringLiteral("inference.serviceTimeMs"),
+                      QStringLiteral("required when shapes are given: the scheduler checks each "
+                                     "shape's service time against sloP99Ms"));
+    }
+    return true;
 }
 
 bool validateTime(const TimeBudget &t, SpecChecks &r)
@@ -306,6 +378,11 @@ bool validateInference(const InferenceSpec &i, SpecChecks &r)
         return r.fail(QStringLiteral("inference.requestRate"),
                       QStringLiteral("must be 0..%1, got %2")
                               .arg(numberText(Limits::maxRequestRate), numberText(i.requestRate)));
+    }
+    if (!(i.serviceTimeMs >= 0 && i.serviceTimeMs <= Limits::maxSloP99Ms)) {
+        return r.fail(QStringLiteral("inference.serviceTimeMs"),
+                      QStringLiteral("must be greater than 0 and at most %1, got %2")
+                              .arg(numberText(Limits::maxSloP99Ms), numberText(i.serviceTimeMs)));
     }
     if (!r.checkRange(
                 QStringLiteral("inference.replicas.min"), i.minReplicas, 1, Limits::maxReplicas))
@@ -518,6 +595,8 @@ bool validateSpec(const WorkloadSpec &spec, SpecChecks &r)
                               .arg(quoted(toString(spec.kind))));
     }
     if (spec.inference && !validateInference(*spec.inference, r))
+        return false;
+    if (!validateShapes(spec, r))
         return false;
     return !spec.run || validateRun(spec, r);
 }

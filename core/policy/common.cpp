@@ -339,7 +339,7 @@ int consolidateTraining(PolicyContext &ctx,
                     continue;
                 const Sched::Job &j = st.job(u.job);
                 if (!isTraining(j) || j.spec.priority >= waiting.spec.priority || j.overBudget
-                    || j.spec.demand.compute.kind == ComputeDemand::Kind::WholeCard) {
+                    || j.demand().compute.kind == ComputeDemand::Kind::WholeCard) {
                     blocked = true;
                     break;
                 }
@@ -462,7 +462,7 @@ int defragmentInference(PolicyContext &ctx, qint64 nowMs, DefragMemo *memo)
                 else
                     plan.movable = false;
             } else if (!isTraining(j) || j.spec.priority >= waiting->spec.priority
-                       || j.spec.demand.compute.kind == ComputeDemand::Kind::WholeCard) {
+                       || j.demand().compute.kind == ComputeDemand::Kind::WholeCard) {
                 plan.movable = false;
             }
         }

@@ -127,6 +127,10 @@ public:
     }
     void record(const Device::ApplianceEvent &event) override { m_plan.events.append(event); }
     QList<QList<double>> history(int service) const override { return m_inner.history(service); }
+    HistoryDays historyDays(int service, qint64 nowMs) const override
+    {
+        return m_inner.historyDays(service, nowMs);
+    }
     qint64 historyBucketMs() const override { return m_inner.historyBucketMs(); }
 
     // Each service as it is and as the plan leaves it.

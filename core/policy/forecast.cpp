@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "forecast.h"
 
+#include <QHash>
+
 #include <algorithm>
 #include <cmath>
 
@@ -8,13 +10,52 @@ namespace Zhaoxi::Policy {
 
 namespace {
 constexpr qint64 kDayMs = 24 * 3600'000LL;
+constexpr qint64 kWeekMs = 7 * kDayMs;
 
 qint64 mod(qint64 a, qint64 b)
 {
     const qint64 r = a % b;
     return r < 0 ? r + b : r;
 }
+
+// Monday 0 .. Sunday 6.
+int dayOfWeek(qint64 localWeekMs)
+{
+    return int(mod(localWeekMs, kWeekMs) / kDayMs);
+}
+
+// The days of `days` that `take` accepts, their mean per bucket (days weighted alike), in order:
+// over every day this is the same sum, in the same order, as before weekdays counted.
+template<typename Take>
+QList<double> meanShape(const QList<HistoryDay> &days, int buckets, Take take)
+{
+    QList<double> shape(buckets, 0.0);
+    int n = 0;
+    for (const HistoryDay &day : days) {
+        if (day.rates.size() != buckets || !take(day))
+            continue;
+        for (int b = 0; b < buckets; ++b)
+            shape[b] += day.rates[b];
+        ++n;
+    }
+    for (double &v : shape)
+        v = n > 0 ? v / n : 0;
+    return shape;
+}
 } // namespace
+
+// Defined here, beside its only reader: history()'s days taken as the days just before nowMs's.
+HistoryDays PolicyContext::historyDays(int service, qint64 nowMs) const
+{
+    HistoryDays h;
+    const QList<QList<double>> days = history(service);
+    const int today = dayOfWeek(localWeekMs(nowMs));
+    for (int i = 0; i < days.size(); ++i) {
+        const qint64 back = days.size() - i;
+        h.days.append(HistoryDay{int(mod(today - back, 7)) + 1, days[i]});
+    }
+    return h;
+}
 
 std::unique_ptr<Policy> Forecast::create(const QJsonObject &params, PolicyError *error)
 {
@@ -37,37 +78,71 @@ void Forecast::start(PolicyContext &ctx, qint64 nowMs)
     m_bucketMs = std::max<qint64>(60'000, ctx.historyBucketMs());
     const int buckets = int(kDayMs / m_bucketMs);
     const QList<ServiceView> views = ctx.services(nowMs);
+    m_today = dayOfWeek(ctx.localWeekMs(nowMs));
     m_learned.clear();
     for (const ServiceView &s : views) {
         Learned l;
-        l.shape = QList<double>(buckets, 0.0);
-        // The history's mean per bucket, days weighted alike.
-        const QList<QList<double>> days = ctx.history(s.index);
-        int n = 0;
-        for (const QList<double> &day : days) {
-            if (day.size() != buckets)
-                continue;
-            for (int b = 0; b < buckets; ++b)
-                l.shape[b] += day[b];
-            ++n;
+        const HistoryDays h = ctx.historyDays(s.index, nowMs);
+        auto full = [&](auto take) {
+            int n = 0;
+            for (const HistoryDay &d : h.days)
+                n += d.rates.size() == buckets && take(d) ? 1 : 0;
+            return n;
+        };
+        QHash<QString, int> shapeFrom; // source -> index in l.shapes
+        for (int w = 0; w < 7; ++w) {
+            const int weekday = w + 1;
+            const bool weekend = weekday >= 6;
+            auto same = [weekday](const HistoryDay &d) { return d.weekday == weekday; };
+            auto sameClass = [weekend](const HistoryDay &d) {
+                return d.weekday >= 1 && d.weekday <= 7 && (d.weekday >= 6) == weekend;
+            };
+            auto any = [](const HistoryDay &) { return true; };
+            QString source = QStringLiteral("all");
+            if (h.byWeekday && full(same) >= 2)
+                source = QString::number(weekday);
+            else if (h.byWeekday && full(sameClass) >= 2)
+                source = weekend ? QStringLiteral("weekend") : QStringLiteral("weekdays");
+            int index = shapeFrom.value(source, -1);
+            if (index < 0) {
+                index = int(l.shapes.size());
+                shapeFrom.insert(source, index);
+                if (source == QLatin1String("all"))
+                    l.shapes.append(meanShape(h.days, buckets, any));
+                else if (source.size() == 1)
+                    l.shapes.append(meanShape(h.days, buckets, same));
+                else
+                    l.shapes.append(meanShape(h.days, buckets, sameClass));
+            }
+            l.shapeOf[w] = index;
+            l.sourceOf[w] = source;
         }
-        for (double &v : l.shape)
-            v = n > 0 ? v / n : 0;
         m_learned.append(l);
     }
     LoadGuard::start(ctx, nowMs);
 }
 
+QString Forecast::shapeSource(int service, int weekday) const
+{
+    if (service < 0 || service >= m_learned.size() || weekday < 1 || weekday > 7)
+        return {};
+    return m_learned[service].sourceOf[weekday - 1];
+}
+
 double Forecast::shapeAt(int service, qint64 localWeekMs) const
 {
     const Learned &l = m_learned[service];
-    if (l.shape.isEmpty())
+    if (l.shapes.isEmpty())
         return 0;
-    // Linear between bucket middles.
-    const qint64 t = mod(localWeekMs - m_bucketMs / 2, kDayMs);
-    const int b = int(t / m_bucketMs);
-    const double f = double(t % m_bucketMs) / double(m_bucketMs);
-    return l.shape[b] + (l.shape[(b + 1) % l.shape.size()] - l.shape[b]) * f;
+    // Linear between bucket middles; past the day's last one, toward the next day's first.
+    const qint64 t = mod(localWeekMs - m_bucketMs / 2, kWeekMs);
+    const int day = int(t / kDayMs);
+    const qint64 inDay = t % kDayMs;
+    const QList<double> &shape = shapeOn(l, day);
+    const int b = int(inDay / m_bucketMs);
+    const double f = double(inDay % m_bucketMs) / double(m_bucketMs);
+    const double next = b + 1 < shape.size() ? shape[b + 1] : shapeOn(l, (day + 1) % 7).first();
+    return shape[b] + (next - shape[b]) * f;
 }
 
 double Forecast::forecastMax(int service, qint64 fromLocalMs, qint64 toLocalMs, double level) const
@@ -89,7 +164,7 @@ double Forecast::peakRate(const ServiceView &s, double seenRps) const
         return seenRps;
     const Learned &l = m_learned[s.index];
     double peak = 0;
-    for (double v : l.shape)
+    for (double v : shapeOn(l, m_today))
         peak = std::max(peak, v);
     return std::max(seenRps, peak * l.level);
 }
@@ -123,18 +198,22 @@ qint64 Forecast::tick(PolicyContext &ctx, qint64 nowMs)
     const QList<ServiceView> views = ctx.services(nowMs);
     const qint64 local = ctx.localWeekMs(nowMs);
     const int bucket = int(mod(local, kDayMs) / m_bucketMs);
+    const int day = dayOfWeek(local);
+    m_today = day;
     for (const ServiceView &s : views) {
         if (s.index >= m_learned.size())
             continue;
         Learned &l = m_learned[s.index];
-        if (l.bucket != bucket) {
+        if (l.bucket != bucket || l.bucketDay != day) {
             if (l.bucket >= 0 && nowMs > l.bucketStartMs) {
                 const double observed = double(s.arrivals - l.arrivalsAtBucketStart) * 1000.0
                                         / double(nowMs - l.bucketStartMs);
-                l.shape[l.bucket]
-                        = (1 - m_learningRate) * l.shape[l.bucket] + m_learningRate * observed;
+                QList<double> &shape = l.shapes[l.shapeOf[l.bucketDay]];
+                shape[l.bucket]
+                        = (1 - m_learningRate) * shape[l.bucket] + m_learningRate * observed;
             }
             l.bucket = bucket;
+            l.bucketDay = day;
             l.arrivalsAtBucketStart = s.arrivals;
             l.bucketStartMs = nowMs;
         }

@@ -11,6 +11,12 @@ namespace Zhaoxi::Policy {
 // safety net. The forecast is the learned shape scaled by how today compares with it so far
 // (clamped to [levelMin, levelMax]).
 //
+// Weekdays: when the history's days tell weekdays apart (HistoryDays::byWeekday), a day's shape
+// is the mean of the history's days of the same weekday when there are at least two, else of
+// its class (Monday to Friday, or Saturday and Sunday) when that has at least two, else of every
+// day; otherwise every day's. Days that share their source share one shape, and what is
+// observed updates the shape of the day it was observed on (so of every day that shares it).
+//
 //   lead          duration, default 20m
 //   learningRate  number 0..1, default 0.2: weight of today's bucket in the shape
 //   levelMin, levelMax  numbers, default 0.8, 1.5
@@ -24,8 +30,12 @@ public:
     void start(PolicyContext &ctx, qint64 nowMs) override;
     qint64 tick(PolicyContext &ctx, qint64 nowMs) override;
 
-    // The learned rate (req/s) of a service at a local time, before the level correction.
+    // The learned rate (req/s) of a service at a local time (ms since a local Monday 00:00: its
+    // weekday's shape), before the level correction.
     double shapeAt(int service, qint64 localWeekMs) const;
+    // Which days a weekday's shape (1 Monday .. 7 Sunday) was learnt from: the weekday itself,
+    // "weekdays", "weekend" or "all"; empty for an unknown service.
+    QString shapeSource(int service, int weekday) const;
     double forecastMax(int service, qint64 fromLocalMs, qint64 toLocalMs, double level) const;
 
 protected:
@@ -37,8 +47,11 @@ protected:
 private:
     struct Learned
     {
-        QList<double> shape; // req/s per bucket of the day
-        int bucket = -1;     // the bucket being observed
+        QList<QList<double>> shapes; // req/s per bucket of the day, one per source of days
+        int shapeOf[7] = {0, 0, 0, 0, 0, 0, 0}; // per weekday (Monday first): its shape
+        QString sourceOf[7];                    // ... and which days it came from
+        int bucket = -1;                        // the bucket being observed
+        int bucketDay = -1;                     // ... on this weekday (Monday 0)
         qint64 arrivalsAtBucketStart = 0;
         qint64 bucketStartMs = 0;
         double level = 1;
@@ -50,6 +63,11 @@ private:
     double m_levelMax = 1.5;
     qint64 m_levelTauMs = 10 * 60'000;
     qint64 m_bucketMs = 15 * 60'000;
+    const QList<double> &shapeOn(const Learned &l, int day) const
+    {
+        return l.shapes[l.shapeOf[day]];
+    }
+    int m_today = 0; // the weekday (Monday 0) at the last start or tick, for peakRate
     QList<Learned> m_learned;
 };
 

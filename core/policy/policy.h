@@ -55,6 +55,24 @@ struct TrainingView
     qint64 placedMs = 0;
 };
 
+// One past local day of a service's traffic (PolicyContext::historyDays).
+struct HistoryDay
+{
+    int weekday = 0;     // of the local day: 1 Monday .. 7 Sunday (Qt::DayOfWeek); 0 unknown
+    QList<double> rates; // req/s per bucket of historyBucketMs() from local midnight; empty: no
+                         // record of the day (or too little of one to count)
+};
+
+// A service's past before a run: one entry per local day, oldest first, the last one the day
+// before the run's first; and whether the days' weekdays tell their shapes apart. True for days
+// the appliance recorded (weekdays and weekends differ); false for a past drawn from one daily
+// curve, whose days differ only by noise, so that the forecast pools them all.
+struct HistoryDays
+{
+    QList<HistoryDay> days;
+    bool byWeekday = false;
+};
+
 // The simulator (or the console) a policy acts through. Every change goes through here so that
 // the owner sees it: the scheduler itself is only readable. Calls happen on the owner's thread,
 // at the time given.
@@ -102,10 +120,15 @@ public:
     virtual void setTrainingBandwidthShare(double share, qint64 nowMs) = 0;
     virtual void record(const Device::ApplianceEvent &event) = 0;
 
-    // Observed history before the run: for each past day (oldest first), the request rate per
-    // bucket (req/s), buckets of historyBucketMs() from local midnight.
+    // Observed history before the run: for each past local day (oldest first, the last one the
+    // day before the run's first), the request rate per bucket (req/s), buckets of
+    // historyBucketMs() from local midnight; a day without a record is empty.
     virtual QList<QList<double>> history(int service) const = 0;
     virtual qint64 historyBucketMs() const = 0;
+    // The same days with their weekdays, asked at `nowMs` (the policy's start). By default
+    // history()'s days, their weekdays counted back from the local day before `nowMs`'s, and
+    // byWeekday false (the pooled mean of every day). A context whose days are recorded says so.
+    virtual HistoryDays historyDays(int service, qint64 nowMs) const;
 };
 
 // The events a PolicyContext records for the policy's actions, the same for the twin and the

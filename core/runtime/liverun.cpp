@@ -761,7 +761,7 @@ void LiveRun::modelLoad(qint64 t)
                 continue;
             anyBusy = true;
             util += double(st.unitMilli(c, u)) / 1000.0;
-            const qint64 asked = st.job(u.job).spec.demand.memoryMiB;
+            const qint64 asked = st.job(u.job).demand().memoryMiB;
             memory += asked > 0 ? std::min(asked, u.memoryMiB) : u.memoryMiB;
         }
         if (c.mode != Domain::PartitionMode::Mig)

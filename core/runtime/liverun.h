@@ -178,6 +178,7 @@ public:
     QList<Policy::TrainingView> training(qint64 nowMs) override;
     void setReplicas(int service, int replicas, qint64 nowMs, Policy::ActionReason why) override;
     QList<QList<double>> history(int service) const override;
+    Policy::HistoryDays historyDays(int service, qint64 nowMs) const override;
     qint64 historyBucketMs() const override { return 15 * 60'000; }
 
 Q_SIGNALS:

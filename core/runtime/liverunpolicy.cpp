@@ -183,7 +183,15 @@ QList<QList<double>> LiveRun::history(int service) const
 {
     if (service < 0 || service >= m_scenario.services.size())
         return {}; // an operator's service has no recorded days yet
-    return Sim::syntheticHistory(m_scenario, service, m_scenario.seed, historyBucketMs());
+    return Sim::historyRates(historyDays(service, 0));
+}
+
+Policy::HistoryDays LiveRun::historyDays(int service, qint64 nowMs) const
+{
+    Q_UNUSED(nowMs) // the days are those before the scenario's start
+    if (service < 0 || service >= m_scenario.services.size())
+        return {};
+    return Sim::scenarioHistoryDays(m_scenario, service, m_scenario.seed, historyBucketMs());
 }
 
 // --- The report ------------------------------------------------------------------------------

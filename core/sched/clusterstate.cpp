@@ -94,7 +94,8 @@ bool operator==(const Job &a, const Job &b)
            && a.checkpointMs == b.checkpointMs && a.lostWorkMs == b.lostWorkMs
            && a.accountedAtMs == b.accountedAtMs && a.preemptions == b.preemptions
            && a.evictAtMs == b.evictAtMs && a.preemptedBy == b.preemptedBy
-           && a.overBudget == b.overBudget && a.host == b.host && a.assignments == b.assignments;
+           && a.overBudget == b.overBudget && a.shape == b.shape && a.host == b.host
+           && a.assignments == b.assignments;
 }
 
 const Unit *CardState::unit(int uid) const
@@ -643,10 +644,10 @@ QString ClusterState::checkInvariants() const
     for (const Job &j : m_jobs) {
         const QString where = QStringLiteral("job ") + QString::number(j.id.value());
         if (j.isActive()) {
-            if (j.assignments.size() != j.spec.demand.cards)
+            if (j.assignments.size() != j.demand().cards)
                 return where % QStringLiteral(": active with ")
                        % QString::number(j.assignments.size()) % QStringLiteral(" units, needs ")
-                       % QString::number(j.spec.demand.cards);
+                       % QString::number(j.demand().cards);
             for (const Assignment &a : j.assignments) {
                 const CardState &c = m_cards[a.card.value()];
                 const Unit *u = c.unit(a.unitUid);

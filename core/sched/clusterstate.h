@@ -151,9 +151,16 @@ struct Job
     // Placed by an operator over its class's budget ("place anyway"): the colocation policies do
     // not evict it to bring the class back within the budget. Cleared when it leaves its units.
     bool overBudget = false;
+    // The shape it holds its units in while active (issue 18): -1 the spec's primary demand,
+    // else an index into spec.shapes (Domain::WorkloadShape). Set when it is placed, back to -1
+    // when it leaves its units.
+    int shape = -1;
     HostId host;
     QList<Assignment> assignments;
     friend bool operator==(const Job &a, const Job &b);
+
+    // The demand of the shape it holds (or, pending, the primary's).
+    const Domain::Demand &demand() const { return Domain::shapeDemand(spec, shape); }
 
     bool isActive() const { return state == JobState::Running || state == JobState::Preempting; }
     bool isTerminal() const

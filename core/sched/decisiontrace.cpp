@@ -5,6 +5,21 @@
 
 namespace Zhaoxi::Sched {
 
+const char *shapeVerdictCode(ShapeTrace::Verdict verdict)
+{
+    switch (verdict) {
+    case ShapeTrace::Verdict::Chosen:
+        return "chosen";
+    case ShapeTrace::Verdict::Placeable:
+        return "placeable";
+    case ShapeTrace::Verdict::TooSlow:
+        return "too-slow";
+    case ShapeTrace::Verdict::NoRoom:
+        return "no-room";
+    }
+    return "no-room";
+}
+
 QString DecisionTrace::describe(const ClusterState &state) const
 {
     QString s;
@@ -45,6 +60,24 @@ QString DecisionTrace::describe(const ClusterState &state) const
                      .arg(state.job(v.job).spec.name)
                      .arg(v.priority)
                      .arg(v.lostWorkMs / 1000.0, 0, 'f', 1);
+    static const WorkloadSpec none;
+    const WorkloadSpec &spec
+            = job.isValid() && job.value() < state.jobs().size() ? state.job(job).spec : none;
+    for (const ShapeTrace &sh : shapes) {
+        const Domain::Demand &d = Domain::shapeDemand(spec, sh.shape);
+        s += QStringLiteral("  shape %1 (%2, speed %3): %4")
+                     .arg(sh.shape < 0 ? QStringLiteral("primary") : QString::number(sh.shape),
+                          Domain::shapeText(d))
+                     .arg(sh.speed)
+                     .arg(QLatin1String(shapeVerdictCode(sh.verdict)));
+        if (sh.verdict == ShapeTrace::Verdict::NoRoom)
+            s += QStringLiteral(" (%1)").arg(sh.status.describe());
+        else if (sh.verdict == ShapeTrace::Verdict::TooSlow)
+            s += QStringLiteral(" (%1 ms a request)").arg(sh.serviceMs, 0, 'f', 1);
+        else
+            s += QStringLiteral(", %1 work per card").arg(sh.score, 0, 'f', 3);
+        s += QStringLiteral("\n");
+    }
     if (!note.isEmpty())
         s += note % QStringLiteral("\n");
     return s;

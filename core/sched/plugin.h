@@ -12,6 +12,10 @@ struct Placement
 {
     HostId host;
     QList<UnitChoice> units;
+    // The job's shape the units are for: -1 its primary demand, else an index into spec.shapes
+    // (the scheduler's shape choice, issue 18). The framework always decides for the demand it is
+    // handed and leaves this -1.
+    int shape = -1;
     friend bool operator==(const Placement &, const Placement &) = default;
 };
 

@@ -5,6 +5,7 @@
 #include "repartitionplanner.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 namespace Zhaoxi::Sched {
@@ -117,6 +118,17 @@ void Scheduler::publishSteps(const QList<Step> &steps, qint64 nowMs)
                     c.host = m_state.card(u.card).host;
                     c.profile = u.profile;
                     c.start = u.start;
+                    c.uid = -1;
+                    // The instance's uid: the job's unit on that card at that start (a later
+                    // step of the same statement may have moved the job on).
+                    if (s.job.isValid()) {
+                        const CardState &card = m_state.card(u.card);
+                        for (const Assignment &a : m_state.job(s.job).assignments) {
+                            const Unit *unit = a.card == u.card ? card.unit(a.unitUid) : nullptr;
+                            if (unit && unit->start == u.start && unit->profile == u.profile)
+                                c.uid = a.unitUid;
+                        }
+                    }
                     publish(c);
                 }
             }
@@ -624,7 +636,10 @@ Scheduler::TickResult Scheduler::tick(qint64 nowMs)
             }
             m_nominated.remove(id.value());
         }
-        Decision d = m_framework.decide(m_workspace, m_state, job, nowMs, o);
+        // A preemptor whose victims have left takes the room they made, in its primary shape
+        // (preemption plans for that shape only); everyone else gets the shape choice.
+        Decision d = victims.isEmpty() ? chooseShape(job, nowMs, o)
+                                       : m_framework.decide(m_workspace, m_state, job, nowMs, o);
         if (d.status.isSuccess()) {
             Statement st(m_state);
             st.place(id, *d.placement, nowMs, overBudget);
@@ -852,7 +867,7 @@ Decision Scheduler::placeNow(JobId id, qint64 nowMs, CardId onCard, BudgetRule b
         d.status = Status::error(Reason::None);
         return d;
     }
-    Decision d = m_framework.decide(m_workspace, m_state, job, nowMs, o);
+    Decision d = chooseShape(job, nowMs, o);
     if (d.status.isSuccess()) {
         Statement st(m_state);
         st.place(id, *d.placement, nowMs, budget == BudgetRule::Exceed);
@@ -887,6 +902,102 @@ Decision Scheduler::placeWithPreemption(JobId id, qint64 nowMs, CardId onCard, B
     if (tryPreempt(id, nowMs, d, onCard, budget))
         d.status = Status::success(); // placed now, or nominated: it starts once they have left
     return d;
+}
+
+namespace {
+
+// The compute a placement takes, in milli-cards of the cards it lands on.
+qint64 placementMilli(const ClusterState &state, const Placement &p)
+{
+    qint64 milli = 0;
+    for (const UnitChoice &u : p.units) {
+        const CardState &c = state.card(u.card);
+        switch (u.kind) {
+        case UnitChoice::Kind::Existing:
+            if (const Unit *unit = c.unit(u.uid))
+                milli += state.unitMilli(c, *unit);
+            break;
+        case UnitChoice::Kind::NewShare:
+            milli += u.milli;
+            break;
+        case UnitChoice::Kind::NewPartition: {
+            const CardModel &m = state.model(c);
+            milli += m.migProfiles[u.profile].computeSlices * 1000 / m.migComputeSlices;
+            break;
+        }
+        }
+    }
+    return milli;
+}
+
+} // namespace
+
+Decision Scheduler::chooseShape(const Job &job, qint64 nowMs, const DecideOptions &options)
+{
+    const WorkloadSpec &spec = job.spec;
+    if (spec.shapes.isEmpty())
+        return m_framework.decide(m_workspace, m_state, job, nowMs, options);
+    const bool inference = spec.kind == Domain::WorkloadKind::Inference && spec.inference;
+    const bool gangs = spec.kind != Domain::WorkloadKind::Inference;
+    const ShapeOptions &so = m_options.shapes;
+    std::optional<Decision> primary;
+    std::optional<Decision> best;
+    double bestScore = 0;
+    int bestTrace = -1;
+    QList<ShapeTrace> traces;
+    Job probe = job;
+    for (int k = -1; k < spec.shapes.size(); ++k) {
+        ShapeTrace t;
+        t.shape = k;
+        t.speed = Domain::shapeSpeed(spec, k);
+        const Domain::Demand &demand = Domain::shapeDemand(spec, k);
+        if (gangs && demand.cards > 1)
+            t.gang = std::pow(so.gangEfficiency, std::log2(double(demand.cards)));
+        if (inference && spec.inference->serviceTimeMs > 0) {
+            t.serviceMs = spec.inference->serviceTimeMs / t.speed;
+            // The primary is the spec's own unit: only the alternatives must prove their speed.
+            if (k >= 0 && t.serviceMs * so.sloHeadroom > spec.inference->sloP99Ms) {
+                t.verdict = ShapeTrace::Verdict::TooSlow;
+                traces.append(t);
+                continue;
+            }
+        }
+        probe.spec.demand = demand;
+        Decision d = m_framework.decide(m_workspace, m_state, probe, nowMs, options);
+        d.trace.job = job.id;
+        if (!d.status.isSuccess()) {
+            t.verdict = ShapeTrace::Verdict::NoRoom;
+            t.status = d.status;
+        } else {
+            t.verdict = ShapeTrace::Verdict::Placeable;
+            t.milli = placementMilli(m_state, *d.placement);
+            t.score = t.milli > 0 ? t.speed * t.gang / (double(t.milli) / 1000.0) : 0;
+            d.placement->shape = k;
+            d.trace.placement = d.placement;
+            // Strictly more, with a margin for rounding: equal figures keep the earlier shape,
+            // the primary first.
+            if (!best || t.score > bestScore * (1 + 1e-9)) {
+                best = d;
+                bestScore = t.score;
+                bestTrace = int(traces.size());
+            }
+        }
+        if (k < 0)
+            primary = std::move(d);
+        traces.append(t);
+    }
+    Decision out;
+    if (best) {
+        traces[bestTrace].verdict = ShapeTrace::Verdict::Chosen;
+        out = std::move(*best);
+    } else if (primary) {
+        out = std::move(*primary);
+    } else {
+        // Only when the primary was never decided, which the loop does not allow; kept safe.
+        out = m_framework.decide(m_workspace, m_state, job, nowMs, options);
+    }
+    out.trace.shapes = traces;
+    return out;
 }
 
 bool changeLayoutPin(Scheduler &scheduler, CardId card, qint64 untilMs, qint64 nowMs, Problem *why)

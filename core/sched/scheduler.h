@@ -42,6 +42,20 @@ struct BudgetChange
 // asked and confirmed first). A job placed over the budget is marked Job::overBudget.
 enum class BudgetRule : std::uint8_t { Keep, Exceed };
 
+// How the scheduler chooses among a job's alternative shapes (WorkloadSpec::shapes, issue 18;
+// docs/workload-spec.md, "How the scheduler picks a shape").
+struct ShapeOptions
+{
+    // Training and batch gangs: the throughput a gang keeps per doubling of its width (the
+    // twin's gangEfficiency), counted on top of the spec's speed so that wider gangs of smaller
+    // units pay for their communication.
+    double gangEfficiency = 0.98;
+    // Inference: an alternative shape is taken only when its mean service time
+    // (serviceTimeMs / speed) times this is at most sloP99Ms. 5: the p99 of an exponential
+    // service time alone is ln(100) ~ 4.6 times its mean, before any queueing.
+    double sloHeadroom = 5.0;
+};
+
 struct SchedulerOptions
 {
     PreemptionOptions preemption;
@@ -53,6 +67,7 @@ struct SchedulerOptions
     // on its host (its victims' units stay reserved for it; without this, victims leaving at
     // different checkpoints hand their units to lower-priority jobs and the preemption repeats).
     bool reserveNominatedHosts = true;
+    ShapeOptions shapes;
 };
 
 // Could this workload ever run on this appliance (forms, drag targets)? If not, why not.
@@ -93,6 +108,7 @@ public:
         m_options.allowCreatePartitions = allow;
         m_options.allowReconfigure = allow;
     }
+    void setShapeOptions(const ShapeOptions &shapes) { m_options.shapes = shapes; }
     void addSink(EventSink *sink) { m_sinks.append(sink); }
     // Every committed statement's steps, before their events (the device bridge). Not owned.
     void addStepSink(StepSink *sink) { m_stepSinks.append(sink); }
@@ -171,6 +187,9 @@ public:
     // --- The three questions (HOUSE_STYLE 6) -----------------------------------------------
     // Place one pending job now (drag and drop: optionally onto one card), committing it. With
     // BudgetRule::Exceed its class's budget is not checked and the job is marked overBudget.
+    // A job with alternative shapes is placed in the shape that serves the most work per
+    // compute slice among those that fit now (tick() does the same; chooseShape); preemption,
+    // reconfiguration and the queries below use the primary shape only.
     Decision placeNow(JobId job,
                       qint64 nowMs,
                       CardId onCard = CardId(),
@@ -226,6 +245,14 @@ public:
     // ones the filters keep: model and affinity, card memory, isolation, the host's size and
     // pin, a gang's width and link domain. Failed cards are not among them. In card order.
     QList<CardId> cardsThatCouldServe(const WorkloadSpec &spec) const;
+
+    // The shape choice (issue 18): decides for `job` in its primary shape and each alternative
+    // on the state as it is, and returns the decision of the shape that serves the most work per
+    // compute slice among those placeable now (its placement's `shape` set, its trace listing
+    // every shape with its verdict and figure; ties keep the primary). When none is placeable,
+    // the primary's decision (with the shapes in its trace). A job without alternatives gets
+    // the framework's decision as it is. Changes nothing.
+    Decision chooseShape(const Job &job, qint64 nowMs, const DecideOptions &options);
 
     // --- Explanations ----------------------------------------------------------------------
     const DecisionTrace *lastTrace(JobId job) const;

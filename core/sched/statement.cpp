@@ -36,6 +36,8 @@ void Statement::place(JobId jobId, const Placement &placement, qint64 nowMs, boo
     if (j.state != JobState::Pending)
         return;
     save(jobId, std::nullopt, placement.host);
+    // The shape first: the invariants count the units it needs from it.
+    m_state.jobRef(jobId).shape = placement.shape;
     m_state.attachHost(jobId, placement.host);
     for (const UnitChoice &c : placement.units) {
         save(jobId, c.card, placement.host);
@@ -52,6 +54,7 @@ void Statement::place(JobId jobId, const Placement &placement, qint64 nowMs, boo
     s.job = jobId;
     s.host = placement.host;
     s.units = placement.units;
+    s.shape = placement.shape;
     m_steps.append(s);
 }
 
@@ -68,6 +71,7 @@ void Statement::release(JobId jobId, qint64 nowMs)
         save(jobId, std::nullopt, m_state.job(jobId).host);
         m_state.detachHost(jobId);
     }
+    m_state.jobRef(jobId).shape = -1;
 }
 
 void Statement::evict(JobId jobId, qint64 nowMs)

@@ -37,6 +37,7 @@ struct Step
     UnitState unitState = UnitState::Ready;
     JobState jobState = JobState::Pending;
     QList<UnitChoice> units;
+    int shape = -1; // Place: the job's shape (Placement::shape)
 };
 
 // A transaction over a ClusterState (Volcano's Statement; Kubernetes Reserve/Unreserve).
@@ -55,7 +56,8 @@ public:
     ClusterState &state() { return m_state; }
 
     // Binds a pending job per the placement: attaches its host, creates MIG instances it needs,
-    // binds its units and marks it running from `nowMs` (over its class's budget: Job::overBudget).
+    // binds its units and marks it running from `nowMs` (over its class's budget: Job::overBudget)
+    // in the placement's shape (Job::shape).
     void place(JobId job, const Placement &placement, qint64 nowMs, bool overBudget = false);
     // Takes a running (or preempting) job off its units: progress rolls back to the last
     // checkpoint (the rest counts as lost) and the job returns to the queue. No-op otherwise.

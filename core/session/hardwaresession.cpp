@@ -381,6 +381,10 @@ void HardwareSession::sampleMetrics(qint64 nowMs)
         if (r.smClockMHz)
             rec->recordMetric(nowMs, {Metric::SmClockMHz, c, -1, {}, -1}, *r.smClockMHz);
     }
+    // The services' requests, SLO attainment and service times: what the forecast learns from
+    // and a replay reads.
+    if (m_run)
+        m_workloads.record(*rec, nowMs, serviceTallies(m_run->services(nowMs)), {});
 }
 
 void HardwareSession::poll()

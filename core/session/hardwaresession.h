@@ -2,6 +2,7 @@
 #pragma once
 
 #include "runtimesession.h"
+#include "workloadrecording.h"
 
 #include "core/device/nvmlbackend.h"
 
@@ -223,6 +224,7 @@ private:
     qint64 m_startMs = 0;
     qint64 m_lastPollMs = 0;
     qint64 m_nextMetricMs = 0;
+    WorkloadRecording m_workloads; // the services' series in the store
     quint64 m_polls = 0;
     qint64 m_localEventId = 0;
     QList<QList<quint64>> m_seenXids;    // by NVML index: the readings' recent Xids last seen

@@ -4,6 +4,7 @@
 #include "eventbridge.h"
 #include "runtimesession.h"
 
+#include "core/replay/storehistory.h"
 #include "core/runtime/liverun.h"
 #include "core/sched/scheduler.h"
 #include "core/storage/recorder.h"
@@ -103,10 +104,17 @@ bool LiveSession::prepare(QString *why)
     o.allowRoot = m_options.allowRoot;
     o.policy = m_options.policy;
     o.clock = m_options.clock;
+    // The store's past (days before the run's clock), if it has one, instead of the scenario's
+    // synthetic days and nominal service times (docs/simulation.md "Learning from the store").
+    const qint64 startMs = o.resumeAtMs.value_or(m_scenario.startMs);
+    QList<Replay::LearnEvent> learnt;
+    if (const std::unique_ptr<Storage::Reader> reader = store()->reader())
+        learnt = Replay::learnScenario(*reader, m_scenario, startMs);
     m_run = std::make_unique<Runtime::LiveRun>(m_scenario, o);
     if (Storage::Recorder *rec = recorder()) {
         rec->setState(&m_run->scheduler().state());
         m_run->addSchedulerSink(rec);
+        Replay::recordLearnEvents(*rec, startMs, learnt);
     }
     connect(m_run.get(),
             &Runtime::LiveRun::processEvent,
@@ -150,6 +158,12 @@ void LiveSession::start()
         return;
     }
     m_startMs = m_run->now();
+    if (Storage::Recorder *rec = recorder())
+        recordRunBasis(*rec,
+                       m_startMs,
+                       m_scenario,
+                       m_options.policy.isEmpty() ? m_scenario.defaultPolicy : m_options.policy,
+                       m_scenario.seed);
     persist();
     m_timer = new QTimer(this);
     m_timer->setInterval(std::max(50, m_options.snapshotIntervalMs));
@@ -163,6 +177,8 @@ void LiveSession::start()
         if (m_run && rec && m_run->now() >= m_nextMetricMs) {
             m_nextMetricMs = m_run->now() + 60'000;
             recordCardMetrics(*rec, m_run->now(), m_run->scheduler().state(), m_run->backend());
+            m_workloads.record(
+                    *rec, m_run->now(), serviceTallies(m_run->services(m_run->now())), {});
         }
     });
     m_timer->start();

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "runtimesession.h"
+#include "workloadrecording.h"
 
 #include "core/sim/scenario.h"
 
@@ -110,7 +111,8 @@ private:
     bool m_resumed = false;
     bool m_released = false;
     qint64 m_startMs = 0;
-    qint64 m_nextMetricMs = 0; // the scenario clock's next card-metrics sample for the store
+    qint64 m_nextMetricMs = 0;     // the scenario clock's next card-metrics sample for the store
+    WorkloadRecording m_workloads; // what a replay and the forecast read back
 };
 
 } // namespace Zhaoxi::Session

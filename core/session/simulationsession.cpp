@@ -8,6 +8,7 @@
 #include "core/policy/timewindows.h"
 #include "core/sim/engine.h"
 #include "core/storage/recorder.h"
+#include "core/storage/store.h"
 
 #include <QTimer>
 
@@ -35,6 +36,11 @@ SimulationSession::SimulationSession(Sim::Scenario scenario,
 {
     registerMetaTypes();
     openStore(m_options.storePath, QStringLiteral("simulated-day.sqlite"));
+    // The store's past, if it has one, instead of the scenario's synthetic days and nominal
+    // service times (docs/simulation.md "Learning from the store"); said at each start.
+    if (Storage::Store *st = store())
+        if (const std::unique_ptr<Storage::Reader> reader = st->reader())
+            m_learnEvents = Replay::learnScenario(*reader, m_scenario, m_scenario.startMs);
     makeEngine();
 }
 
@@ -56,6 +62,10 @@ void SimulationSession::startEngine()
     m_engine->start();
     m_started = true;
     m_nextMetricMs = m_engine->nowMs();
+    if (Storage::Recorder *rec = recorder())
+        recordRunBasis(*rec, m_engine->nowMs(), m_scenario, m_policy, m_seed);
+    if (Storage::Recorder *rec = recorder())
+        Replay::recordLearnEvents(*rec, m_engine->nowMs(), m_learnEvents);
 }
 
 SimulationSession::~SimulationSession()
@@ -201,6 +211,7 @@ void SimulationSession::sampleMetrics()
     if (!rec)
         return;
     recordCardMetrics(*rec, at, m_engine->scheduler().state(), m_engine->backend());
+    m_workloads.record(*rec, at, serviceTallies(*m_engine), trainingTallies(*m_engine));
 }
 
 SnapshotPtr SimulationSession::publish()

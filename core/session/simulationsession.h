@@ -2,7 +2,9 @@
 #pragma once
 
 #include "recordingsession.h"
+#include "workloadrecording.h"
 
+#include "core/replay/storehistory.h"
 #include "core/sim/scenario.h"
 
 #include <QElapsedTimer>
@@ -132,7 +134,9 @@ private:
     QHash<int, int> m_xidErrors;
     QHash<int, int> m_eccErrors;
     qint64 m_nextMetricMs = 0;
+    WorkloadRecording m_workloads; // what a replay and the forecast read back
     QList<PendingLayout> m_pendingLayouts;
+    QList<Replay::LearnEvent> m_learnEvents; // what the start learnt from the store
 };
 
 } // namespace Zhaoxi::Session

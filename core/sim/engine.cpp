@@ -8,8 +8,11 @@
 #include <QElapsedTimer>
 #include <QSet>
 
+#include "core/domain/demand.h"
+
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 namespace Zhaoxi::Sim {
 
@@ -50,8 +53,15 @@ Engine::Engine(const Scenario &scenario, const QString &policy, quint64 seed)
         s.unitRef = unit.unitRef;
         s.unitMilli = unit.unitMilli;
         s.nominalSlowdown = 1.0 / std::max(1e-6, s.unitRef);
+        s.primaryRef = s.unitRef;
+        s.primaryMilli = s.unitMilli;
+        s.primarySlowdown = s.nominalSlowdown;
         m_services.push_back(std::move(s));
     }
+    // The scheduler's shape choice counts a gang's communication as the twin does.
+    Sched::ShapeOptions shapes = m_sched->options().shapes;
+    shapes.gangEfficiency = m_scenario.gangEfficiency;
+    m_sched->setShapeOptions(shapes);
     for (const TrainingDef &def : m_scenario.training) {
         m_training.push_back(trainingRt(def));
         m_bound.addJob(m_scenario.startMs + def.submitAtMs, def.workMs, def.spec.demand.cards);
@@ -96,6 +106,13 @@ void Engine::start()
     if (m_policy) {
         m_policy->start(*this, m_now);
         push(m_now + 1000, Kind::PolicyWake, 0, 1);
+        // A replay starts with the replicas that were serving (the policy may take them back).
+        const QList<Policy::ServiceView> views = services(m_now);
+        for (int i = 0; i < int(m_services.size()); ++i) {
+            const int initial = m_services[std::size_t(i)].def.initialReplicas;
+            if (initial > views[i].target)
+                setReplicas(i, initial, m_now, ActionReason::None);
+        }
     } else {
         for (int i = 0; i < int(m_services.size()); ++i)
             setReplicas(i,
@@ -402,6 +419,10 @@ void Engine::onPlaced(JobId job, qint64 now)
 {
     const Sched::ClusterState &st = m_sched->state();
     const Sched::Job &j = st.job(job);
+    const double factor
+            = j.shape >= 0 && !j.assignments.isEmpty()
+                      ? shapeFactor(j.spec, j.shape, st.card(j.assignments.first().card).model)
+                      : 1.0;
     QList<UnitRef> units;
     for (const Sched::Assignment &a : j.assignments) {
         const Sched::CardState &c = st.card(a.card);
@@ -412,6 +433,7 @@ void Engine::onPlaced(JobId job, qint64 now)
         r.start = u->start;
         r.milli = st.unitMilli(c, *u);
         r.soft = c.mode == PartitionMode::TimeSlicing || c.mode == PartitionMode::Mps;
+        r.factor = factor;
         units.append(r);
         if (r.profile >= 0)
             m_backend->setInstanceBusy(r.card, r.profile, r.start, true);
@@ -425,8 +447,22 @@ void Engine::onPlaced(JobId job, qint64 now)
     const Role role = m_roles.value(job.value(), Role{});
     if (role.index < 0)
         return;
+    countShape(role, j.spec, j.shape);
     if (role.replica) {
         ServiceRt &s = m_services[std::size_t(role.index)];
+        if (!j.spec.shapes.isEmpty()) {
+            // The policies size the service by what its replicas are placed in: the latest one's
+            // shape (its speed, its compute).
+            const double speed = Domain::shapeSpeed(j.spec, j.shape);
+            const qint64 milli = std::accumulate(
+                    units.cbegin(), units.cend(), qint64(0), [](qint64 sum, const UnitRef &u) {
+                        return sum + u.milli;
+                    });
+            s.nominalSlowdown = s.primarySlowdown / speed;
+            s.unitMilli = milli > 0 ? milli : s.primaryMilli;
+            s.unitRef = s.primaryRef * double(s.unitMilli)
+                        / double(std::max<qint64>(1, s.primaryMilli));
+        }
         for (Replica &r : s.replicas) {
             if (r.job != job)
                 continue;
@@ -545,6 +581,73 @@ void Engine::onReleased(JobId job, qint64 now, bool evicted)
             m_events.record(ev);
         }
     }
+}
+
+double Engine::shapeFactor(const Domain::WorkloadSpec &spec, int shape, int model) const
+{
+    if (shape < 0 || shape >= spec.shapes.size())
+        return 1.0;
+    const QList<Domain::CardModel> &models = m_sched->state().catalogue().models();
+    const double refTflops = models[m_scenario.referenceModel].fp16Tflops;
+    // A demand's speed at full clocks on one model, in reference cards; 0 when the model cannot
+    // serve it.
+    const auto nominal = [&](const Domain::Demand &d, int m) {
+        if (m < 0 || m >= models.size() || Domain::demandMilliOn(models[m], d.compute) <= 0)
+            return 0.0;
+        const double gang
+                = d.cards > 1 ? std::pow(m_scenario.gangEfficiency, std::log2(d.cards)) : 1.0;
+        return models[m].fp16Tflops / refTflops * Domain::demandShareOn(models[m], d.compute)
+               * d.cards * gang;
+    };
+    const Domain::WorkloadShape &alt = spec.shapes[shape];
+    const double here = nominal(alt.demand, model);
+    if (here <= 0)
+        return alt.speed;
+    // The primary as it would run on the same model, else on the reference model (its profile
+    // may not exist on this one), else the shape's own: the speed alone then scales.
+    double primary = nominal(spec.demand, model);
+    if (primary <= 0)
+        primary = nominal(spec.demand, m_scenario.referenceModel);
+    if (primary <= 0)
+        primary = here;
+    return alt.speed * primary / here;
+}
+
+void Engine::countShape(const Role &role, const Domain::WorkloadSpec &spec, int shape)
+{
+    if (spec.shapes.isEmpty() || role.index < 0)
+        return;
+    ++m_shapeCounts[{role.replica ? 0 : 1, role.index}][shape];
+}
+
+QList<ShapeChoiceReport> Engine::shapeChoices() const
+{
+    QList<ShapeChoiceReport> out;
+    const auto add
+            = [&](const Domain::WorkloadSpec &spec, bool service, const QString &name, int index) {
+                  if (spec.shapes.isEmpty())
+                      return;
+                  const QMap<int, int> counts = m_shapeCounts.value({service ? 0 : 1, index});
+                  for (int k = -1; k < spec.shapes.size(); ++k) {
+                      ShapeChoiceReport c;
+                      c.workload = name;
+                      c.service = service;
+                      c.shape = k;
+                      c.demand = Domain::shapeText(Domain::shapeDemand(spec, k));
+                      c.speed = Domain::shapeSpeed(spec, k);
+                      c.count = counts.value(k, 0);
+                      out.append(c);
+                  }
+              };
+    for (int i = 0; i < int(m_services.size()); ++i) {
+        const ServiceDef &def = m_services[std::size_t(i)].def;
+        add(def.spec, true, def.spec.inference->service, i);
+    }
+    for (int i = 0; i < int(m_training.size()); ++i) {
+        const TrainingDef &def = m_training[std::size_t(i)].def;
+        add(def.spec, false, def.spec.name, i);
+    }
+    return out;
 }
 
 void Engine::scheduleFinish(int index, qint64 now)

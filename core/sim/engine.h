@@ -81,6 +81,10 @@ public:
     int serviceCount() const { return int(m_services.size()); }
     int trainingCount() const { return int(m_training.size()); }
     bool trainingCompleted(int i) const { return m_training[std::size_t(i)].completed; }
+    // Placements so far per shape of each workload whose spec lists alternative shapes (issue
+    // 18): the services' in scenario order, then the training's; every shape listed, the primary
+    // first, chosen or not. Empty when no spec has shapes. Report::shapeChoices.
+    QList<ShapeChoiceReport> shapeChoices() const;
 
     // --- PolicyContext: the twin's workloads (the scheduler's side: ApplianceCore) -----------
     QList<Policy::ServiceView> services(qint64 nowMs) override;
@@ -92,6 +96,7 @@ public:
                      qint64 nowMs,
                      Policy::ActionReason why) override;
     QList<QList<double>> history(int service) const override;
+    Policy::HistoryDays historyDays(int service, qint64 nowMs) const override;
     qint64 historyBucketMs() const override { return 15 * 60'000; }
 
 private:
@@ -133,6 +138,9 @@ private:
         int start = -1;
         int milli = 1000;
         bool soft = false;
+        // A job placed in an alternative shape: what its spec's speed makes of the unit's own
+        // (shapeFactor); 1 in the primary shape.
+        double factor = 1;
     };
     struct Replica
     {
@@ -153,6 +161,11 @@ private:
         double nominalSlowdown = 1; // on its preferred unit
         qint64 unitMilli = 1000;
         double unitRef = 1; // reference cards one replica holds
+        // The primary shape's (replicaUnit); the three above follow the shape the latest
+        // replica was placed in when the spec lists alternatives.
+        double primarySlowdown = 1;
+        qint64 primaryMilli = 1000;
+        double primaryRef = 1;
         int maxServing = 0;
         double replicaMs = 0; // replica-ms held
     };
@@ -194,6 +207,13 @@ private:
     void control(qint64 now);
     void scheduleFinish(int training, qint64 now);
     double unitSpeed(const UnitRef &u, Domain::JobId self) const; // reference cards, before clocks
+    double unitSpeedOf(const UnitRef &u, Domain::JobId self) const; // ... of the unit alone
+    // For a job placed in alternative shape `shape` on units of card model `model`: the factor
+    // that makes its nominal speed (units' compute share x fp16 throughput x in-domain gang
+    // scaling) the spec's speed times the primary shape's nominal speed. 1 for the primary.
+    double shapeFactor(const Domain::WorkloadSpec &spec, int shape, int model) const;
+    // A placement in a shape of a workload that lists alternatives: counted for the report.
+    void countShape(const Role &role, const Domain::WorkloadSpec &spec, int shape);
     void reclaimIdle(qint64 now);
     void sampleCapacity(qint64 now, double dtd);
     // What a gang keeps of its cards' speed by its width: gangEfficiency per doubling,
@@ -254,6 +274,8 @@ private:
     double m_peakPowerW = 0;
     double m_trainingGB = 0, m_inferenceGB = 0, m_trainingPathShare = 0;
     int m_reconfigurations = 0;
+    // Placements per (services first, then training) workload and shape + 1; see shapeChoices.
+    QMap<std::pair<int, int>, QMap<int, int>> m_shapeCounts;
     int m_preemptions = 0;
     int m_faults = 0;
     double m_wallSeconds = 0;

@@ -112,6 +112,11 @@ void Engine::handleDevice(qint64 now)
 
 double Engine::unitSpeed(const UnitRef &u, JobId self) const
 {
+    return u.factor * unitSpeedOf(u, self);
+}
+
+double Engine::unitSpeedOf(const UnitRef &u, JobId self) const
+{
     const Sched::ClusterState &st = m_sched->state();
     const Sched::CardState &c = st.card(u.card);
     const Domain::CardModel &m = st.model(c);

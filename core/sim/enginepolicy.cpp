@@ -315,9 +315,17 @@ QList<int> Engine::drainOrder(int service, int count) const
     return order;
 }
 
+Policy::HistoryDays Engine::historyDays(int service, qint64 nowMs) const
+{
+    Q_UNUSED(nowMs)
+    return scenarioHistoryDays(m_scenario, service, m_seed, historyBucketMs());
+}
+
 QList<QList<double>> Engine::history(int service) const
 {
-    return syntheticHistory(m_scenario, service, m_seed, historyBucketMs());
+    // The days learnt from the store when the run was given them, else the synthetic past.
+    // (Their weekdays and byWeekday need Engine::historyDays: see PolicyContext.)
+    return historyRates(scenarioHistoryDays(m_scenario, service, m_seed, historyBucketMs()));
 }
 
 // --- The end ----------------------------------------------------------------------------------
@@ -394,6 +402,7 @@ Report Engine::finish()
     r.trainingPathShare = m_trainingPathShare;
     r.schedulerEvents = int(m_schedEvents.events().size());
     r.applianceEvents = int(m_events.events().size());
+    r.shapeChoices = shapeChoices();
     return r;
 }
 

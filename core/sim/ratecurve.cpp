@@ -66,10 +66,43 @@ RateCurve RateCurve::diurnal(double base, double peak, double peakHour)
     return c;
 }
 
+RateCurve RateCurve::recorded(QList<double> rates, qint64 bucketMs, qint64 firstLocalMs)
+{
+    RateCurve c;
+    c.m_stepMs = std::max<qint64>(1, bucketMs);
+    c.m_flatEnds = true;
+    c.m_shiftMs = firstLocalMs;
+    for (double &r : rates)
+        r = std::max(0.0, std::isfinite(r) ? r : 0.0);
+    c.m_points = std::move(rates);
+    c.m_peak = c.m_points.isEmpty() ? 0 : *std::max_element(c.m_points.cbegin(), c.m_points.cend());
+    c.m_periodMs = std::max<qint64>(1, qint64(c.m_points.size()) * c.m_stepMs);
+    return c;
+}
+
+double RateCurve::atRecorded(qint64 localMs) const
+{
+    const qsizetype n = m_points.size();
+    // Before the recording nothing runs; the bounds asked there (is it silent for ever, an
+    // hour's highest rate for thinning) may only overestimate: the peak.
+    if (localMs < m_shiftMs)
+        return m_peak;
+    const qint64 t = localMs - m_shiftMs - m_stepMs / 2;
+    if (t <= 0)
+        return m_points.first();
+    const qint64 i = t / m_stepMs;
+    if (i >= n - 1)
+        return m_points.last();
+    const double f = double(t % m_stepMs) / double(m_stepMs);
+    return m_points[i] + (m_points[i + 1] - m_points[i]) * f;
+}
+
 double RateCurve::at(qint64 localMs) const
 {
     if (m_points.isEmpty())
         return 0;
+    if (m_flatEnds)
+        return atRecorded(localMs);
     // Points sit at the middle of their hour; interpolate between neighbours, wrapping around.
     qint64 t = localMs - m_shiftMs - kHourMs / 2;
     if (t < 0 || t >= m_periodMs) {
@@ -101,11 +134,11 @@ double RateCurve::extremeRate(qint64 fromMs, qint64 toMs, Pick pick) const
     // Linear between knots (hour middles) and clamped below by the floor: the extremes lie at
     // the ends or on a knot inside the interval.
     double m = pick(at(fromMs), at(toMs));
-    const qint64 phase = m_shiftMs + kHourMs / 2;
-    qint64 k = fromMs - floorMod(fromMs - phase, kHourMs);
+    const qint64 phase = m_shiftMs + m_stepMs / 2;
+    qint64 k = fromMs - floorMod(fromMs - phase, m_stepMs);
     if (k < fromMs)
-        k += kHourMs;
-    for (; k <= toMs; k += kHourMs)
+        k += m_stepMs;
+    for (; k <= toMs; k += m_stepMs)
         m = pick(m, at(k));
     return m;
 }

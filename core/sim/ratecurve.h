@@ -21,6 +21,11 @@ public:
     static RateCurve constant(double rate);
     // A synthetic day: base + (peak - base) * (1 + cos(2π (h - peakHour) / 24)) / 2.
     static RateCurve diurnal(double base, double peak, double peakHour);
+    // A recorded period (a replay): `rates` in requests per second, one per bucket of `bucketMs`
+    // from local time `firstLocalMs` on, each at the middle of its bucket, linear in between and
+    // flat before the first middle and after the last (no wrapping). Before `firstLocalMs` it
+    // reads as its peak, an upper bound for whoever asks there.
+    static RateCurve recorded(QList<double> rates, qint64 bucketMs, qint64 firstLocalMs);
 
     // Requests per second at local time `localMs` (ms since a local midnight that starts a
     // Monday for weekly shapes).
@@ -35,6 +40,7 @@ public:
 
 private:
     double at(qint64 localMs) const;
+    double atRecorded(qint64 localMs) const;
     template<typename Pick>
     double extremeRate(qint64 fromMs, qint64 toMs, Pick pick) const;
     QList<double> m_points; // req/s at the middle of each hour (after scaling, before shift)
@@ -42,6 +48,8 @@ private:
     double m_floor = 0; // req/s
     qint64 m_shiftMs = 0;
     qint64 m_periodMs = 24 * 3600'000LL;
+    qint64 m_stepMs = 3600'000LL; // between points: an hour, or a recorded bucket
+    bool m_flatEnds = false;      // recorded: no wrapping around
 };
 
 // Reads an hourly curve file: one value per line ("hour,value" or just "value"); '#' starts a

@@ -109,10 +109,39 @@ QJsonObject Report::toJson(bool withWallTime) const
     r[QStringLiteral("peak_power_w")] = num(peakPowerW);
     r[QStringLiteral("events")] = QJsonObject{{QStringLiteral("scheduler"), schedulerEvents},
                                               {QStringLiteral("appliance"), applianceEvents}};
+    if (!shapeChoices.isEmpty()) {
+        // Only with shapes (issue 18): the reports of other scenarios keep their keys.
+        QJsonArray choices;
+        for (const ShapeChoiceReport &c : shapeChoices) {
+            QJsonObject o;
+            o[QStringLiteral("workload")] = c.workload;
+            o[QStringLiteral("kind")]
+                    = c.service ? QStringLiteral("service") : QStringLiteral("job");
+            o[QStringLiteral("shape")] = c.shape;
+            o[QStringLiteral("demand")] = c.demand;
+            o[QStringLiteral("speed")] = num(c.speed);
+            o[QStringLiteral("count")] = c.count;
+            choices.append(o);
+        }
+        r[QStringLiteral("shape_choices")] = choices;
+    }
     if (withWallTime)
         r[QStringLiteral("wall_seconds")] = num(wallSeconds);
     return r;
 }
+
+namespace {
+
+QString shapeLabel(const ShapeChoiceReport &c)
+{
+    return c.shape < 0 ? QStringLiteral("%1 (primary)").arg(c.demand)
+                       : QStringLiteral("%1 (shape %2, speed %3)")
+                                 .arg(c.demand)
+                                 .arg(c.shape)
+                                 .arg(QString::number(c.speed));
+}
+
+} // namespace
 
 QString formatComparison(const QList<Report> &reports)
 {
@@ -156,6 +185,21 @@ QString formatComparison(const QList<Report> &reports)
                              .arg(r.policy, f(sr.p99Ms, 1), f(100 * sr.sloAttainment, 3));
             }
             s += QLatin1Char('\n');
+        }
+        // The shape choices, when the scenario has shapes: placements per shape per policy.
+        const QList<ShapeChoiceReport> &first = reports.first().shapeChoices;
+        if (!first.isEmpty()) {
+            s += QStringLiteral("\nplacements per shape:\n");
+            for (int i = 0; i < first.size(); ++i) {
+                s += QStringLiteral("  %1 %2")
+                             .arg(first[i].workload, -10)
+                             .arg(shapeLabel(first[i]), -36);
+                for (const Report &r : reports) {
+                    const int n = i < r.shapeChoices.size() ? r.shapeChoices[i].count : 0;
+                    s += QStringLiteral("  %1: %2").arg(r.policy).arg(n);
+                }
+                s += QLatin1Char('\n');
+            }
         }
     }
     return s;
@@ -209,6 +253,11 @@ QString formatReport(const Report &r)
                       f(r.peakPowerW, 0),
                       f(r.trainingGB, 0),
                       f(r.inferenceGB, 1));
+    if (!r.shapeChoices.isEmpty()) {
+        s += QStringLiteral("placements per shape:\n");
+        for (const ShapeChoiceReport &c : r.shapeChoices)
+            s += QStringLiteral("  %1 %2: %3\n").arg(c.workload, shapeLabel(c)).arg(c.count);
+    }
     s += QStringLiteral("wall time %1 s\n").arg(f(r.wallSeconds, 3));
     return s;
 }

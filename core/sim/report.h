@@ -34,6 +34,18 @@ struct TrainingJobReport
     QList<QPair<double, double>> lossCurve; // (hours after start, loss)
 };
 
+// How often a workload whose spec lists alternative shapes (issue 18) was placed in one of its
+// shapes: one per shape, the primary (-1) first.
+struct ShapeChoiceReport
+{
+    QString workload;     // the service's name, or the training job's
+    bool service = false; // an inference service (each replica placed counts) or a job
+    int shape = -1;       // -1 the spec's primary demand, else the index into spec.shapes
+    QString demand;       // Domain::shapeText: "1g.18gb", "2 × 3g.71gb"
+    double speed = 1;     // as the spec gives it
+    int count = 0;        // placements in this shape
+};
+
 // Where the appliance's capacity went, in reference card-hours (one reference card for an hour),
 // sampled at every control period over healthy cards: a diagnostic of the gap between training
 // work done and the fluid bound (the bound gives inference `inferenceNeed` and training the
@@ -88,6 +100,9 @@ struct Report
     int schedulerEvents = 0;
     int applianceEvents = 0;
     double wallSeconds = 0;
+    // Placements per shape of the workloads that list alternatives; empty when none does (the
+    // JSON then has no shape_choices, so reports of scenarios without shapes are unchanged).
+    QList<ShapeChoiceReport> shapeChoices;
 
     // The report's JSON (docs/simulation.md). With `withWallTime` false, wall_seconds is left
     // out, so two runs of the same scenario and seed give equal objects.

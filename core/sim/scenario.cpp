@@ -255,6 +255,7 @@ std::optional<Scenario> readScenario(const QByteArray &json,
     const QJsonObject root = *parsed;
     Scenario sc;
     sc.file = fileName;
+    sc.source = json;
     const QStringList topKeys = {QStringLiteral("name"),
                                  QStringLiteral("start"),
                                  QStringLiteral("duration"),
@@ -655,6 +656,47 @@ std::optional<Scenario> readScenario(const QByteArray &json,
     if (rd.failed())
         return fail();
     return sc;
+}
+
+Policy::HistoryDays syntheticHistoryDays(const Scenario &scenario,
+                                         int service,
+                                         quint64 seed,
+                                         qint64 bucketMs)
+{
+    constexpr qint64 kDay = 24 * 3600'000LL;
+    Policy::HistoryDays h;
+    h.byWeekday = scenario.services[service].curve.isWeekly();
+    const QList<QList<double>> rates = syntheticHistory(scenario, service, seed, bucketMs);
+    // Local days since the epoch (a Thursday) of the start.
+    const qint64 local = scenario.startMs + scenario.utcOffsetMs;
+    const qint64 today = local / kDay - (local % kDay < 0 ? 1 : 0);
+    for (int i = 0; i < rates.size(); ++i) {
+        const qint64 day = today - (rates.size() - i);
+        h.days.append(Policy::HistoryDay{int(((day + 3) % 7 + 7) % 7) + 1, rates[i]});
+    }
+    return h;
+}
+
+Policy::HistoryDays scenarioHistoryDays(const Scenario &scenario,
+                                        int service,
+                                        quint64 seed,
+                                        qint64 bucketMs)
+{
+    const ServiceDef &def = scenario.services[service];
+    const QString name = def.spec.inference ? def.spec.inference->service : def.spec.name;
+    const auto it = scenario.learned.constFind(name);
+    if (it != scenario.learned.constEnd() && !it->days.isEmpty())
+        return Policy::HistoryDays{it->days, it->byWeekday};
+    return syntheticHistoryDays(scenario, service, seed, bucketMs);
+}
+
+QList<QList<double>> historyRates(const Policy::HistoryDays &history)
+{
+    QList<QList<double>> r;
+    r.reserve(history.days.size());
+    for (const Policy::HistoryDay &d : history.days)
+        r.append(d.rates);
+    return r;
 }
 
 std::optional<Scenario> loadScenarioFile(const QString &path,

@@ -5,9 +5,11 @@
 #include "trainingrun.h"
 
 #include "core/device/simulatedbackend.h"
+#include "core/policy/policy.h"
 #include "core/sched/appliancefile.h"
 #include "core/sched/scheduler.h"
 
+#include <QHash>
 #include <QJsonObject>
 #include <QList>
 #include <QString>
@@ -25,7 +27,8 @@ struct ServiceDef
     double requestMB = 0;      // host-path traffic per request
     qint64 loadMs = 20'000;    // a new replica loads its model before it serves
     RateCurve curve;
-    QString curveSource; // for the report: file, trace or formula
+    QString curveSource;     // for the report: file, trace or formula
+    int initialReplicas = 0; // a replay: replicas serving at its start (0: the policy's choice)
 };
 
 struct TrainingDef
@@ -47,6 +50,25 @@ struct FaultDef
     qint64 durationMs = 0;
 };
 
+// What a run learnt of one service from the appliance's store before it started
+// (core/replay/storehistory.h, docs/simulation.md "Learning from the store").
+struct LearnedService
+{
+    // The recorded past, one entry per local day before the start (oldest first, the last one
+    // the day before; a day not covered enough is empty), with weekdays: the forecast's history
+    // instead of the synthetic one. Empty: the synthetic past (too little was recorded).
+    QList<Policy::HistoryDay> days;
+    // Whether the days' weekdays tell their shapes apart (recorded days); false for a past
+    // drawn from one daily curve (a replay's synthetic past), which the forecast pools.
+    bool byWeekday = true;
+    // The measured mean time of one request on the service's own unit, and the same in
+    // reference-card ms (what ServiceDef::serviceMs became); < 0: not measured, the scenario's.
+    double unitMs = -1;
+    double serviceMs = -1;
+    qint64 unitMilli = 0; // the unit it was measured on
+    qint64 samples = 0;   // how many samples the mean took
+};
+
 struct HostPaths
 {
     double pcieGBps = 64;    // host memory <-> cards
@@ -58,6 +80,7 @@ struct HostPaths
 struct Scenario
 {
     QString file;
+    QByteArray source; // the JSON it was read from (a recording's replay basis)
     QString name;
     qint64 startMs = 0;     // UTC epoch ms of the simulation's start
     qint64 utcOffsetMs = 0; // local time = UTC + this (windows, rate curves)
@@ -81,6 +104,9 @@ struct Scenario
     bool liveLoad = false;
     int historyDays = 7;
     double historyNoise = 0.1;
+    // Per service name: what the run learnt from its store at the start (empty: nothing, the
+    // synthetic past and the scenario's service times). Not read from the file.
+    QHash<QString, LearnedService> learned;
     QList<ServiceDef> services;
     QList<TrainingDef> training;
     QList<FaultDef> faults;
@@ -127,6 +153,21 @@ QList<QList<double>> syntheticHistory(const Scenario &scenario,
                                       int service,
                                       quint64 seed,
                                       qint64 bucketMs);
+
+// The same days with their weekdays (those of the days before the scenario's start, in its
+// local time), byWeekday only for a weekly curve: a daily curve's days differ only by noise.
+Policy::HistoryDays syntheticHistoryDays(const Scenario &scenario,
+                                         int service,
+                                         quint64 seed,
+                                         qint64 bucketMs);
+// The past the twin and the real run give their forecasts: the days learnt from the store
+// (Scenario::learned, byWeekday) when there are, else syntheticHistoryDays.
+Policy::HistoryDays scenarioHistoryDays(const Scenario &scenario,
+                                        int service,
+                                        quint64 seed,
+                                        qint64 bucketMs);
+// Only the days' rates, for PolicyContext::history.
+QList<QList<double>> historyRates(const Policy::HistoryDays &history);
 
 std::optional<Scenario> loadScenarioFile(const QString &path,
                                          const Catalogue::Catalogue &catalogue,

@@ -26,6 +26,12 @@ enum class Metric : std::uint8_t {
     MemoryFreeMiB = 11,     // MiB, per card                  (DCGM_FI_DEV_FB_FREE)
     SmClockMHz = 12,        // MHz, per card                  (DCGM_FI_DEV_SM_CLOCK)
     TensorActive = 13,      // ratio 0..1, per card (DCGM_FI_PROF_PIPE_TENSOR_ACTIVE, modelled)
+    // What a replay and the forecast learn from (docs/storage.md "What a replay reads"):
+    ServiceTimeMs = 14, // ms, per service and unit size: the mean time one request takes on one
+                        // replica's unit; SeriesKey::partition holds the unit's milli-cards
+    SloAttainment = 15, // ratio 0..1, per service: requests within the SLO over the period
+    TrainingWorkH = 16, // reference card-hours of work done so far, per job (cumulative)
+    Replicas = 17,      // replicas serving, per service
     Count
 };
 

@@ -53,6 +53,20 @@ Family familyOf(Metric m)
                 1};
     case Metric::TrainingLoss:
         return {"zhaoxi_training_loss", "Training loss, as last reported.", 1};
+    case Metric::ServiceTimeMs:
+        return {"zhaoxi_inference_service_seconds",
+                "Mean time one request takes on one replica's unit (in s).",
+                0.001};
+    case Metric::SloAttainment:
+        return {"zhaoxi_inference_slo_attainment_ratio",
+                "Share of the requests of the period served within the SLO.",
+                1};
+    case Metric::TrainingWorkH:
+        return {"zhaoxi_training_work_reference_card_hours",
+                "Training work done so far, in reference card-hours.",
+                1};
+    case Metric::Replicas:
+        return {"zhaoxi_inference_replicas", "Replicas serving the service.", 1};
     case Metric::Count:
         break;
     }

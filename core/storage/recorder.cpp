@@ -96,6 +96,15 @@ void Recorder::record(const SchedEvent &ev)
     case EventCode::JobEvicted:
         p.insert(QStringLiteral("workLostMs"), ev.workLostMs);
         break;
+    case EventCode::JobSubmitted:
+        // What a replay resubmits (docs/storage.md): a training or batch job's spec. A service's
+        // replicas are replayed from its recorded requests instead.
+        if (m_state && ev.job.isValid() && ev.job.value() < m_state->jobs().size()) {
+            const Domain::WorkloadSpec &spec = m_state->job(ev.job).spec;
+            if (spec.kind != Domain::WorkloadKind::Inference)
+                p.insert(QStringLiteral("spec"), Domain::workloadSpecToJson(spec));
+        }
+        break;
     case EventCode::JobPriorityChanged:
         p.insert(QStringLiteral("priority"), ev.priority);
         p.insert(QStringLiteral("previousPriority"), ev.previousPriority);

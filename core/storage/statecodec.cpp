@@ -133,22 +133,26 @@ QByteArray queueToJson(const ClusterState &state)
         for (const Assignment &a : j.assignments)
             as.append(QJsonObject{{QStringLiteral("card"), a.card.value()},
                                   {QStringLiteral("uid"), a.unitUid}});
-        jobs.append(QJsonObject{{QStringLiteral("id"), j.id.value()},
-                                {QStringLiteral("spec"), Domain::workloadSpecToJson(j.spec)},
-                                {QStringLiteral("state"), QLatin1String(toString(j.state))},
-                                {QStringLiteral("submittedMs"), j.submittedMs},
-                                {QStringLiteral("startedMs"), optionalMs(j.startedMs)},
-                                {QStringLiteral("endedMs"), optionalMs(j.endedMs)},
-                                {QStringLiteral("workDoneMs"), j.workDoneMs},
-                                {QStringLiteral("checkpointMs"), j.checkpointMs},
-                                {QStringLiteral("lostWorkMs"), j.lostWorkMs},
-                                {QStringLiteral("accountedAtMs"), j.accountedAtMs},
-                                {QStringLiteral("preemptions"), j.preemptions},
-                                {QStringLiteral("evictAtMs"), optionalMs(j.evictAtMs)},
-                                {QStringLiteral("preemptedBy"), j.preemptedBy.value()},
-                                {QStringLiteral("overBudget"), j.overBudget},
-                                {QStringLiteral("host"), j.host.value()},
-                                {QStringLiteral("assignments"), as}});
+        QJsonObject jo{{QStringLiteral("id"), j.id.value()},
+                       {QStringLiteral("spec"), Domain::workloadSpecToJson(j.spec)},
+                       {QStringLiteral("state"), QLatin1String(toString(j.state))},
+                       {QStringLiteral("submittedMs"), j.submittedMs},
+                       {QStringLiteral("startedMs"), optionalMs(j.startedMs)},
+                       {QStringLiteral("endedMs"), optionalMs(j.endedMs)},
+                       {QStringLiteral("workDoneMs"), j.workDoneMs},
+                       {QStringLiteral("checkpointMs"), j.checkpointMs},
+                       {QStringLiteral("lostWorkMs"), j.lostWorkMs},
+                       {QStringLiteral("accountedAtMs"), j.accountedAtMs},
+                       {QStringLiteral("preemptions"), j.preemptions},
+                       {QStringLiteral("evictAtMs"), optionalMs(j.evictAtMs)},
+                       {QStringLiteral("preemptedBy"), j.preemptedBy.value()},
+                       {QStringLiteral("overBudget"), j.overBudget},
+                       {QStringLiteral("host"), j.host.value()},
+                       {QStringLiteral("assignments"), as}};
+        // An alternative shape only (issue 18): documents of jobs in their primary stay as they were.
+        if (j.shape >= 0)
+            jo.insert(QStringLiteral("shape"), j.shape);
+        jobs.append(jo);
     }
     return QJsonDocument(QJsonObject{{QStringLiteral("jobs"), jobs}})
             .toJson(QJsonDocument::Compact);
@@ -286,6 +290,11 @@ bool restoreState(ClusterState &state,
                                 .arg(job.value()));
         const bool active = js == JobState::Running || js == JobState::Preempting;
         if (active) {
+            const int shape = jo.value(QStringLiteral("shape")).toInt(-1);
+            if (shape < -1 || shape >= spec->shapes.size())
+                return fail(
+                        QStringLiteral("queue: job %1 holds unknown shape %2").arg(id).arg(shape));
+            state.jobRef(job).shape = shape;
             const int hi = jo.value(QStringLiteral("host")).toInt(-1);
             if (hi < 0 || hi >= state.hosts().size())
                 return fail(QStringLiteral("queue: job %1 runs on an unknown host").arg(id));
@@ -385,9 +394,29 @@ QByteArray decisionTraceToJson(const DecisionTrace &t)
                                      {QStringLiteral("milli"), u.milli},
                                      {QStringLiteral("memoryMiB"), u.memoryMiB}});
         }
-        o.insert(QStringLiteral("placement"),
-                 QJsonObject{{QStringLiteral("host"), t.placement->host.value()},
-                             {QStringLiteral("units"), units}});
+        QJsonObject po{{QStringLiteral("host"), t.placement->host.value()},
+                       {QStringLiteral("units"), units}};
+        if (t.placement->shape >= 0)
+            po.insert(QStringLiteral("shape"), t.placement->shape);
+        o.insert(QStringLiteral("placement"), po);
+    }
+    if (!t.shapes.isEmpty()) {
+        // The shape choice (issue 18); left out for jobs without alternatives.
+        QJsonArray shapes;
+        for (const ShapeTrace &sh : t.shapes) {
+            QJsonObject so{{QStringLiteral("shape"), sh.shape},
+                           {QStringLiteral("verdict"), QLatin1String(shapeVerdictCode(sh.verdict))},
+                           {QStringLiteral("speed"), sh.speed},
+                           {QStringLiteral("milli"), sh.milli},
+                           {QStringLiteral("gang"), sh.gang},
+                           {QStringLiteral("score"), sh.score}};
+            if (sh.serviceMs > 0)
+                so.insert(QStringLiteral("serviceMs"), sh.serviceMs);
+            if (!sh.status.isSuccess())
+                so.insert(QStringLiteral("status"), statusToJson(sh.status));
+            shapes.append(so);
+        }
+        o.insert(QStringLiteral("shapes"), shapes);
     }
     QJsonArray best, rejected, victims;
     for (const CandidateTrace &c : t.best)
@@ -521,7 +550,38 @@ std::optional<DecisionTrace> decisionTraceFromJson(const QJsonObject &o, QString
             c.memoryMiB = qint64(u.value(QStringLiteral("memoryMiB")).toDouble());
             p.units.append(c);
         }
+        p.shape = po.value(QStringLiteral("shape")).toInt(-1);
         t.placement = p;
+    }
+    static const ShapeTrace::Verdict verdicts[] = {ShapeTrace::Verdict::Chosen,
+                                                   ShapeTrace::Verdict::Placeable,
+                                                   ShapeTrace::Verdict::TooSlow,
+                                                   ShapeTrace::Verdict::NoRoom};
+    for (const QJsonValue &sv : o.value(QStringLiteral("shapes")).toArray()) {
+        const QJsonObject so = sv.toObject();
+        ShapeTrace sh;
+        sh.shape = so.value(QStringLiteral("shape")).toInt(-1);
+        const QString verdict = so.value(QStringLiteral("verdict")).toString();
+        if (!fromName(verdict, verdicts, shapeVerdictCode, &sh.verdict)) {
+            *error = QStringLiteral("trace of job %1: shapes: unknown verdict \"%2\"")
+                             .arg(t.job.value())
+                             .arg(verdict);
+            return std::nullopt;
+        }
+        sh.speed = so.value(QStringLiteral("speed")).toDouble(1);
+        sh.milli = qint64(so.value(QStringLiteral("milli")).toDouble());
+        sh.gang = so.value(QStringLiteral("gang")).toDouble(1);
+        sh.score = so.value(QStringLiteral("score")).toDouble();
+        sh.serviceMs = so.value(QStringLiteral("serviceMs")).toDouble();
+        if (so.contains(QStringLiteral("status"))) {
+            const auto status = statusFromJson(so.value(QStringLiteral("status")).toObject(), &why);
+            if (!status) {
+                *error = QStringLiteral("trace of job %1: shapes: %2").arg(t.job.value()).arg(why);
+                return std::nullopt;
+            }
+            sh.status = *status;
+        }
+        t.shapes.append(sh);
     }
     for (const auto &[key, list] : {std::pair{QStringLiteral("best"), &t.best},
                                     std::pair{QStringLiteral("rejected"), &t.rejected}}) {

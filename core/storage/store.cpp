@@ -110,6 +110,14 @@ const char *toString(Metric metric)
         return "sm-clock-mhz";
     case Metric::TensorActive:
         return "tensor-active";
+    case Metric::ServiceTimeMs:
+        return "service-time-ms";
+    case Metric::SloAttainment:
+        return "slo-attainment";
+    case Metric::TrainingWorkH:
+        return "training-work-h";
+    case Metric::Replicas:
+        return "replicas";
     case Metric::Count:
         break;
     }

@@ -727,8 +727,10 @@ void tst_WorkloadSpecParse::docExamplesAreValid()
                  qPrintable(error.toString() + QStringLiteral(" in\n") + QString::fromUtf8(json)));
         specs.append(*spec);
     }
-    // training, inference, CPU-only, batch, vLLM service, demo training, canonical
-    QCOMPARE(specs.size(), 7);
+    // training, inference, CPU-only, batch, vLLM service, demo training, alternative shapes,
+    // canonical
+    QCOMPARE(specs.size(), 8);
+    QCOMPARE(specs.at(6).shapes.size(), 2);
     QVERIFY(specs.last() == specs.first());
     QCOMPARE(toString(specs.at(1).kind), QStringLiteral("inference"));
 

@@ -147,6 +147,94 @@ private Q_SLOTS:
         QCOMPARE(reader->countEvents({}), qint64(shown));
     }
 
+    // What a replay and the forecast read back (docs/replay.md): the run's basis, each
+    // service's requests, SLO attainment and service time minute by minute, the training jobs'
+    // specs and the work they did.
+    void workloadsAreStoredForAReplay()
+    {
+        Session::SimulationSession session(smallScenario(), QString(), 3);
+        session.runTo(30 * 60'000);
+        const qint64 start = session.latest()->startMs;
+        session.stop();
+        QString err;
+        auto reader = Storage::Reader::open(
+                session.storePath(), Storage::Reader::OpenMode::RequireCurrent, &err);
+        QVERIFY2(reader, qPrintable(err));
+        Storage::EventFilter basis;
+        basis.codes = {QByteArrayLiteral("run-basis")};
+        const QList<Storage::Event> b = reader->events(basis);
+        QCOMPARE(b.size(), 1);
+        QCOMPARE(b.first().atMs, start);
+        const QJsonObject p = QJsonDocument::fromJson(b.first().params).object();
+        QCOMPARE(p.value(QStringLiteral("scenario")).toObject().value(QStringLiteral("name")),
+                 QJsonValue(QStringLiteral("session test")));
+        QCOMPARE(p.value(QStringLiteral("policy")).toString(), QStringLiteral("static"));
+        QCOMPARE(p.value(QStringLiteral("seed")).toString(), QStringLiteral("3"));
+
+        using Storage::Metric;
+        const QList<Storage::MetricPoint> rate
+                = reader->series({Metric::RequestRate, -1, -1, QStringLiteral("chat"), -1},
+                                 Storage::Tier::Raw,
+                                 start,
+                                 start + 30 * 60'000);
+        QVERIFY2(rate.size() >= 25 && rate.size() <= 30, // about one a minute
+                 qPrintable(QString::number(rate.size())));
+        double mean = 0;
+        for (const Storage::MetricPoint &m : rate)
+            mean += m.value / rate.size();
+        QVERIFY2(mean > 1.7 && mean < 2.3, qPrintable(QString::number(mean))); // constant 2/s
+        const QList<Storage::MetricPoint> slo
+                = reader->series({Metric::SloAttainment, -1, -1, QStringLiteral("chat"), -1},
+                                 Storage::Tier::Raw,
+                                 start,
+                                 start + 30 * 60'000);
+        QVERIFY(slo.size() >= 25);
+        for (const Storage::MetricPoint &m : slo)
+            QVERIFY(m.value >= 0 && m.value <= 1);
+        // Service time per unit size: 3g of 7 slices on an H200 is 428 milli-cards; the
+        // scenario's 50 ms on a whole reference card takes 50 / (3/7) ms on it.
+        bool serviceTime = false;
+        for (const Storage::LatestMetric &l : reader->latestMetrics()) {
+            if (l.key.metric == Metric::ServiceTimeMs && l.key.service == QLatin1String("chat")) {
+                serviceTime = true;
+                QCOMPARE(l.key.partition, 428);
+                QVERIFY2(std::abs(l.point.value - 50.0 * 7 / 3) < 1,
+                         qPrintable(QString::number(l.point.value)));
+            }
+        }
+        QVERIFY(serviceTime);
+        // The training jobs' specs ride on job-submitted; a replica's does not.
+        Storage::EventFilter submitted;
+        submitted.codes = {QByteArrayLiteral("job-submitted")};
+        int withSpec = 0, replicas = 0;
+        int big = -1;
+        for (const Storage::Event &e : reader->events(submitted)) {
+            const QJsonObject ep = QJsonDocument::fromJson(e.params).object();
+            if (ep.contains(QStringLiteral("spec"))) {
+                ++withSpec;
+                const QString name = ep.value(QStringLiteral("spec"))
+                                             .toObject()
+                                             .value(QStringLiteral("name"))
+                                             .toString();
+                QVERIFY(name == QLatin1String("big") || name == QLatin1String("small"));
+                if (name == QLatin1String("big"))
+                    big = e.job;
+            } else {
+                ++replicas;
+            }
+        }
+        QCOMPARE(withSpec, 2);
+        QVERIFY(replicas >= 1);
+        QVERIFY(big >= 0);
+        const QList<Storage::MetricPoint> work
+                = reader->series({Metric::TrainingWorkH, -1, -1, {}, big},
+                                 Storage::Tier::Raw,
+                                 start,
+                                 start + 30 * 60'000);
+        QVERIFY(work.size() >= 20);
+        QVERIFY(work.last().value > work.first().value);
+    }
+
     void applianceEventsAreStoredByName_data()
     {
         using C = Device::ApplianceEventCode;

@@ -11,6 +11,7 @@
 #include "core/sched/appliancefile.h"
 #include "core/session/simulationsession.h"
 #include "core/sim/scenario.h"
+#include "widgets/advise/advicepanel.h"
 #include "widgets/carddetailsview.h"
 #include "widgets/cardmap/cardmapview.h"
 #include "widgets/cardmap/jobsview.h"
@@ -114,6 +115,7 @@ private Q_SLOTS:
     void aProposedLayoutOpensInTheRepartitionEditor();
     void initTestCase();
     void consoleFollowsTheSession();
+    void adviceAppliesThroughTheScheduleEditor();
     void readOnlyBannerSaysWhy();
     void settingsAreRemembered();
     void consoleSwitchesLanguage();
@@ -173,6 +175,37 @@ void TestMainWindow::initTestCase()
     QSettings().clear();
 }
 
+// A suggestion applied from the advice panel goes through the schedule editor's preview and
+// confirmation to the session: the windows schedule it carries becomes the policy in force.
+void TestMainWindow::adviceAppliesThroughTheScheduleEditor()
+{
+    Session::SimulationSession session(demoDay(), QString(), 20260105);
+    session.runTo(10 * 3600'000);
+    Models::SessionClient client(&session);
+    MainWindow w;
+    w.setSession(&client, session.storePath());
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    auto *advice = w.findChild<Widgets::AdvicePanel *>(QStringLiteral("advicePanel"));
+    QVERIFY(advice);
+    int confirmations = 0;
+    w.scheduleEditor()->setApplyConfirmation([&](const Session::SchedulePreview &) {
+        ++confirmations;
+        return true;
+    });
+    const QJsonObject windows = QJsonDocument::fromJson(R"({
+        "prepareAhead": "20m", "mode": "drain",
+        "windows": [
+            {"name": "day", "from": "06:30", "to": "22:00", "inferenceShare": 0.65},
+            {"name": "night", "from": "22:00", "to": "06:30", "inferenceShare": 0.15}]})")
+                                        .object();
+    Q_EMIT advice->applyScheduleRequested(windows, QJsonObject{});
+    QCOMPARE(w.tabs()->currentWidget()->findChild<Widgets::ScheduleEditor *>(), w.scheduleEditor());
+    QTRY_VERIFY(client.snapshot() && client.snapshot()->policy == QLatin1String("windows"));
+    QCOMPARE(confirmations, 1); // forecast -> windows: the operator confirmed the switch
+    QCOMPARE(w.scheduleEditor()->schedule().value(QStringLiteral("windows")).toArray().size(), 2);
+}
+
 void TestMainWindow::consoleFollowsTheSession()
 {
     Session::SimulationSession session(demoDay(), QString(), 20260105);
@@ -184,7 +217,7 @@ void TestMainWindow::consoleFollowsTheSession()
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     QVERIFY(w.cardMap() && w.jobsView() && w.charts() && w.eventLog() && w.whyView()
             && w.scheduleEditor() && w.repartitionEditor());
-    QCOMPARE(w.tabs()->count(), 5);        // overview, charts, events, schedule, card table
+    QCOMPARE(w.tabs()->count(), 6);        // overview, charts, events, schedule, advice, card table
     QCOMPARE(w.tabs()->currentIndex(), 0); // the overview is the landing view
     QVERIFY2(w.clockText().startsWith(QStringLiteral("Mon 10:00")), qPrintable(w.clockText()));
     QVERIFY(w.clockText().contains(QStringLiteral("forecast")));

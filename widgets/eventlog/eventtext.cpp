@@ -460,6 +460,23 @@ QString policyMessage(const Event &e, const EventNames &n, bool *known)
         return EventText::tr("Service %1: forecast rises to %2 requests/s")
                 .arg(serviceLabel(n, service),
                      trimmedNumberText(double(intParam(e, "forecastMilliRps", 0)) / 1000.0, 1));
+    // Learning from the store at a run's start (core/replay): the service is named, not indexed.
+    if (c == "forecast-history-learned")
+        return EventText::tr("Service %1: the forecast learns from %2 recorded days")
+                .arg(param(e, "service"), QString::number(intParam(e, "days", 0)));
+    if (c == "forecast-history-short")
+        return EventText::tr("Service %1: only %2 days recorded of the %3 the forecast needs; it "
+                             "keeps the scenario's curve")
+                .arg(param(e, "service"),
+                     QString::number(intParam(e, "days", 0)),
+                     QString::number(intParam(e, "needed", 0)));
+    if (c == "service-time-learned")
+        return EventText::tr(
+                       "Service %1: measured %2 ms per request on a %3-card unit (%4 samples)")
+                .arg(param(e, "service"),
+                     trimmedNumberText(param(e, "ms").toDouble(), 1),
+                     trimmedNumberText(double(intParam(e, "unitMilli", 0)) / 1000.0, 2),
+                     QString::number(intParam(e, "samples", 0)));
     if (c == "power-cap-set") {
         const qint64 watts = intParam(e, "watts");
         if (watts < 0)

@@ -194,30 +194,16 @@ QString WhyView::explanation(const Snapshot &s) const
     QString html;
 
     // What it asks for: the terms every reason below is about.
-    const Domain::Demand &d = j.spec.demand;
-    QString demand;
-    switch (d.compute.kind) {
-    case Domain::ComputeDemand::Kind::WholeCard:
-        demand = tr("%n whole card(s)", nullptr, d.cards);
-        break;
-    case Domain::ComputeDemand::Kind::MigProfile:
-        demand = tr("%n MIG partition(s) %1", nullptr, d.cards).arg(d.compute.profile);
-        break;
-    case Domain::ComputeDemand::Kind::MigSlices:
-        demand = d.compute.slices == 1
-                         ? tr("%n MIG partition(s) of at least one slice", nullptr, d.cards)
-                         : tr("%n MIG partition(s) of at least %1 slices", nullptr, d.cards)
-                                   .arg(d.compute.slices);
-        break;
-    case Domain::ComputeDemand::Kind::Fraction:
-        demand = tr("%n share(s) of %1% of a card", nullptr, d.cards)
-                         .arg(trimmedNumberText(d.compute.milli / 10.0, 1));
-        break;
-    }
-    if (d.cards == 0)
-        demand = tr("host CPU and memory only");
+    const QString demand = demandText(j.spec.demand);
     html += QStringLiteral("<p>%1</p>")
                     .arg(esc(tr("It asks for %1 (priority %2).").arg(demand).arg(j.spec.priority)));
+    if (j.isActive() && j.shape >= 0 && j.shape < j.spec.shapes.size())
+        html += QStringLiteral("<p>%1</p>")
+                        .arg(esc(tr("It runs in alternative shape %1 of its spec: %2, at %3 of its "
+                                    "primary shape's speed.")
+                                         .arg(j.shape + 1)
+                                         .arg(demandText(j.spec.shapes[j.shape].demand),
+                                              trimmedNumberText(j.spec.shapes[j.shape].speed, 2))));
 
     html += externalText(s);
     if (j.state == Sched::JobState::Pending) {
@@ -282,6 +268,80 @@ QString WhyView::externalText(const Snapshot &s) const
     return QStringLiteral("<p>%1</p>").arg(esc(line));
 }
 
+QString WhyView::demandText(const Domain::Demand &d) const
+{
+    QString demand;
+    switch (d.compute.kind) {
+    case Domain::ComputeDemand::Kind::WholeCard:
+        demand = tr("%n whole card(s)", nullptr, d.cards);
+        break;
+    case Domain::ComputeDemand::Kind::MigProfile:
+        demand = tr("%n MIG partition(s) %1", nullptr, d.cards).arg(d.compute.profile);
+        break;
+    case Domain::ComputeDemand::Kind::MigSlices:
+        demand = d.compute.slices == 1
+                         ? tr("%n MIG partition(s) of at least one slice", nullptr, d.cards)
+                         : tr("%n MIG partition(s) of at least %1 slices", nullptr, d.cards)
+                                   .arg(d.compute.slices);
+        break;
+    case Domain::ComputeDemand::Kind::Fraction:
+        demand = tr("%n share(s) of %1% of a card", nullptr, d.cards)
+                         .arg(trimmedNumberText(d.compute.milli / 10.0, 1));
+        break;
+    }
+    if (d.cards == 0)
+        demand = tr("host CPU and memory only");
+    return demand;
+}
+
+QString WhyView::shapesText(const Snapshot &s, const DecisionTrace &t) const
+{
+    if (t.shapes.isEmpty())
+        return {};
+    const Sched::Job &j = s.state.job(m_job);
+    QString html = QStringLiteral("<p>%1</p><ul>")
+                           .arg(esc(tr("The shapes it may run in, as the scheduler judged them at "
+                                       "%1 (work per card: speed per card of compute it takes):")
+                                            .arg(eventClockText(t.atMs, s.utcOffsetSeconds))));
+    for (const Sched::ShapeTrace &sh : t.shapes) {
+        const Domain::Demand &d = Domain::shapeDemand(j.spec, sh.shape);
+        const QString name = sh.shape < 0 ? tr("%1 (its primary shape)").arg(demandText(d))
+                                          : tr("%1 (shape %2, speed %3)")
+                                                    .arg(demandText(d))
+                                                    .arg(sh.shape + 1)
+                                                    .arg(trimmedNumberText(sh.speed, 2));
+        QString line;
+        switch (sh.verdict) {
+        case Sched::ShapeTrace::Verdict::Chosen:
+            line = tr("%1: chosen, %2 work per card").arg(name, trimmedNumberText(sh.score, 2));
+            break;
+        case Sched::ShapeTrace::Verdict::Placeable:
+            line = tr("%1: fits, %2 work per card").arg(name, trimmedNumberText(sh.score, 2));
+            break;
+        case Sched::ShapeTrace::Verdict::TooSlow:
+            line = tr("%1: too slow for its SLO: %2 ms a request leaves too little room under "
+                      "its p99 objective of %3 ms")
+                           .arg(name,
+                                trimmedNumberText(sh.serviceMs, 1),
+                                trimmedNumberText(
+                                        j.spec.inference ? j.spec.inference->sloP99Ms : 0.0, 0));
+            break;
+        case Sched::ShapeTrace::Verdict::NoRoom:
+            line = tr("%1: no room now: %2").arg(name, reasonText(sh.status));
+            break;
+        }
+        if (sh.gang < 1
+            && (sh.verdict == Sched::ShapeTrace::Verdict::Chosen
+                || sh.verdict == Sched::ShapeTrace::Verdict::Placeable))
+            line += QLatin1Char(' ')
+                    + tr("(the gang's communication counted: %1% kept)")
+                              .arg(trimmedNumberText(100 * sh.gang, 1));
+        html += QStringLiteral("<li>%1</li>").arg(esc(line));
+    }
+    html += QStringLiteral("</ul>");
+    return html;
+}
+
 QString WhyView::waitingText(const Snapshot &s, const DecisionTrace &t) const
 {
     QString html;
@@ -342,6 +402,7 @@ QString WhyView::waitingText(const Snapshot &s, const DecisionTrace &t) const
         html += QStringLiteral("<p>%1</p>")
                         .arg(esc(tr("Nothing on this appliance can change that: neither preemption "
                                     "nor repartitioning would help.")));
+    html += shapesText(s, t);
     return html;
 }
 
@@ -411,6 +472,7 @@ QString WhyView::placedText(const Snapshot &s, const DecisionTrace *t) const
                                  + QStringLiteral("; ")
                                  + tr("%n could take it.", nullptr, t->hostsFeasible)));
     }
+    html += shapesText(s, *t);
     if (!t->victims.isEmpty()) {
         html += QStringLiteral("<p>%1</p><ul>").arg(esc(tr("To make room it preempted:")));
         for (const Sched::Victim &v : t->victims) {

@@ -64,6 +64,10 @@ private:
     QString externalText(const Session::Snapshot &s) const;
     QString waitingText(const Session::Snapshot &s, const Sched::DecisionTrace &t) const;
     QString placedText(const Session::Snapshot &s, const Sched::DecisionTrace *t) const;
+    // What one unit of a demand is and how many: "2 MIG partition(s) 3g.71gb".
+    QString demandText(const Domain::Demand &d) const;
+    // A job with alternative shapes: each shape the scheduler judged, its verdict and figure.
+    QString shapesText(const Session::Snapshot &s, const Sched::DecisionTrace &t) const;
     QString preemptedText(const Session::Snapshot &s, const Preemption &p, bool leaving) const;
 
     Models::SessionClient *m_client;
