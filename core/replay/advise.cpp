@@ -44,11 +44,6 @@ constexpr int kDayMinutes = 24 * 60;
 // of the hour's requests (the twin's counting noise stays well below).
 constexpr double kMissShare = 0.001;
 
-QJsonObject paramsOf(const Event &e)
-{
-    return e.params.isEmpty() ? QJsonObject() : QJsonDocument::fromJson(e.params).object();
-}
-
 QString localDate(qint64 ms, qint64 offsetMs)
 {
     return QDateTime::fromMSecsSinceEpoch(ms + offsetMs, Qt::UTC).date().toString(Qt::ISODate);
@@ -66,19 +61,6 @@ int minutesOf(const QString &t)
 {
     const QStringList p = t.split(QLatin1Char(':'));
     return p.size() == 2 ? p[0].toInt() * 60 + p[1].toInt() : -1;
-}
-
-QList<MetricPoint> pointsOf(Storage::Reader &reader,
-                            const SeriesKey &key,
-                            qint64 fromMs,
-                            qint64 toMs)
-{
-    return recordedPoints(reader, key, fromMs, toMs);
-}
-
-QString serviceName(const Sim::ServiceDef &def)
-{
-    return def.spec.inference ? def.spec.inference->service : def.spec.name;
 }
 
 // ---- the store's evidence, per local hour of a day -------------------------------------------
@@ -122,24 +104,11 @@ void readEvidence(Storage::Reader &reader,
     const qint64 from = d.day.fromMs, to = d.day.toMs;
     for (const Sim::ServiceDef &def : std::as_const(d.period.scenario.services)) {
         const QString name = serviceName(def);
-        std::map<qint64, std::pair<double, qint64>> rate; // at -> (req/s, span ms)
-        qint64 prev = -1;
-        for (const MetricPoint &p :
-             pointsOf(reader, {Metric::RequestRate, -1, -1, name, -1}, from + 1, to)) {
-            const qint64 span
-                    = prev < 0 ? kMinuteMs : std::clamp<qint64>(p.atMs - prev, 1, 15 * kMinuteMs);
-            rate[p.atMs] = {p.value, span};
-            prev = p.atMs;
-        }
-        for (const auto &[at, rs] : rate)
-            d.hours[d.hourOf(at - 1)].requests[name] += rs.first * double(rs.second) / 1000.0;
-        for (const MetricPoint &p :
-             pointsOf(reader, {Metric::SloAttainment, -1, -1, name, -1}, from + 1, to)) {
-            const auto it = rate.find(p.atMs);
-            if (it == rate.end())
-                continue;
-            const double n = it->second.first * double(it->second.second) / 1000.0;
-            d.hours[d.hourOf(p.atMs - 1)].misses[name] += std::max(0.0, 1 - p.value) * n;
+        for (const RecordedRequests &m : recordedRequests(reader, name, from, to)) {
+            HourEvidence &h = d.hours[d.hourOf(m.atMs - 1)];
+            h.requests[name] += m.requests;
+            if (!std::isnan(m.attainment))
+                h.misses[name] += std::max(0.0, 1 - m.attainment) * m.requests;
         }
     }
     QString err;
@@ -153,7 +122,7 @@ void readEvidence(Storage::Reader &reader,
                 const JobInfo info = jobs.value(e.job, JobInfo{true, 1});
                 if (info.inference)
                     return true;
-                const QJsonObject p = paramsOf(e);
+                const QJsonObject p = eventParams(e);
                 HourEvidence &h = d.hours[d.hourOf(e.atMs)];
                 if (e.code == "job-evicted") {
                     if (p.value(QStringLiteral("reason")).toString()
@@ -190,7 +159,7 @@ void readEvidence(Storage::Reader &reader,
         for (const Storage::LatestMetric &l : latest) {
             if (l.key.metric != Metric::PowerW || l.key.partition >= 0)
                 continue;
-            for (const MetricPoint &p : pointsOf(reader, l.key, from + 1, to))
+            for (const MetricPoint &p : recordedPoints(reader, l.key, from + 1, to))
                 byMinute[(p.atMs - 1) / kMinuteMs] += p.value;
         }
         for (const auto &[minute, w] : byMinute) {
@@ -1059,7 +1028,7 @@ std::optional<Advice> advise(Storage::Reader &reader,
     for (const Storage::LatestMetric &l : latest)
         endMs = std::max(endMs, l.point.atMs);
     const QJsonObject lastScenario
-            = paramsOf(bases.last()).value(QStringLiteral("scenario")).toObject();
+            = eventParams(bases.last()).value(QStringLiteral("scenario")).toObject();
     QDateTime start = QDateTime::fromString(lastScenario.value(QStringLiteral("start")).toString(),
                                             Qt::ISODate);
     const qint64 offsetMs = start.isValid() ? qint64(start.offsetFromUtc()) * 1000 : 8 * kHourMs;
@@ -1078,7 +1047,8 @@ std::optional<Advice> advise(Storage::Reader &reader,
         reader.forEachEvent(
                 f,
                 [&](const Event &e) {
-                    const QJsonObject spec = paramsOf(e).value(QStringLiteral("spec")).toObject();
+                    const QJsonObject spec
+                            = eventParams(e).value(QStringLiteral("spec")).toObject();
                     JobInfo info;
                     info.inference = spec.value(QStringLiteral("kind")).toString()
                                              == QLatin1String("inference")

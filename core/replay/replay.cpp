@@ -125,11 +125,6 @@ std::optional<Device::FaultKind> faultOf(const QByteArray &code)
     return std::nullopt;
 }
 
-QJsonObject paramsOf(const Event &e)
-{
-    return e.params.isEmpty() ? QJsonObject() : QJsonDocument::fromJson(e.params).object();
-}
-
 struct Builder
 {
     Storage::Reader &reader;
@@ -184,7 +179,7 @@ bool Builder::readBasis(const Catalogue::Catalogue &catalogue)
         out.fromMs = found.first().atMs;
     }
     const Event &b = found.first();
-    const QJsonObject p = paramsOf(b);
+    const QJsonObject p = eventParams(b);
     out.basisAtMs = b.atMs;
     out.basisPolicy = p.value(QStringLiteral("policy")).toString();
     out.seed = p.value(QStringLiteral("seed")).toString().toULongLong();
@@ -240,7 +235,7 @@ bool Builder::readBasis(const Catalogue::Catalogue &catalogue)
     past.startMs = out.fromMs;
     for (int i = 0; i < past.services.size(); ++i) {
         const Sim::ServiceDef &def = past.services[i];
-        const QString name = def.spec.inference ? def.spec.inference->service : def.spec.name;
+        const QString name = serviceName(def);
         Sim::LearnedService l;
         const StoreHistory h = learnHistory(reader, name, out.fromMs, basis.utcOffsetMs);
         if (h.enough()) {
@@ -293,7 +288,7 @@ bool Builder::layouts()
         }
         const Domain::CardId id(e.card);
         const Sched::CardState &c = st.card(id);
-        const QJsonObject p = paramsOf(e);
+        const QJsonObject p = eventParams(e);
         if (e.code == "partition-created") {
             const Domain::CardModel &m = st.model(c);
             const int profile = p.value(QStringLiteral("profileIndex")).toInt(-1);
@@ -356,7 +351,7 @@ bool Builder::services()
     QString err;
     for (int i = 0; i < out.scenario.services.size(); ++i) {
         Sim::ServiceDef &def = out.scenario.services[i];
-        const QString name = def.spec.inference ? def.spec.inference->service : def.spec.name;
+        const QString name = serviceName(def);
         // Arrivals: one rate per minute; a point stands for the minute before it.
         const QList<MetricPoint> rates = recordedPoints(reader,
                                                         {Metric::RequestRate, -1, -1, name, -1},
@@ -438,7 +433,7 @@ bool Builder::training()
     QList<int> ids;
     QHash<int, qint64> submittedAt;
     for (const Event &e : submitted) {
-        const QJsonObject p = paramsOf(e);
+        const QJsonObject p = eventParams(e);
         if (e.job < 0 || !p.contains(QStringLiteral("spec")))
             continue;
         Domain::SpecError se;
@@ -555,7 +550,7 @@ bool Builder::faults()
         d.card = Domain::CardId(e.card);
         d.kind = *kind;
         if (*kind == Device::FaultKind::ThermalThrottle) {
-            d.durationMs = qint64(paramsOf(e).value(QStringLiteral("durationMs")).toDouble());
+            d.durationMs = qint64(eventParams(e).value(QStringLiteral("durationMs")).toDouble());
         } else {
             for (int j = i + 1; j < events.size(); ++j) {
                 if (events[j].card == e.card && events[j].code == "card-recovered") {
@@ -581,45 +576,28 @@ bool Builder::actual()
     r.durationH = double(out.toMs - out.fromMs) / kHourMs;
     double good = 0, p99Weighted = 0;
     for (const Sim::ServiceDef &def : std::as_const(out.scenario.services)) {
-        const QString name = def.spec.inference ? def.spec.inference->service : def.spec.name;
+        const QString name = serviceName(def);
         Sim::ServiceReport s;
         s.name = name;
         s.sloMs = def.spec.inference ? def.spec.inference->sloP99Ms : 0;
-        // Requests per minute (a rate point stands for the span since the one before).
-        std::map<qint64, double> arrived;
-        qint64 prev = out.fromMs;
-        for (const MetricPoint &p : recordedPoints(reader,
-                                                   {Metric::RequestRate, -1, -1, name, -1},
-                                                   out.fromMs + 1,
-                                                   out.toMs,
-                                                   &err)) {
-            const qint64 span = std::clamp<qint64>(p.atMs - prev, 1, 15 * kMinuteMs);
-            arrived[p.atMs] = p.value * double(span) / 1000.0;
-            prev = p.atMs;
-        }
+        const QList<RecordedRequests> minutes
+                = recordedRequests(reader, name, out.fromMs, out.toMs, &err);
+        QHash<qint64, double> arrived; // requests by recording point
         double requests = 0, within = 0, weighted = 0, weight = 0;
-        for (const auto &[at, n] : arrived)
-            requests += n;
-        for (const MetricPoint &p : recordedPoints(reader,
-                                                   {Metric::SloAttainment, -1, -1, name, -1},
-                                                   out.fromMs + 1,
-                                                   out.toMs,
-                                                   &err)) {
-            const auto it = arrived.find(p.atMs);
-            const double n = it == arrived.end() ? 0 : it->second;
-            within += p.value * n;
-            weight += n;
+        for (const RecordedRequests &m : minutes) {
+            arrived.insert(m.atMs, m.requests);
+            requests += m.requests;
+            if (!std::isnan(m.attainment)) {
+                within += m.attainment * m.requests;
+                weight += m.requests;
+            }
         }
         for (const MetricPoint &p : recordedPoints(reader,
                                                    {Metric::LatencyP99Ms, -1, -1, name, -1},
                                                    out.fromMs + 1,
                                                    out.toMs,
-                                                   &err)) {
-            const auto it = arrived.find(p.atMs);
-            const double n = it == arrived.end() ? 0 : it->second;
-            weighted += p.value * n;
-            s.p99Ms = std::max(s.p99Ms, p.value);
-        }
+                                                   &err))
+            weighted += p.value * arrived.value(p.atMs);
         s.requests = qint64(std::llround(requests));
         s.sloAttainment = weight > 0 ? within / weight : 1;
         // The p99 of the period is not recorded: the request-weighted mean of the windows' p99.
@@ -673,8 +651,8 @@ bool Builder::actual()
         if (e.code == "job-evicted") {
             if (specs.contains(e.job) && !faultTimes.contains(e.atMs)) {
                 ++r.preemptions;
-                r.lostWork += paramsOf(e).value(QStringLiteral("workLostMs")).toDouble() / kHourMs
-                              * std::max(1, specs[e.job].demand.cards);
+                r.lostWork += eventParams(e).value(QStringLiteral("workLostMs")).toDouble()
+                              / kHourMs * std::max(1, specs[e.job].demand.cards);
             }
         } else if (!e.code.startsWith("fault-")) {
             ++r.reconfigurations;
@@ -707,6 +685,38 @@ bool Builder::actual()
 }
 
 } // namespace
+
+QJsonObject eventParams(const Storage::Event &event)
+{
+    return event.params.isEmpty() ? QJsonObject() : QJsonDocument::fromJson(event.params).object();
+}
+
+QString serviceName(const Sim::ServiceDef &def)
+{
+    return def.spec.inference ? def.spec.inference->service : def.spec.name;
+}
+
+QList<RecordedRequests> recordedRequests(
+        Storage::Reader &reader, const QString &service, qint64 fromMs, qint64 toMs, QString *error)
+{
+    QList<RecordedRequests> out;
+    qint64 prev = fromMs;
+    for (const MetricPoint &p : recordedPoints(
+                 reader, {Metric::RequestRate, -1, -1, service, -1}, fromMs + 1, toMs, error)) {
+        const qint64 span = std::clamp<qint64>(p.atMs - prev, 1, 15 * kMinuteMs);
+        out.append({p.atMs, p.value * double(span) / 1000.0, std::nan("")});
+        prev = p.atMs;
+    }
+    QHash<qint64, qsizetype> at;
+    for (qsizetype i = 0; i < out.size(); ++i)
+        at.insert(out[i].atMs, i);
+    for (const MetricPoint &p : recordedPoints(
+                 reader, {Metric::SloAttainment, -1, -1, service, -1}, fromMs + 1, toMs, error)) {
+        if (const auto it = at.constFind(p.atMs); it != at.constEnd())
+            out[*it].attainment = p.value;
+    }
+    return out;
+}
 
 QList<MetricPoint> recordedPoints(
         Storage::Reader &reader, const SeriesKey &key, qint64 fromMs, qint64 toMs, QString *error)

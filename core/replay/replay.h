@@ -5,6 +5,7 @@
 #include "core/sim/scenario.h"
 #include "core/storage/metrics.h"
 
+#include <QJsonObject>
 #include <QList>
 #include <QString>
 #include <QStringList>
@@ -17,7 +18,8 @@ class Catalogue;
 }
 namespace Zhaoxi::Storage {
 class Reader;
-}
+struct Event;
+} // namespace Zhaoxi::Storage
 
 namespace Zhaoxi::Replay {
 
@@ -49,6 +51,27 @@ QList<Storage::MetricPoint> recordedPoints(Storage::Reader &reader,
                                            qint64 fromMs,
                                            qint64 toMs,
                                            QString *error = nullptr);
+
+// A recorded event's parameters ({} when it has none).
+QJsonObject eventParams(const Storage::Event &event);
+// A service's name, as its replicas' series and events carry it.
+QString serviceName(const Sim::ServiceDef &def);
+
+// A service's recorded minutes over (fromMs, toMs]: at each `request-rate` point, the requests
+// that arrived since the point before (rate × span, the first span from fromMs, each at most a
+// quarter hour) and the share of them within the SLO (`slo-attainment` at that point; NaN when
+// none was recorded).
+struct RecordedRequests
+{
+    qint64 atMs = 0;
+    double requests = 0;
+    double attainment = 0;
+};
+QList<RecordedRequests> recordedRequests(Storage::Reader &reader,
+                                         const QString &service,
+                                         qint64 fromMs,
+                                         qint64 toMs,
+                                         QString *error = nullptr);
 
 // Reads [fromMs, toMs) of the store. nullopt with *error naming what is missing or wrong (the
 // period, the store, the basis). The period is cut to the recording's extent (from the run's
